@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# trapcheck: make, make check, make demo, make install PREFIX=...
+# Quiet by default; V=1 shows full commands.
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share/trapcheck
+
+LLVM_CONFIG ?= $(shell command -v llvm-config-14 || command -v llvm-config)
+LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
+LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+LLVM_VERSION := $(shell $(LLVM_CONFIG) --version 2>/dev/null)
+CLANG_RESOURCE_INCLUDE := $(LLVM_LIBDIR)/clang/$(LLVM_VERSION)/include
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+	  -Wmissing-prototypes -Wstrict-prototypes -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) \
+	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
+LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
+	  -ljansson -lpthread
+
+V ?= 0
+ifeq ($(V),1)
+Q :=
+quiet = @:
+else
+Q := @
+quiet = @printf '  %-7s %s\n'
+endif
+
+LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
+	    checker/extract.o checker/graph.o checker/sinks.o \
+	    checker/roots.o checker/reach.o checker/finding.o \
+	    checker/rules.o checker/rule-trapping-idreg-read.o \
+	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
+	    checker/emit.o checker/analyze.o
+LIB := libtrapcheck.a
+PROG := trapcheck
+
+UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
+	      tests/unit/test-compdb tests/unit/test-util
+
+all: deps-checked $(PROG)
+
+# Build dependencies are installed once; the stamp keeps it idempotent.
+deps-checked: .deps-installed
+.deps-installed: scripts/install-deps.sh
+	$(quiet) DEPS install-deps.sh
+	$(Q)scripts/install-deps.sh
+	$(Q)touch $@
+
+%.o: %.c
+	$(quiet) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+checker/flags.o: checker/flags.def
+checker/sinks.o: checker/sinks.def checker/registers.def
+
+$(LIB): $(LIB_OBJS)
+	$(quiet) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(PROG): checker/main.o $(LIB)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+tests/unit/%: tests/unit/%.c $(LIB)
+	$(quiet) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+# make demo: the bundled kernel-shaped fixture tree, findings and chains.
+demo: all
+	$(Q)./$(PROG) -p tests/fixtures/kernel -v; \
+	    rc=$$?; [ $$rc -le 1 ] || exit $$rc
+
+# make check: unit tests (cmocka), then the TAP suites under prove.
+check: all $(UNIT_TESTS)
+	$(Q)fail=0; for t in $(UNIT_TESTS); do \
+	    echo "== $$t"; ./$$t || fail=1; done; \
+	    prove -v tests/e2e/*.t || fail=1; exit $$fail
+
+install: all
+	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots
+	$(Q)install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
+	$(Q)install -m 644 roots/*.roots $(DESTDIR)$(DATADIR)/roots/
+
+clean:
+	$(quiet) CLEAN
+	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS)
+
+.PHONY: all check demo install clean deps-checked
+
+-include $(LIB_OBJS:.o=.d) checker/main.d

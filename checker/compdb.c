@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * compdb.c - read compile_commands.json with jansson.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "trapcheck/compdb.h"
+#include "trapcheck/util.h"
+
+void compdb_free_argv(char **argv, int argc)
+{
+	int i;
+
+	for (i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+int compdb_split_command(const char *cmd, char ***argvp)
+{
+	char **argv = NULL;
+	size_t nr = 0, alloc = 0, len = strlen(cmd);
+	char *word = xmalloc(len + 1);
+	const char *p = cmd;
+
+	for (;;) {
+		size_t w = 0;
+		bool have = false;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (!*p)
+			break;
+		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			have = true;
+			if (*p == '\'') {
+				p++;
+				while (*p && *p != '\'')
+					word[w++] = *p++;
+				if (!*p)
+					goto err_unterminated;
+				p++;
+			} else if (*p == '"') {
+				p++;
+				while (*p && *p != '"') {
+					if (*p == '\\' && (p[1] == '"' ||
+							   p[1] == '\\' ||
+							   p[1] == '$' ||
+							   p[1] == '`'))
+						p++;
+					word[w++] = *p++;
+				}
+				if (!*p)
+					goto err_unterminated;
+				p++;
+			} else if (*p == '\\' && p[1]) {
+				word[w++] = p[1];
+				p += 2;
+			} else {
+				word[w++] = *p++;
+			}
+		}
+		if (have)
+			*PUSH(argv, nr, alloc) = xstrndup(word, w);
+	}
+	free(word);
+	*argvp = argv;
+	return (int)nr;
+
+err_unterminated:
+	free(word);
+	compdb_free_argv(argv, (int)nr);
+	*argvp = NULL;
+	return -EINVAL;
+}
+
+static const char *json_str(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int load_entry(struct compdb *db, json_t *obj, size_t idx,
+		      char *err, size_t errlen)
+{
+	const char *dir = json_str(obj, "directory");
+	const char *file = json_str(obj, "file");
+	const char *cmd = json_str(obj, "command");
+	json_t *args = json_object_get(obj, "arguments");
+	struct compdb_entry *e;
+	char **argv = NULL;
+	int argc;
+
+	if (!json_is_object(obj) || !dir || !file || (!cmd && !args)) {
+		snprintf(err, errlen, "%s: entry %zu: needs \"directory\", "
+			 "\"file\" and \"command\" or \"arguments\"",
+			 db->path, idx);
+		return -EINVAL;
+	}
+	if (args) {
+		size_t i;
+		json_t *a;
+
+		if (!json_is_array(args) || !json_array_size(args)) {
+			snprintf(err, errlen, "%s: entry %zu: \"arguments\" "
+				 "is not a non-empty array", db->path, idx);
+			return -EINVAL;
+		}
+		argc = (int)json_array_size(args);
+		argv = xcalloc(argc, sizeof(*argv));
+		json_array_foreach(args, i, a) {
+			if (!json_is_string(a)) {
+				compdb_free_argv(argv, argc);
+				snprintf(err, errlen, "%s: entry %zu: argument "
+					 "%zu is not a string", db->path, idx,
+					 i);
+				return -EINVAL;
+			}
+			argv[i] = xstrdup(json_string_value(a));
+		}
+	} else {
+		argc = compdb_split_command(cmd, &argv);
+		if (argc <= 0) {
+			snprintf(err, errlen, "%s: entry %zu: %s command",
+				 db->path, idx,
+				 argc < 0 ? "unterminated quote in" : "empty");
+			return -EINVAL;
+		}
+	}
+
+	e = PUSH(db->entries, db->nr, db->alloc);
+	/* A relative directory is taken relative to the database itself. */
+	e->directory = path_join(db->root, dir);
+	e->file = path_join(e->directory, file);
+	e->argv = argv;
+	e->argc = argc;
+	return 0;
+}
+
+int compdb_load(struct compdb *db, const char *path, char *err,
+		size_t errlen)
+{
+	json_error_t jerr;
+	json_t *root, *obj;
+	char *abs, *slash, cwd[4096];
+	size_t i;
+	int ret = 0;
+
+	memset(db, 0, sizeof(*db));
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		abs = path_join(cwd, path);
+	else
+		abs = path_normalize(path);
+	db->path = abs;
+	db->root = xstrdup(abs);
+	slash = strrchr(db->root, '/');
+	if (slash)
+		*(slash == db->root ? slash + 1 : slash) = '\0';
+
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		if (jerr.line < 0 || strstr(jerr.text, "unable to open"))
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+				 jerr.text);
+		else
+			snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s",
+				 path, jerr.line, jerr.column, jerr.text);
+		ret = -EINVAL;
+		goto out_free_db;
+	}
+	if (!json_is_array(root)) {
+		snprintf(err, errlen, "%s: not a compile database: the top "
+			 "level is not an array", path);
+		ret = -EINVAL;
+		goto out_decref;
+	}
+	if (!json_array_size(root)) {
+		snprintf(err, errlen, "%s: empty compile database", path);
+		ret = -ENOENT;
+		goto out_decref;
+	}
+	json_array_foreach(root, i, obj) {
+		ret = load_entry(db, obj, i, err, errlen);
+		if (ret)
+			goto out_decref;
+	}
+	json_decref(root);
+	return 0;
+
+out_decref:
+	json_decref(root);
+out_free_db:
+	compdb_free(db);
+	return ret;
+}
+
+void compdb_free(struct compdb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nr; i++) {
+		free(db->entries[i].directory);
+		free(db->entries[i].file);
+		compdb_free_argv(db->entries[i].argv, db->entries[i].argc);
+	}
+	free(db->entries);
+	free(db->path);
+	free(db->root);
+	memset(db, 0, sizeof(*db));
+}

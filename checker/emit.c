@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * emit.c - text (gcc diagnostic form) and JSON (jansson) output.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "trapcheck/emit.h"
+
+static void print_chain(FILE *out, const struct finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->chain_len; i++) {
+		const struct chain_step *s = &f->chain[i];
+
+		fprintf(out, "%s%s", i ? " -> " : "", s->function);
+		if (s->via)
+			fprintf(out, " (as %s)", s->via);
+	}
+}
+
+int emit_text(FILE *out, const struct findings *fs,
+	      const struct emit_opts *o)
+{
+	size_t i, j;
+
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->v[i];
+
+		fprintf(out, "%s:%u:%u: warning: %s [%s]\n", f->file, f->line,
+			f->col, f->message, f->rule);
+		fprintf(out, "%s:%u:%u: note: reached from %s: ", f->file,
+			f->line, f->col, f->root);
+		print_chain(out, f);
+		fputc('\n', out);
+		if (!o->verbose)
+			continue;
+		for (j = 0; j + 1 < f->chain_len; j++) {
+			const struct chain_step *s = &f->chain[j];
+			const struct chain_step *n = &f->chain[j + 1];
+
+			fprintf(out, "%s:%u:%u: note: %s() calls %s()",
+				s->file, s->line, s->col, s->function,
+				n->function);
+			if (n->via)
+				fprintf(out, " as %s()", n->via);
+			fputc('\n', out);
+		}
+	}
+	fflush(out);
+	return ferror(out) ? -EIO : 0;
+}
+
+void emit_summary(FILE *diag, const struct run_summary *sum,
+		  size_t nr_findings)
+{
+	size_t i;
+
+	for (i = 0; i < sum->nr_problems; i++) {
+		const struct tu_problem *p = &sum->problems[i];
+
+		if (p->parse_error)
+			fprintf(diag, "%s: note: not analysed: %s\n", p->file,
+				p->first_error);
+		else
+			fprintf(diag, "%s: note: parsed with %u error%s, "
+				"first: %s\n", p->file, p->nr_errors,
+				p->nr_errors == 1 ? "" : "s", p->first_error);
+	}
+	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
+		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
+		"findings\n", sum->tus, sum->nr_problems, sum->skipped,
+		sum->functions, sum->edges, sum->sinks, nr_findings);
+	fflush(diag);
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *finding_json(const struct finding *f)
+{
+	json_t *o = json_object(), *chain = json_array();
+	size_t i;
+
+	json_object_set_new(o, "rule", json_string(f->rule));
+	json_object_set_new(o, "file", json_string(f->file));
+	json_object_set_new(o, "line", json_integer(f->line));
+	json_object_set_new(o, "column", json_integer(f->col));
+	json_object_set_new(o, "function", json_string(f->function));
+	json_object_set_new(o, "sink", json_string(f->sink));
+	json_object_set_new(o, "register", jstr(f->reg));
+	json_object_set_new(o, "trap", jstr(f->trap));
+	json_object_set_new(o, "capability", jstr(f->cap));
+	json_object_set_new(o, "root", json_string(f->root));
+	json_object_set_new(o, "message", json_string(f->message));
+	for (i = 0; i < f->chain_len; i++) {
+		const struct chain_step *s = &f->chain[i];
+		json_t *step = json_object();
+
+		json_object_set_new(step, "function",
+				    json_string(s->function));
+		json_object_set_new(step, "file", json_string(s->file));
+		json_object_set_new(step, "line", json_integer(s->line));
+		json_object_set_new(step, "column", json_integer(s->col));
+		if (s->via)
+			json_object_set_new(step, "via", json_string(s->via));
+		json_array_append_new(chain, step);
+	}
+	json_object_set_new(o, "chain", chain);
+	return o;
+}
+
+int emit_json(FILE *out, const struct findings *fs,
+	      const struct run_summary *sum)
+{
+	json_t *root = json_object(), *arr = json_array();
+	json_t *s = json_object(), *probs = json_array();
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < fs->nr; i++)
+		json_array_append_new(arr, finding_json(&fs->v[i]));
+	for (i = 0; i < sum->nr_problems; i++) {
+		const struct tu_problem *p = &sum->problems[i];
+		json_t *po = json_object();
+
+		json_object_set_new(po, "file", json_string(p->file));
+		json_object_set_new(po, "errors",
+				    json_integer(p->nr_errors));
+		json_object_set_new(po, "first_error",
+				    jstr(p->first_error));
+		json_object_set_new(po, "analysed",
+				    json_boolean(!p->parse_error));
+		json_array_append_new(probs, po);
+	}
+	json_object_set_new(s, "entries", json_integer(sum->entries));
+	json_object_set_new(s, "tus_analysed", json_integer(sum->tus));
+	json_object_set_new(s, "tus_with_errors",
+			    json_integer(sum->nr_problems));
+	json_object_set_new(s, "tus_skipped", json_integer(sum->skipped));
+	json_object_set_new(s, "functions", json_integer(sum->functions));
+	json_object_set_new(s, "edges", json_integer(sum->edges));
+	json_object_set_new(s, "sinks", json_integer(sum->sinks));
+	json_object_set_new(s, "findings", json_integer(fs->nr));
+	json_object_set_new(s, "errors", probs);
+	json_object_set_new(root, "findings", arr);
+	json_object_set_new(root, "summary", s);
+	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	    fputc('\n', out) == EOF || fflush(out))
+		ret = -EIO;
+	json_decref(root);
+	return ret || ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * extract.c - one translation unit through libclang into tu_facts.
+ *
+ * One walk of the TU cursor: function definitions are recorded and their
+ * bodies visited for calls; macro expansions (the detailed preprocessing
+ * record lists them beside the declarations) are matched against the
+ * sink table and tied to the function whose extent holds them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/extract.h"
+#include "trapcheck/sinks.h"
+
+#define PARSE_FLAGS (CXTranslationUnit_DetailedPreprocessingRecord |	\
+		     CXTranslationUnit_KeepGoing |			\
+		     CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles)
+
+void claims_init(struct claims *c)
+{
+	pthread_mutex_init(&c->lock, NULL);
+	strmap_init(&c->set);
+}
+
+void claims_free(struct claims *c)
+{
+	strmap_free(&c->set);
+	pthread_mutex_destroy(&c->lock);
+}
+
+bool claims_take(struct claims *c, const char *key)
+{
+	bool mine;
+
+	pthread_mutex_lock(&c->lock);
+	mine = strmap_get(&c->set, key) < 0;
+	if (mine)
+		strmap_put(&c->set, key, 1);
+	pthread_mutex_unlock(&c->lock);
+	return mine;
+}
+
+const char *cx_error_name(int code)
+{
+	switch (code) {
+	case CXError_Success:
+		return "success";
+	case CXError_Failure:
+		return "libclang could not build the TU (CXError_Failure: "
+		       "usually a rejected compiler flag)";
+	case CXError_Crashed:
+		return "libclang crashed (CXError_Crashed)";
+	case CXError_InvalidArguments:
+		return "invalid arguments (CXError_InvalidArguments)";
+	case CXError_ASTReadError:
+		return "AST read error (CXError_ASTReadError)";
+	default:
+		return "unknown libclang error";
+	}
+}
+
+/* CXFile -> relative path, per TU: files repeat on every location. */
+struct file_slot {
+	CXFile file;
+	char *rel;
+};
+
+/* The byte range of a function definition within its file. */
+struct extent {
+	CXFile file;
+	unsigned start, end;
+	int func;		/* -1: body skipped (claimed by another TU) */
+};
+
+struct pending_sink {
+	CXFile file;
+	unsigned offset, line, col;
+	int sink;
+	char *arg;
+};
+
+struct walk {
+	CXTranslationUnit tu;
+	const struct extract_opts *opts;
+	struct tu_facts *out;
+
+	struct file_slot *files;
+	size_t files_mask, files_used;
+
+	struct extent *ext;
+	size_t nr_ext, alloc_ext;
+	struct pending_sink *pend;
+	size_t nr_pend, alloc_pend;
+
+	int cur_func;
+};
+
+static size_t ptr_hash(const void *p)
+{
+	return (size_t)hash_mix((uint64_t)(uintptr_t)p, 0);
+}
+
+static const char *file_rel(struct walk *w, CXFile f)
+{
+	size_t i;
+	CXString name;
+	char *norm;
+
+	if (!f)
+		return "<built-in>";
+	if (!w->files) {
+		w->files_mask = 255;
+		w->files = xcalloc(w->files_mask + 1, sizeof(*w->files));
+	}
+	for (i = ptr_hash(f) & w->files_mask; w->files[i].file;
+	     i = (i + 1) & w->files_mask)
+		if (w->files[i].file == f)
+			return w->files[i].rel;
+
+	name = clang_getFileName(f);
+	norm = path_normalize(clang_getCString(name) ?
+			      clang_getCString(name) : "<unknown>");
+	clang_disposeString(name);
+	w->files[i].file = f;
+	w->files[i].rel = path_relative(norm, w->opts->root);
+	free(norm);
+	if (++w->files_used * 2 > w->files_mask) {
+		struct file_slot *old = w->files;
+		size_t n = w->files_mask + 1, j;
+		const char *ret = old[i].rel;
+
+		w->files_mask = n * 2 - 1;
+		w->files = xcalloc(n * 2, sizeof(*w->files));
+		for (j = 0; j < n; j++) {
+			size_t k;
+
+			if (!old[j].file)
+				continue;
+			for (k = ptr_hash(old[j].file) & w->files_mask;
+			     w->files[k].file; k = (k + 1) & w->files_mask)
+				;
+			w->files[k] = old[j];
+		}
+		free(old);
+		return ret;
+	}
+	return w->files[i].rel;
+}
+
+static const char *expansion_loc(struct walk *w, CXSourceLocation loc,
+				 unsigned *line, unsigned *col,
+				 unsigned *offset, CXFile *filep)
+{
+	CXFile f;
+
+	clang_getExpansionLocation(loc, &f, line, col, offset);
+	if (filep)
+		*filep = f;
+	return file_rel(w, f);
+}
+
+/* Spelling of the first token of the argument list of a sink. */
+static char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
+			     bool skip_name)
+{
+	CXToken *toks = NULL;
+	unsigned n = 0, i = 0;
+	char *arg = NULL;
+
+	clang_tokenize(tu, range, &toks, &n);
+	if (skip_name) {
+		/* name ( arg ... */
+		i = 2;
+	}
+	if (i < n && clang_getTokenKind(toks[i]) == CXToken_Identifier) {
+		CXString s = clang_getTokenSpelling(tu, toks[i]);
+
+		arg = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	if (toks)
+		clang_disposeTokens(tu, toks, n);
+	return arg;
+}
+
+/*
+ * The key of a function: its USR, and for internal linkage the file that
+ * defines it too, so two "static int check(void)" in files of the same
+ * base name stay two nodes while a header's static inline stays one.
+ */
+static char *func_key(struct walk *w, CXCursor decl, const char **file,
+		      unsigned *line, bool *is_static)
+{
+	CXCursor def = clang_getCursorDefinition(decl);
+	CXCursor c = clang_Cursor_isNull(def) ?
+		     clang_getCanonicalCursor(decl) : def;
+	CXString usr = clang_getCursorUSR(c);
+	const char *u = clang_getCString(usr);
+	char *key;
+	unsigned col;
+
+	*file = expansion_loc(w, clang_getCursorLocation(c), line, &col,
+			      NULL, NULL);
+	*is_static = clang_getCursorLinkage(c) == CXLinkage_Internal;
+	if (*is_static)
+		key = xasprintf("%s@%s", u ? u : "", *file);
+	else
+		key = xstrdup(u ? u : "");
+	clang_disposeString(usr);
+	return key;
+}
+
+static char *cursor_name(CXCursor c)
+{
+	CXString s = clang_getCursorSpelling(c);
+	char *name = xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+
+	clang_disposeString(s);
+	return name;
+}
+
+/* The macro a call was written as, when it differs from the callee. */
+static char *call_via(struct walk *w, CXSourceLocation loc,
+		      const char *callee)
+{
+	CXFile ef, sf;
+	unsigned el, ec, eo, sl, sc, so;
+	CXToken *tok;
+	char *via = NULL;
+
+	clang_getExpansionLocation(loc, &ef, &el, &ec, &eo);
+	clang_getSpellingLocation(loc, &sf, &sl, &sc, &so);
+	if (ef == sf && eo == so)
+		return NULL;
+	tok = clang_getToken(w->tu, clang_getLocation(w->tu, ef, el, ec));
+	if (!tok)
+		return NULL;
+	if (clang_getTokenKind(*tok) == CXToken_Identifier) {
+		CXString s = clang_getTokenSpelling(w->tu, *tok);
+
+		if (strcmp(clang_getCString(s), callee))
+			via = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(w->tu, tok, 1);
+	return via;
+}
+
+static void record_call(struct walk *w, CXCursor call, CXCursor callee)
+{
+	struct tu_call *c;
+	const char *cfile;
+	unsigned cline;
+	bool is_static;
+	CXSourceLocation loc = clang_getCursorLocation(call);
+	int s;
+
+	c = PUSH(w->out->calls, w->out->nr_calls, w->out->alloc_calls);
+	c->caller = w->cur_func;
+	c->callee_key = func_key(w, callee, &cfile, &cline, &is_static);
+	c->callee_name = cursor_name(callee);
+	c->callee_file = xstrdup(cfile);
+	c->callee_line = cline;
+	c->file = xstrdup(expansion_loc(w, loc, &c->line, &c->col, NULL,
+					NULL));
+	c->via = call_via(w, loc, c->callee_name);
+
+	s = sink_lookup(SINK_CALL, c->callee_name);
+	if (s >= 0) {
+		struct tu_sink *k = PUSH(w->out->sinks, w->out->nr_sinks,
+					 w->out->alloc_sinks);
+
+		k->func = w->cur_func;
+		k->sink = s;
+		/* As written: "this_cpu_has_cap(ARM64_HAS_RNG)". */
+		k->arg = first_arg_token(w->tu, clang_getCursorExtent(call),
+					 true);
+		k->file = xstrdup(c->file);
+		k->line = c->line;
+		k->col = c->col;
+	}
+}
+
+static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent,
+					  CXClientData data)
+{
+	struct walk *w = data;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+		CXCursor callee = clang_getCursorReferenced(c);
+
+		if (clang_getCursorKind(callee) == CXCursor_FunctionDecl)
+			record_call(w, c, callee);
+		/* Calls through pointers have no referenced decl. */
+	}
+	return CXChildVisit_Recurse;
+}
+
+static void visit_function(struct walk *w, CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile sf, ef;
+	unsigned sl, sc, so, el, ec, eo;
+	struct extent *x;
+	struct tu_func fn;
+	const char *file;
+	bool mine;
+
+	fn.key = func_key(w, c, &file, &fn.line, &fn.is_static);
+	clang_getExpansionLocation(clang_getRangeStart(r), &sf, &sl, &sc, &so);
+	clang_getExpansionLocation(clang_getRangeEnd(r), &ef, &el, &ec, &eo);
+	(void)expansion_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,
+			    NULL, NULL);
+
+	mine = !w->opts->claims ||
+	       clang_Location_isFromMainFile(clang_getCursorLocation(c)) ||
+	       claims_take(w->opts->claims, fn.key);
+	x = PUSH(w->ext, w->nr_ext, w->alloc_ext);
+	x->file = sf;
+	x->start = so;
+	x->end = sf == ef ? eo : so;
+	x->func = -1;
+	if (!mine) {
+		free(fn.key);
+		return;
+	}
+	fn.name = cursor_name(c);
+	fn.file = xstrdup(file);
+	x->func = (int)w->out->nr_funcs;
+	*PUSH(w->out->funcs, w->out->nr_funcs, w->out->alloc_funcs) = fn;
+	w->cur_func = x->func;
+	clang_visitChildren(c, body_visit, w);
+	w->cur_func = -1;
+}
+
+static void visit_macro(struct walk *w, CXCursor c)
+{
+	CXString s = clang_getCursorSpelling(c);
+	const char *name = clang_getCString(s);
+	struct pending_sink *p;
+	int k = -1;
+
+	/* Cheap first-letter filter: every macro sink starts with 'r'. */
+	if (name && name[0] == 'r')
+		k = sink_lookup(SINK_MACRO, name);
+	clang_disposeString(s);
+	if (k < 0)
+		return;
+	p = PUSH(w->pend, w->nr_pend, w->alloc_pend);
+	clang_getExpansionLocation(clang_getCursorLocation(c), &p->file,
+				   &p->line, &p->col, &p->offset);
+	p->sink = k;
+	p->arg = first_arg_token(w->tu, clang_getCursorExtent(c), true);
+}
+
+static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	struct walk *w = data;
+
+	(void)parent;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_MacroExpansion:
+		visit_macro(w, c);
+		break;
+	case CXCursor_FunctionDecl:
+		if (clang_isCursorDefinition(c))
+			visit_function(w, c);
+		break;
+	default:
+		break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Tie each macro sink to the function whose body holds it. */
+static void resolve_pending(struct walk *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nr_pend; i++) {
+		struct pending_sink *p = &w->pend[i];
+		const struct sink_def *def = &sink_table[p->sink];
+		int func = -2;
+
+		for (j = 0; j < w->nr_ext; j++) {
+			struct extent *x = &w->ext[j];
+
+			if (x->file == p->file && x->start <= p->offset &&
+			    p->offset < x->end) {
+				func = x->func;
+				break;
+			}
+		}
+		/*
+		 * Outside any function (a macro definition body, a global
+		 * initialiser), in a body another TU extracted, or not a
+		 * register the table knows: nothing to record.
+		 */
+		if (func >= 0 && reg_lookup_arg(def, p->arg)) {
+			struct tu_sink *k = PUSH(w->out->sinks,
+						 w->out->nr_sinks,
+						 w->out->alloc_sinks);
+
+			k->func = func;
+			k->sink = p->sink;
+			k->arg = p->arg;
+			p->arg = NULL;
+			k->file = xstrdup(file_rel(w, p->file));
+			k->line = p->line;
+			k->col = p->col;
+		}
+		free(p->arg);
+	}
+}
+
+static void count_diagnostics(struct walk *w, struct clang_args *args,
+			      bool *rejected_flag)
+{
+	unsigned i, n = clang_getNumDiagnostics(w->tu);
+
+	*rejected_flag = false;
+	for (i = 0; i < n; i++) {
+		CXDiagnostic d = clang_getDiagnostic(w->tu, i);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+		CXString msg;
+		const char *m;
+
+		if (sev < CXDiagnostic_Error) {
+			clang_disposeDiagnostic(d);
+			continue;
+		}
+		msg = clang_getDiagnosticSpelling(d);
+		m = clang_getCString(msg);
+		if (args->nr_unknown && m &&
+		    (!strncmp(m, "unknown argument", 16) ||
+		     !strncmp(m, "unsupported option", 18)))
+			*rejected_flag = true;
+		w->out->nr_errors++;
+		if (!w->out->first_error) {
+			unsigned line, col;
+			const char *f = expansion_loc(w,
+				clang_getDiagnosticLocation(d), &line, &col,
+				NULL, NULL);
+
+			w->out->first_error = line ?
+				xasprintf("%s:%u:%u: %s", f, line, col, m) :
+				xasprintf("%s", m);
+		}
+		clang_disposeString(msg);
+		clang_disposeDiagnostic(d);
+	}
+}
+
+static void warn_unknown(const struct extract_opts *opts,
+			 const struct clang_args *args, const char *tu,
+			 const char *what)
+{
+	int i;
+
+	if (!opts->warnings)
+		return;
+	for (i = 0; i < args->nr_unknown; i++)
+		if (flag_warn_once(opts->warnings, args->unknown[i]))
+			fprintf(stderr, "%s: warning: unknown compiler flag "
+				"'%s' %s\n", tu, args->unknown[i], what);
+}
+
+int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
+	       const struct extract_opts *opts, struct tu_facts *out)
+{
+	struct walk w = { .opts = opts, .out = out, .cur_func = -1 };
+	enum CXErrorCode err;
+	bool rejected;
+	size_t i;
+	char *rel = path_relative(file, opts->root);
+
+	memset(out, 0, sizeof(*out));
+	out->file = rel;
+
+	err = clang_parseTranslationUnit2(idx, file,
+					  (const char *const *)args->argv,
+					  args->argc, NULL, 0, PARSE_FLAGS,
+					  &w.tu);
+	if (err == CXError_Success) {
+		count_diagnostics(&w, args, &rejected);
+	} else {
+		rejected = args->nr_unknown > 0;
+	}
+	if (rejected) {
+		/* Drop what clang would not take and parse once more. */
+		warn_unknown(opts, args, rel, "(rejected by clang: dropped)");
+		flags_drop_unknown(args);
+		if (w.tu)
+			clang_disposeTranslationUnit(w.tu);
+		w.tu = NULL;
+		free(out->first_error);
+		out->first_error = NULL;
+		out->nr_errors = 0;
+		out->retried = true;
+		for (i = 0; i <= w.files_mask && w.files; i++)
+			free(w.files[i].rel);
+		free(w.files);
+		w.files = NULL;
+		w.files_used = 0;
+		err = clang_parseTranslationUnit2(idx, file,
+				(const char *const *)args->argv, args->argc,
+				NULL, 0, PARSE_FLAGS, &w.tu);
+		if (err == CXError_Success)
+			count_diagnostics(&w, args, &rejected);
+	} else {
+		warn_unknown(opts, args, rel, "(passed to clang)");
+	}
+	if (err != CXError_Success) {
+		out->parse_error = err;
+		out->first_error = xstrdup(cx_error_name(err));
+		goto out_free_walk;
+	}
+
+	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), top_visit,
+			    &w);
+	resolve_pending(&w);
+	clang_disposeTranslationUnit(w.tu);
+
+out_free_walk:
+	for (i = 0; w.files && i <= w.files_mask; i++)
+		free(w.files[i].rel);
+	free(w.files);
+	free(w.ext);
+	free(w.pend);
+	return err == CXError_Success ? 0 : -EIO;
+}
+
+void tu_facts_free(struct tu_facts *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_funcs; i++) {
+		free(f->funcs[i].key);
+		free(f->funcs[i].name);
+		free(f->funcs[i].file);
+	}
+	for (i = 0; i < f->nr_calls; i++) {
+		free(f->calls[i].callee_key);
+		free(f->calls[i].callee_name);
+		free(f->calls[i].callee_file);
+		free(f->calls[i].file);
+		free(f->calls[i].via);
+	}
+	for (i = 0; i < f->nr_sinks; i++) {
+		free(f->sinks[i].arg);
+		free(f->sinks[i].file);
+	}
+	free(f->funcs);
+	free(f->calls);
+	free(f->sinks);
+	free(f->file);
+	free(f->first_error);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph.c - merge per-TU facts into one call graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/graph.h"
+#include "trapcheck/sinks.h"
+
+void graph_init(struct graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	strpool_init(&g->pool);
+	strmap_init(&g->node_index);
+	g->pairs_mask = 1023;
+	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
+}
+
+void graph_free(struct graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		free(g->nodes[i].out);
+	free(g->nodes);
+	free(g->edges);
+	free(g->sinks);
+	free(g->pairs);
+	strmap_free(&g->node_index);
+	strpool_free(&g->pool);
+	memset(g, 0, sizeof(*g));
+}
+
+static const char *intern(struct graph *g, const char *s)
+{
+	return s ? strpool_intern(&g->pool, s) : NULL;
+}
+
+int graph_find(const struct graph *g, const char *key)
+{
+	return strmap_get(&g->node_index, key);
+}
+
+size_t graph_find_name(const struct graph *g, const char *name, int *out,
+		       size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (!strcmp(g->nodes[i].name, name) && n < max)
+			out[n++] = (int)i;
+	return n;
+}
+
+static int node_get(struct graph *g, const char *key, const char *name,
+		    const char *file, unsigned line, unsigned col,
+		    bool is_static)
+{
+	int idx = strmap_get(&g->node_index, key);
+	struct gnode *n;
+
+	if (idx >= 0)
+		return idx;
+	idx = strmap_put(&g->node_index, key, (int)g->nr_nodes);
+	n = PUSH(g->nodes, g->nr_nodes, g->alloc_nodes);
+	memset(n, 0, sizeof(*n));
+	n->key = intern(g, key);
+	n->name = intern(g, name);
+	n->file = intern(g, file);
+	n->line = line;
+	n->col = col;
+	n->is_static = is_static;
+	n->opaque = sink_is_opaque(name);
+	return idx;
+}
+
+static struct edge_slot *pair_slot(struct graph *g, uint64_t pair)
+{
+	size_t i = hash_mix(pair, 0) & g->pairs_mask;
+
+	while (g->pairs[i].pair && g->pairs[i].pair != pair)
+		i = (i + 1) & g->pairs_mask;
+	return &g->pairs[i];
+}
+
+static void pairs_grow(struct graph *g)
+{
+	struct edge_slot *old = g->pairs;
+	size_t n = g->pairs_mask + 1, i;
+
+	g->pairs_mask = n * 2 - 1;
+	g->pairs = xcalloc(n * 2, sizeof(*g->pairs));
+	for (i = 0; i < n; i++)
+		if (old[i].pair)
+			*pair_slot(g, old[i].pair) = old[i];
+	free(old);
+}
+
+static int site_cmp(const char *fa, unsigned la, unsigned ca,
+		    const char *fb, unsigned lb, unsigned cb)
+{
+	int c = strcmp(fa, fb);
+
+	if (c)
+		return c;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return 0;
+}
+
+static void edge_add(struct graph *g, int caller, int callee,
+		     const struct tu_call *c)
+{
+	/* +1 keeps pair 0 free as the empty marker. */
+	uint64_t pair = ((uint64_t)caller << 32 | (uint32_t)callee) + 1;
+	struct edge_slot *s = pair_slot(g, pair);
+	struct gedge *e;
+	struct gnode *n;
+
+	if (s->pair) {
+		/* One edge per pair, at its first site in source order. */
+		e = &g->edges[s->edge];
+		if (site_cmp(c->file, c->line, c->col, e->file, e->line,
+			     e->col) < 0) {
+			e->file = intern(g, c->file);
+			e->line = c->line;
+			e->col = c->col;
+			e->via = intern(g, c->via);
+		}
+		return;
+	}
+	s->pair = pair;
+	s->edge = (int)g->nr_edges;
+	e = PUSH(g->edges, g->nr_edges, g->alloc_edges);
+	e->caller = caller;
+	e->callee = callee;
+	e->file = intern(g, c->file);
+	e->line = c->line;
+	e->col = c->col;
+	e->via = intern(g, c->via);
+	n = &g->nodes[caller];
+	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
+	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
+		pairs_grow(g);
+}
+
+void graph_merge(struct graph *g, const struct tu_facts *f)
+{
+	int *map = xmalloc((f->nr_funcs + 1) * sizeof(*map));
+	size_t i;
+
+	for (i = 0; i < f->nr_funcs; i++) {
+		const struct tu_func *fn = &f->funcs[i];
+		int idx = node_get(g, fn->key, fn->name, fn->file, fn->line,
+				   fn->col, fn->is_static);
+		struct gnode *n = &g->nodes[idx];
+
+		if (!n->defined) {
+			/* A declaration seen first: now the definition. */
+			n->defined = true;
+			n->file = intern(g, fn->file);
+			n->line = fn->line;
+			n->col = fn->col;
+		}
+		map[i] = idx;
+	}
+	for (i = 0; i < f->nr_calls; i++) {
+		const struct tu_call *c = &f->calls[i];
+		int callee = node_get(g, c->callee_key, c->callee_name,
+				      c->callee_file, c->callee_line, 0,
+				      false);
+
+		edge_add(g, map[c->caller], callee, c);
+	}
+	for (i = 0; i < f->nr_sinks; i++) {
+		const struct tu_sink *k = &f->sinks[i];
+		struct gsink *s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
+
+		s->func = map[k->func];
+		s->sink = k->sink;
+		s->arg = intern(g, k->arg);
+		s->file = intern(g, k->file);
+		s->line = k->line;
+		s->col = k->col;
+	}
+	free(map);
+}
+
+static const struct graph *sort_graph;
+
+static int edge_order(const void *a, const void *b)
+{
+	const struct gedge *x = &sort_graph->edges[*(const int *)a];
+	const struct gedge *y = &sort_graph->edges[*(const int *)b];
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	return strcmp(sort_graph->nodes[x->callee].key,
+		      sort_graph->nodes[y->callee].key);
+}
+
+static int sink_order(const void *a, const void *b)
+{
+	const struct gsink *x = a, *y = b;
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	return x->sink - y->sink;
+}
+
+void graph_finish(struct graph *g)
+{
+	size_t i, k = 0;
+
+	/* qsort has no context argument in C11; the graph is not shared. */
+	sort_graph = g;
+	for (i = 0; i < g->nr_nodes; i++)
+		qsort(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
+		      edge_order);
+	sort_graph = NULL;
+
+	qsort(g->sinks, g->nr_sinks, sizeof(*g->sinks), sink_order);
+	/* A header's sink is seen once; a .c listed twice would repeat. */
+	for (i = 0; i < g->nr_sinks; i++) {
+		if (k && !sink_order(&g->sinks[k - 1], &g->sinks[i]))
+			continue;
+		g->sinks[k++] = g->sinks[i];
+	}
+	g->nr_sinks = k;
+}

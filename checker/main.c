@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trapcheck - find trapping ID register reads, local-CPU capability
+ * checks and slow entropy instructions reachable from kernel hot paths.
+ *
+ * Usage: trapcheck [options] -p <tree or compile_commands.json>
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trapcheck/analyze.h"
+#include "trapcheck/emit.h"
+#include "trapcheck/roots.h"
+#include "trapcheck/util.h"
+
+#ifndef TRAPCHECK_VERSION
+#define TRAPCHECK_VERSION "0.1"
+#endif
+
+enum { OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS };
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "roots", required_argument, NULL, OPT_ROOTS },
+	{ "roots-dir", required_argument, NULL, OPT_ROOTS_DIR },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "output", required_argument, NULL, 'o' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fputs("usage: trapcheck [options] -p <tree | compile_commands.json>\n"
+	      "  -p PATH            the tree (its compile_commands.json) or "
+	      "the database\n"
+	      "  --format=FMT       text (gcc-style, default) or json\n"
+	      "  -o, --output FILE  write findings to FILE (atomically)\n"
+	      "  --roots FILE       add a root set file (name.roots)\n"
+	      "  --roots-dir DIR    use DIR's *.roots instead of the "
+	      "shipped sets\n"
+	      "  -j, --jobs N       parser threads (default: CPUs)\n"
+	      "  -v, --verbose      a note for every step of each chain\n"
+	      "  -q, --quiet        no summary on stderr\n"
+	      "  --no-progress      no progress line on a terminal\n"
+	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
+	      "3 internal error\n", f);
+}
+
+/* The shipped root sets: beside the binary, or installed. */
+static char *default_roots_dir(void)
+{
+	char exe[PATH_MAX], *slash, *dir;
+	const char *env = getenv("TRAPCHECK_ROOTS_DIR");
+	struct stat st;
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	dir = xasprintf("%s/roots", exe);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
+	free(dir);
+	dir = xasprintf("%s/../share/trapcheck/roots", exe);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+static char *find_compdb(const char *p)
+{
+	struct stat st;
+
+	if (!stat(p, &st) && S_ISDIR(st.st_mode))
+		return xasprintf("%s/compile_commands.json", p);
+	return xstrdup(p);
+}
+
+/*
+ * Emit to stdout, or to @output through a temporary name renamed into
+ * place, so that a failed run never leaves half a file. Returns 0 or
+ * TC_EXIT_OUTPUT.
+ */
+static int write_findings(const struct analysis *a, const char *format,
+			  const char *output, const struct emit_opts *eo,
+			  bool quiet)
+{
+	char *tmp = NULL;
+	FILE *out = stdout;
+	int ret;
+
+	if (output) {
+		tmp = xasprintf("%s.tmp.%d", output, (int)getpid());
+		out = fopen(tmp, "w");
+		if (!out) {
+			fprintf(stderr, "trapcheck: error: %s: cannot write: "
+				"%s\n", output, strerror(errno));
+			free(tmp);
+			return TC_EXIT_OUTPUT;
+		}
+	}
+	if (!strcmp(format, "json"))
+		ret = emit_json(out, &a->findings, &a->summary);
+	else
+		ret = emit_text(out, &a->findings, eo);
+	if (output && fclose(out))
+		ret = -EIO;
+	if (ret) {
+		fprintf(stderr, "trapcheck: error: %s: write failed\n",
+			output ? output : "<stdout>");
+		if (tmp)
+			unlink(tmp);
+		free(tmp);
+		return TC_EXIT_OUTPUT;
+	}
+	if (output && rename(tmp, output)) {
+		fprintf(stderr, "trapcheck: error: %s: cannot rename into "
+			"place: %s\n", output, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return TC_EXIT_OUTPUT;
+	}
+	free(tmp);
+	if (!quiet)
+		emit_summary(stderr, &a->summary, a->findings.nr);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *tree = NULL, *format = "text", *output = NULL;
+	const char *roots_dir_opt = NULL;
+	struct emit_opts eo = { 0 };
+	struct analysis_opts ao = { 0 };
+	struct root_sets roots = { 0 };
+	struct analysis a;
+	const char **extra = NULL;
+	size_t nr_extra = 0, alloc_extra = 0, i;
+	char err[1024], *roots_dir = NULL;
+	bool no_progress = false, quiet = false;
+	int c, ret = TC_EXIT_USAGE;
+
+	ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	while ((c = getopt_long(argc, argv, "p:o:j:vqhV", long_opts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			tree = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'j':
+			ao.jobs = atoi(optarg);
+			if (ao.jobs < 1) {
+				fprintf(stderr, "trapcheck: error: -j needs a "
+					"positive number, not '%s'\n", optarg);
+				return TC_EXIT_USAGE;
+			}
+			break;
+		case 'v':
+			eo.verbose = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case OPT_FORMAT:
+			format = optarg;
+			break;
+		case OPT_ROOTS:
+			*PUSH(extra, nr_extra, alloc_extra) = optarg;
+			break;
+		case OPT_ROOTS_DIR:
+			roots_dir_opt = optarg;
+			break;
+		case OPT_NO_PROGRESS:
+			no_progress = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return TC_EXIT_CLEAN;
+		case 'V':
+			printf("trapcheck %s\n", TRAPCHECK_VERSION);
+			return TC_EXIT_CLEAN;
+		default:
+			usage(stderr);
+			return TC_EXIT_USAGE;
+		}
+	}
+	if (!tree || optind != argc) {
+		usage(stderr);
+		goto out_free_extra;
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		fprintf(stderr, "trapcheck: error: unknown format '%s' "
+			"(text, json)\n", format);
+		goto out_free_extra;
+	}
+
+	roots_dir = roots_dir_opt ? xstrdup(roots_dir_opt) :
+				    default_roots_dir();
+	if (!roots_dir) {
+		fputs("trapcheck: error: no root sets found: pass "
+		      "--roots-dir or set TRAPCHECK_ROOTS_DIR\n", stderr);
+		goto out_free_extra;
+	}
+	if (roots_load_dir(&roots, roots_dir, err, sizeof(err)))
+		goto out_err;
+	for (i = 0; i < nr_extra; i++)
+		if (roots_load_file(&roots, extra[i], err, sizeof(err)))
+			goto out_err;
+
+	ao.compdb = find_compdb(tree);
+	ao.progress = !no_progress && !quiet && isatty(STDERR_FILENO);
+	if (analysis_run(&a, &ao, &roots, err, sizeof(err))) {
+		free((char *)ao.compdb);
+		goto out_err;
+	}
+	free((char *)ao.compdb);
+
+	ret = write_findings(&a, format, output, &eo, quiet);
+	if (!ret)
+		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+	analysis_free(&a);
+	goto out_free_roots;
+
+out_err:
+	fprintf(stderr, "trapcheck: error: %s\n", err);
+	ret = TC_EXIT_USAGE;
+out_free_roots:
+	roots_free(&roots);
+	free(roots_dir);
+out_free_extra:
+	free(extra);
+	return ret;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roots.c - read the hot-path root set files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/roots.h"
+#include "trapcheck/util.h"
+
+static struct root_set *set_get(struct root_sets *rs, const char *name,
+				const char *path)
+{
+	struct root_set *s;
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (!strcmp(rs->sets[i].name, name))
+			return &rs->sets[i];
+	s = PUSH(rs->sets, rs->nr, rs->alloc);
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->path = xstrdup(path);
+	return s;
+}
+
+static bool is_ident(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+int roots_load_file(struct root_sets *rs, const char *path, char *err,
+		    size_t errlen)
+{
+	const char *base = strrchr(path, '/');
+	char line[512], *name, *dot;
+	struct root_set *s;
+	unsigned lineno = 0;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot read roots file: %s", path,
+			 strerror(errno));
+		return -errno;
+	}
+	name = xstrdup(base ? base + 1 : path);
+	dot = strstr(name, ".roots");
+	if (dot)
+		*dot = '\0';
+	s = set_get(rs, name, path);
+	free(name);
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		lineno++;
+		end = strchr(p, '#');
+		if (end)
+			*end = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strlen(p);
+		while (end > p && (end[-1] == '\n' || end[-1] == ' ' ||
+				   end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (!*p)
+			continue;
+		if (!is_ident(p)) {
+			snprintf(err, errlen, "%s:%u: not a function name: "
+				 "'%s'", path, lineno, p);
+			ret = -EINVAL;
+			break;
+		}
+		*PUSH(s->funcs, s->nr, s->alloc) = xstrdup(p);
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -EIO;
+	}
+	fclose(f);
+	return ret;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
+		   size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0, i;
+	int ret = 0;
+
+	if (!d) {
+		snprintf(err, errlen, "%s: cannot open roots directory: %s",
+			 dir, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n > 6 && !strcmp(de->d_name + n - 6, ".roots"))
+			*PUSH(names, nr, alloc) = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, nr, sizeof(*names), name_cmp);
+	for (i = 0; i < nr; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		if (!ret)
+			ret = roots_load_file(rs, path, err, errlen);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+void roots_free(struct root_sets *rs)
+{
+	size_t i, j;
+
+	for (i = 0; i < rs->nr; i++) {
+		for (j = 0; j < rs->sets[i].nr; j++)
+			free(rs->sets[i].funcs[j]);
+		free(rs->sets[i].funcs);
+		free(rs->sets[i].name);
+		free(rs->sets[i].path);
+	}
+	free(rs->sets);
+	memset(rs, 0, sizeof(*rs));
+}

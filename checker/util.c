@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * util.c - allocation, arrays, hash map and path helpers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/util.h"
+
+static void __attribute__((noreturn)) oom(void)
+{
+	fputs("trapcheck: error: out of memory\n", stderr);
+	exit(TC_EXIT_INTERNAL);
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+	void *p = realloc(ptr, size ? size : 1);
+
+	if (!p)
+		oom();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom();
+	s = xmalloc(n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void grow(void **arr, size_t *alloc, size_t want, size_t elem)
+{
+	size_t n = *alloc;
+
+	if (want <= n)
+		return;
+	n = n ? n : 8;
+	while (n < want)
+		n *= 2;
+	*arr = xrealloc(*arr, n * elem);
+	*alloc = n;
+}
+
+uint64_t hash_mix(uint64_t a, uint64_t b)
+{
+	a ^= b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2);
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return a;
+}
+
+uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void strmap_init(struct strmap *m)
+{
+	m->mask = 63;
+	m->used = 0;
+	m->slots = xcalloc(m->mask + 1, sizeof(*m->slots));
+}
+
+void strmap_free(struct strmap *m)
+{
+	size_t i;
+
+	if (!m->slots)
+		return;
+	for (i = 0; i <= m->mask; i++)
+		free((char *)m->slots[i].key);
+	free(m->slots);
+	m->slots = NULL;
+}
+
+static struct strmap_slot *strmap_find(const struct strmap *m,
+				       const char *key, uint64_t h)
+{
+	size_t i = h & m->mask;
+
+	for (;;) {
+		struct strmap_slot *s = &m->slots[i];
+
+		if (!s->key || (s->hash == h && !strcmp(s->key, key)))
+			return s;
+		i = (i + 1) & m->mask;
+	}
+}
+
+int strmap_get(const struct strmap *m, const char *key)
+{
+	struct strmap_slot *s = strmap_find(m, key, hash_str(key));
+
+	return s->key ? s->value : -1;
+}
+
+static void strmap_rehash(struct strmap *m)
+{
+	struct strmap_slot *old = m->slots;
+	size_t i, n = m->mask + 1;
+
+	m->mask = n * 2 - 1;
+	m->slots = xcalloc(n * 2, sizeof(*m->slots));
+	for (i = 0; i < n; i++)
+		if (old[i].key)
+			*strmap_find(m, old[i].key, old[i].hash) = old[i];
+	free(old);
+}
+
+int strmap_put(struct strmap *m, const char *key, int value)
+{
+	uint64_t h = hash_str(key);
+	struct strmap_slot *s = strmap_find(m, key, h);
+
+	if (s->key)
+		return s->value;
+	s->key = xstrdup(key);
+	s->hash = h;
+	s->value = value;
+	if (++m->used * 2 > m->mask)
+		strmap_rehash(m);
+	return value;
+}
+
+void strpool_init(struct strpool *p)
+{
+	strmap_init(&p->map);
+	p->strs = NULL;
+	p->nr = p->alloc = 0;
+}
+
+void strpool_free(struct strpool *p)
+{
+	strmap_free(&p->map);
+	free(p->strs);
+	p->strs = NULL;
+	p->nr = p->alloc = 0;
+}
+
+const char *strpool_intern(struct strpool *p, const char *s)
+{
+	int idx = strmap_get(&p->map, s);
+
+	if (idx >= 0)
+		return p->strs[idx];
+	idx = strmap_put(&p->map, s, (int)p->nr);
+	/* The map owns the copy; look it up to share its storage. */
+	*PUSH(p->strs, p->nr, p->alloc) =
+		(char *)strmap_find(&p->map, s, hash_str(s))->key;
+	return p->strs[idx];
+}
+
+char *path_normalize(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = xmalloc(len + 2);
+	size_t *seg_at = xmalloc((len / 2 + 2) * sizeof(*seg_at));
+	size_t nseg = 0, o = 0;
+	const char *p = path;
+	bool abs = *path == '/';
+
+	if (abs)
+		out[o++] = '/';
+	while (*p) {
+		const char *seg;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		n = p - seg;
+		if (!n || (n == 1 && seg[0] == '.'))
+			continue;
+		if (n == 2 && seg[0] == '.' && seg[1] == '.') {
+			if (nseg) {
+				/* Drop the last real directory. */
+				o = seg_at[--nseg];
+				continue;
+			}
+			if (abs)
+				continue;	/* "/.." is "/" */
+			/* A leading ".." stays and cannot be folded. */
+		}
+		if (o > (abs ? 1u : 0u)) {
+			out[o++] = '/';
+		}
+		if (!(n == 2 && seg[0] == '.' && seg[1] == '.'))
+			seg_at[nseg++] = o ? o - (o > (abs ? 1u : 0u) &&
+						 out[o - 1] == '/') : 0;
+		memcpy(out + o, seg, n);
+		o += n;
+	}
+	free(seg_at);
+	if (!o)
+		out[o++] = '.';
+	out[o] = '\0';
+	return out;
+}
+
+char *path_relative(const char *path, const char *base)
+{
+	size_t n = strlen(base);
+
+	while (n > 1 && base[n - 1] == '/')
+		n--;
+	if (!strncmp(path, base, n) && path[n] == '/')
+		return xstrdup(path + n + 1);
+	return xstrdup(path);
+}
+
+char *path_join(const char *dir, const char *path)
+{
+	char *tmp, *out;
+
+	if (path[0] == '/' || !dir || !*dir)
+		return path_normalize(path);
+	tmp = xasprintf("%s/%s", dir, path);
+	out = path_normalize(tmp);
+	free(tmp);
+	return out;
+}

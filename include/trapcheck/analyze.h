@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The analysis pipeline: compile database -> parallel TU extraction ->
+ * call graph -> rules. The programs on top (main.c) only parse options
+ * and pick an emitter.
+ */
+#ifndef TRAPCHECK_ANALYZE_H
+#define TRAPCHECK_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/finding.h"
+#include "trapcheck/graph.h"
+#include "trapcheck/roots.h"
+
+struct analysis_opts {
+	const char *compdb;		/* path of compile_commands.json */
+	int jobs;			/* parser threads, >= 1 */
+	bool progress;			/* one-line progress on stderr */
+};
+
+struct analysis {
+	char *root;			/* the tree: the database's directory */
+	struct graph graph;
+	struct run_summary summary;
+	struct findings findings;
+};
+
+/*
+ * Run the whole pipeline with root sets @roots. Returns 0, or a negative
+ * errno with a one-line message in @err (the database could not be read).
+ */
+int analysis_run(struct analysis *a, const struct analysis_opts *o,
+		 const struct root_sets *roots, char *err, size_t errlen);
+void analysis_free(struct analysis *a);
+
+#endif /* TRAPCHECK_ANALYZE_H */

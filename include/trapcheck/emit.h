@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Emitters: the same findings and summary as gcc-style text or JSON.
+ */
+#ifndef TRAPCHECK_EMIT_H
+#define TRAPCHECK_EMIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trapcheck/finding.h"
+
+struct emit_opts {
+	bool verbose;		/* text: one note per chain step */
+};
+
+/* Return 0, or -EIO when the stream could not be written. */
+int emit_text(FILE *out, const struct findings *fs,
+	      const struct emit_opts *o);
+int emit_json(FILE *out, const struct findings *fs,
+	      const struct run_summary *sum);
+
+/* TUs with errors and the totals, for a human, on @diag (stderr). */
+void emit_summary(FILE *diag, const struct run_summary *sum,
+		  size_t nr_findings);
+
+#endif /* TRAPCHECK_EMIT_H */

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TU extraction: parse one translation unit with libclang and record its
+ * function definitions, direct call edges and sink sites. The AST is
+ * disposed before extract_tu() returns; only these facts outlive it.
+ */
+#ifndef TRAPCHECK_EXTRACT_H
+#define TRAPCHECK_EXTRACT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <clang-c/Index.h>
+
+#include "trapcheck/flags.h"
+#include "trapcheck/util.h"
+
+struct tu_func {
+	char *key;		/* USR; internal linkage: USR@file */
+	char *name;
+	char *file;		/* relative to the tree root */
+	unsigned line, col;
+	bool is_static;
+};
+
+struct tu_call {
+	int caller;		/* index into tu_facts.funcs */
+	char *callee_key;
+	char *callee_name;
+	char *callee_file;	/* where the callee is declared */
+	unsigned callee_line;
+	char *file;		/* the call site */
+	unsigned line, col;
+	char *via;		/* the macro the call was written as, or NULL */
+};
+
+struct tu_sink {
+	int func;		/* index into tu_facts.funcs */
+	int sink;		/* index into sink_table */
+	char *arg;		/* the register or capability, or NULL */
+	char *file;
+	unsigned line, col;
+};
+
+struct tu_facts {
+	char *file;		/* the TU, relative to the tree root */
+	int parse_error;	/* a CXErrorCode; 0 when a TU was built */
+	unsigned nr_errors;	/* error and fatal diagnostics */
+	char *first_error;	/* "file:line:col: message" */
+	bool retried;		/* re-parsed without rejected flags */
+
+	struct tu_func *funcs;
+	size_t nr_funcs, alloc_funcs;
+	struct tu_call *calls;
+	size_t nr_calls, alloc_calls;
+	struct tu_sink *sinks;
+	size_t nr_sinks, alloc_sinks;
+};
+
+/*
+ * Functions defined outside a TU's main file (static inline functions in
+ * headers) are extracted once per run: the first TU to claim one visits
+ * its body, the others skip it.
+ */
+struct claims {
+	pthread_mutex_t lock;
+	struct strmap set;
+};
+
+void claims_init(struct claims *c);
+void claims_free(struct claims *c);
+bool claims_take(struct claims *c, const char *key);
+
+struct extract_opts {
+	const char *root;		/* tree root, for relative paths */
+	struct claims *claims;		/* NULL: extract every body */
+	struct flag_warnings *warnings;	/* unknown flag reporting */
+};
+
+/*
+ * Parse @file with @args through @idx and fill @out. Returns 0 when a
+ * TU was built (possibly with errors, counted in @out), or a negative
+ * code when libclang could not build one (@out->parse_error says why).
+ */
+int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
+	       const struct extract_opts *opts, struct tu_facts *out);
+void tu_facts_free(struct tu_facts *f);
+const char *cx_error_name(int code);
+
+#endif /* TRAPCHECK_EXTRACT_H */

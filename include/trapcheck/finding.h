@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one route for findings: rules fill a struct finding, every emitter
+ * (text, JSON) prints the same struct.
+ */
+#ifndef TRAPCHECK_FINDING_H
+#define TRAPCHECK_FINDING_H
+
+#include <stddef.h>
+
+struct chain_step {
+	const char *function;
+	const char *file;	/* where this function goes on: the call */
+	unsigned line, col;	/* site, or the sink for the last step */
+	const char *via;	/* macro the call into this step used */
+};
+
+struct finding {
+	const char *rule;
+	const char *file;
+	unsigned line, col;
+	const char *function;	/* the function holding the sink */
+	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
+	const char *reg;	/* register read, or NULL */
+	const char *trap;	/* its trap class, or NULL */
+	const char *cap;	/* capability checked, or NULL */
+	const char *root;	/* root set name */
+	char *message;
+	struct chain_step *chain;	/* root first, sink function last */
+	size_t chain_len;
+};
+
+struct findings {
+	struct finding *v;
+	size_t nr, alloc;
+};
+
+struct tu_problem {
+	char *file;
+	unsigned nr_errors;
+	char *first_error;
+	int parse_error;	/* nonzero: no TU was built */
+};
+
+struct run_summary {
+	size_t entries;		/* compile database entries */
+	size_t tus;		/* TUs parsed */
+	size_t skipped;		/* not C, host programs, unknown compiler */
+	size_t functions, edges, sinks;
+	struct tu_problem *problems;	/* TUs with errors, in db order */
+	size_t nr_problems, alloc_problems;
+};
+
+void findings_sort(struct findings *fs);
+void findings_free(struct findings *fs);
+void run_summary_free(struct run_summary *s);
+
+#endif /* TRAPCHECK_FINDING_H */

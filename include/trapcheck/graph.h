@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The whole-program call graph: one node per function key, one edge per
+ * distinct caller -> callee pair (at its first call site), and the sink
+ * sites found in function bodies. Strings are interned in the graph.
+ */
+#ifndef TRAPCHECK_GRAPH_H
+#define TRAPCHECK_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/extract.h"
+#include "trapcheck/util.h"
+
+struct gnode {
+	const char *key;
+	const char *name;
+	const char *file;	/* definition, or declaration if undefined */
+	unsigned line, col;
+	bool defined;
+	bool is_static;
+	bool opaque;		/* a sink the walk does not enter */
+	int *out;		/* edge indices, sorted after graph_finish() */
+	size_t nr_out, alloc_out;
+};
+
+struct gedge {
+	int caller, callee;
+	const char *file;
+	unsigned line, col;
+	const char *via;	/* macro alias at the call site, or NULL */
+};
+
+struct gsink {
+	int func;
+	int sink;		/* index into sink_table */
+	const char *arg;	/* register or capability, or NULL */
+	const char *file;
+	unsigned line, col;
+};
+
+struct graph {
+	struct strpool pool;
+	struct strmap node_index;	/* key -> node */
+	struct gnode *nodes;
+	size_t nr_nodes, alloc_nodes;
+	struct gedge *edges;
+	size_t nr_edges, alloc_edges;
+	struct gsink *sinks;
+	size_t nr_sinks, alloc_sinks;
+
+	/* caller/callee pair -> edge, open addressing */
+	struct edge_slot {
+		uint64_t pair;
+		int edge;
+	} *pairs;
+	size_t pairs_mask;
+};
+
+void graph_init(struct graph *g);
+void graph_free(struct graph *g);
+/* Add one TU's facts. Not thread-safe: callers serialise. */
+void graph_merge(struct graph *g, const struct tu_facts *f);
+/* Sort adjacency and sinks so that every walk is deterministic. */
+void graph_finish(struct graph *g);
+int graph_find(const struct graph *g, const char *key);
+/* Nodes named @name (static functions can share a name), -1 ends. */
+size_t graph_find_name(const struct graph *g, const char *name, int *out,
+		       size_t max);
+
+#endif /* TRAPCHECK_GRAPH_H */

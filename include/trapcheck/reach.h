@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reachability: a breadth-first walk from every root of a set gives, for
+ * each function, the shortest call chain from the set.
+ */
+#ifndef TRAPCHECK_REACH_H
+#define TRAPCHECK_REACH_H
+
+#include "trapcheck/graph.h"
+#include "trapcheck/roots.h"
+
+#define REACH_ROOT	(-1)	/* the node is one of the set's roots */
+#define REACH_NONE	(-2)	/* not reachable from the set */
+
+struct reach {
+	const struct root_set *set;
+	int *parent;		/* per node: the edge that reached it */
+	unsigned *depth;
+	size_t nr_roots;	/* roots of the set present in the graph */
+};
+
+void reach_compute(const struct graph *g, const struct root_set *set,
+		   struct reach *r);
+void reach_free(struct reach *r);
+static inline bool reach_has(const struct reach *r, int node)
+{
+	return r->parent[node] != REACH_NONE;
+}
+/*
+ * The edges from a root to @node, root first, in a new array; returns
+ * their number (0 when @node is a root itself).
+ */
+size_t reach_chain(const struct graph *g, const struct reach *r, int node,
+		   int **edges);
+
+#endif /* TRAPCHECK_REACH_H */

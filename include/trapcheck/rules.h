@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rules. Each rule lives in its own checker/rule-*.c and has one line in
+ * the table of checker/rules.c; a rule looks at one sink site at a time
+ * through an explicit context and, when the site is its concern, fills
+ * the finding's rule-specific fields and message. Reachability and the
+ * chain are filled by the engine, the same for every rule.
+ */
+#ifndef TRAPCHECK_RULES_H
+#define TRAPCHECK_RULES_H
+
+#include <stdbool.h>
+
+#include "trapcheck/finding.h"
+#include "trapcheck/graph.h"
+#include "trapcheck/roots.h"
+#include "trapcheck/sinks.h"
+
+struct rule_ctx {
+	const struct graph *graph;
+	const struct gsink *site;
+	const struct sink_def *def;	/* sink_table[site->sink] */
+	const struct gnode *func;	/* function holding the site */
+};
+
+struct rule {
+	const char *id;			/* stable: never renamed */
+	const char *summary;
+	/* Fill @f (not rule, location, root, chain) if @ctx is ours. */
+	bool (*check)(const struct rule_ctx *ctx, struct finding *f);
+};
+
+extern const struct rule rule_table[];
+extern const size_t rule_table_size;
+
+/* One rule's entry point per file, listed in checker/rules.c. */
+bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f);
+bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f);
+bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f);
+
+/*
+ * Run every rule over every sink site of @g reachable from a root set:
+ * one finding per (site, root set), with its shortest chain.
+ */
+void rules_run(const struct graph *g, const struct root_sets *roots,
+	       struct findings *out);
+
+#endif /* TRAPCHECK_RULES_H */

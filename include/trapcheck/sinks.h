@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sink and register tables (checker/sinks.def, checker/registers.def)
+ * and the lookups over them.
+ */
+#ifndef TRAPCHECK_SINKS_H
+#define TRAPCHECK_SINKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sink_how { SINK_MACRO, SINK_CALL };
+enum sink_class { SINK_IDREG, SINK_LOCAL_CAP, SINK_ENTROPY };
+enum sink_arg {
+	SINK_ARG_REG_BARE,
+	SINK_ARG_REG_SYS,
+	SINK_ARG_REG_LOWER,
+	SINK_ARG_CAP,
+	SINK_ARG_NONE,
+};
+
+struct sink_def {
+	enum sink_how how;
+	const char *name;
+	enum sink_class class;
+	enum sink_arg arg;
+	bool opaque;
+};
+
+enum trap_class { TRAP_NONE, TRAP_TID1, TRAP_TID2, TRAP_TID3 };
+
+struct reg_def {
+	const char *name;
+	enum trap_class trap;
+};
+
+extern const struct sink_def sink_table[];
+extern const size_t sink_table_size;
+
+/* The table index of a sink called or expanded as @name, or -1. */
+int sink_lookup(enum sink_how how, const char *name);
+/* Is a function of this name one the walk must not enter? */
+bool sink_is_opaque(const char *name);
+
+/*
+ * The register named by @arg written as sink @def expects ("SYS_ID_X",
+ * "id_x", "ID_X"); NULL when it is no register in the table.
+ */
+const struct reg_def *reg_lookup_arg(const struct sink_def *def,
+				     const char *arg);
+const struct reg_def *reg_lookup(const char *name);
+const char *trap_class_name(enum trap_class t);
+
+#endif /* TRAPCHECK_SINKS_H */

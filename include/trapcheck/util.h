@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by every module: allocation that dies on OOM,
+ * growable arrays, a string-keyed hash map and a string pool.
+ */
+#ifndef TRAPCHECK_UTIL_H
+#define TRAPCHECK_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Exit codes, documented in docs/trapcheck.rst. */
+#define TC_EXIT_CLEAN		0	/* no findings */
+#define TC_EXIT_FINDINGS	1	/* findings reported */
+#define TC_EXIT_USAGE		2	/* usage or input error */
+#define TC_EXIT_OUTPUT		3	/* output not written; out of memory */
+#define TC_EXIT_INTERNAL	TC_EXIT_OUTPUT
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *ptr, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Make @size slots available in *@arr of element size @elem. */
+void grow(void **arr, size_t *alloc, size_t want, size_t elem);
+#define GROW(arr, alloc, want) \
+	grow((void **)&(arr), &(alloc), (want), sizeof(*(arr)))
+#define PUSH(arr, nr, alloc) \
+	(GROW(arr, alloc, (nr) + 1), &(arr)[(nr)++])
+
+uint64_t hash_str(const char *s);
+uint64_t hash_mix(uint64_t a, uint64_t b);
+
+/*
+ * Open-addressing map from NUL-terminated strings to non-negative ints.
+ * Keys are copied into the map's own pool.
+ */
+struct strmap_slot {
+	const char *key;
+	uint64_t hash;
+	int value;
+};
+
+struct strmap {
+	struct strmap_slot *slots;
+	size_t mask;
+	size_t used;
+};
+
+void strmap_init(struct strmap *m);
+void strmap_free(struct strmap *m);
+/* Returns the value for @key, or -1. */
+int strmap_get(const struct strmap *m, const char *key);
+/*
+ * Insert @key with @value unless present; returns the value stored
+ * (the old one when the key already existed).
+ */
+int strmap_put(struct strmap *m, const char *key, int value);
+
+/*
+ * A string pool: interning returns a stable pointer; equal strings give
+ * equal pointers, so interned strings compare with ==.
+ */
+struct strpool {
+	struct strmap map;
+	char **strs;
+	size_t nr, alloc;
+};
+
+void strpool_init(struct strpool *p);
+void strpool_free(struct strpool *p);
+const char *strpool_intern(struct strpool *p, const char *s);
+
+/* Lexically normalise @path: drop "." parts, fold "dir/.." pairs. */
+char *path_normalize(const char *path);
+/* @path relative to directory @base when inside it, else a copy. */
+char *path_relative(const char *path, const char *base);
+/* Join @dir and @path unless @path is absolute; normalised. */
+char *path_join(const char *dir, const char *path);
+
+#endif /* TRAPCHECK_UTIL_H */

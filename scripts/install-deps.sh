@@ -1,0 +1,51 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install every Debian package that building and testing trapcheck needs.
+# Idempotent: packages already present are not fetched again, and apt-get
+# update runs only when something is missing.
+#
+# Usage: scripts/install-deps.sh [--kernel]
+#   --kernel  also install what the real-kernel test needs (kernel source,
+#             the arm64 cross compiler, bc, flex, bison, ...).
+
+set -eu
+
+pkgs="build-essential pkg-config llvm-14 llvm-14-dev clang-14 libclang-14-dev
+libjansson-dev libsqlite3-dev libcmocka-dev coccinelle sparse git
+python3 patch"
+kernel_pkgs="linux-source-6.12 gcc-aarch64-linux-gnu bc flex bison
+libssl-dev libelf-dev xz-utils rsync cpio kmod"
+
+if [ "${1:-}" = "--kernel" ]; then
+	pkgs="$pkgs $kernel_pkgs"
+fi
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "install-deps: missing packages:$missing (run as root)" >&2
+		exit 2
+	fi
+else
+	SUDO=
+fi
+
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
