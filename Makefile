@@ -80,7 +80,7 @@ demo: all
 check: all $(UNIT_TESTS)
 	$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
-	    prove -v tests/e2e/*.t || fail=1; exit $$fail
+	    prove -v tests/e2e/*.t tests/kernel/*.t || fail=1; exit $$fail
 
 install: all
 	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)

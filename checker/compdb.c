@@ -38,6 +38,10 @@ int compdb_split_command(const char *cmd, char ***argvp)
 		if (!*p)
 			break;
 		while (*p && *p != ' ' && *p != '\t' && *p != '\n') {
+			if (*p == '\\' && p[1] == '\n') {
+				p += 2;		/* a line continuation */
+				continue;
+			}
 			have = true;
 			if (*p == '\'') {
 				p++;
@@ -49,6 +53,10 @@ int compdb_split_command(const char *cmd, char ***argvp)
 			} else if (*p == '"') {
 				p++;
 				while (*p && *p != '"') {
+					if (*p == '\\' && p[1] == '\n') {
+						p += 2;
+						continue;
+					}
 					if (*p == '\\' && (p[1] == '"' ||
 							   p[1] == '\\' ||
 							   p[1] == '$' ||

@@ -9,12 +9,12 @@
 
 #include "trapcheck/emit.h"
 
-static void print_chain(FILE *out, const struct finding *f)
+static void print_chain(FILE *out, const struct chain *c)
 {
 	size_t i;
 
-	for (i = 0; i < f->chain_len; i++) {
-		const struct chain_step *s = &f->chain[i];
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *s = &c->steps[i];
 
 		fprintf(out, "%s%s", i ? " -> " : "", s->function);
 		if (s->via)
@@ -34,13 +34,19 @@ int emit_text(FILE *out, const struct findings *fs,
 			f->col, f->message, f->rule);
 		fprintf(out, "%s:%u:%u: note: reached from %s: ", f->file,
 			f->line, f->col, f->root);
-		print_chain(out, f);
+		print_chain(out, &f->chain);
 		fputc('\n', out);
+		for (j = 0; j < f->nr_others; j++) {
+			fprintf(out, "%s:%u:%u: note: also reached from %s: ",
+				f->file, f->line, f->col, f->root);
+			print_chain(out, &f->others[j]);
+			fputc('\n', out);
+		}
 		if (!o->verbose)
 			continue;
-		for (j = 0; j + 1 < f->chain_len; j++) {
-			const struct chain_step *s = &f->chain[j];
-			const struct chain_step *n = &f->chain[j + 1];
+		for (j = 0; j + 1 < f->chain.len; j++) {
+			const struct chain_step *s = &f->chain.steps[j];
+			const struct chain_step *n = &f->chain.steps[j + 1];
 
 			fprintf(out, "%s:%u:%u: note: %s() calls %s()",
 				s->file, s->line, s->col, s->function,
@@ -82,9 +88,30 @@ static json_t *jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
+static json_t *chain_json(const struct chain *c)
+{
+	json_t *chain = json_array();
+	size_t i;
+
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *s = &c->steps[i];
+		json_t *step = json_object();
+
+		json_object_set_new(step, "function",
+				    json_string(s->function));
+		json_object_set_new(step, "file", json_string(s->file));
+		json_object_set_new(step, "line", json_integer(s->line));
+		json_object_set_new(step, "column", json_integer(s->col));
+		if (s->via)
+			json_object_set_new(step, "via", json_string(s->via));
+		json_array_append_new(chain, step);
+	}
+	return chain;
+}
+
 static json_t *finding_json(const struct finding *f)
 {
-	json_t *o = json_object(), *chain = json_array();
+	json_t *o = json_object(), *others = json_array();
 	size_t i;
 
 	json_object_set_new(o, "rule", json_string(f->rule));
@@ -98,20 +125,10 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "capability", jstr(f->cap));
 	json_object_set_new(o, "root", json_string(f->root));
 	json_object_set_new(o, "message", json_string(f->message));
-	for (i = 0; i < f->chain_len; i++) {
-		const struct chain_step *s = &f->chain[i];
-		json_t *step = json_object();
-
-		json_object_set_new(step, "function",
-				    json_string(s->function));
-		json_object_set_new(step, "file", json_string(s->file));
-		json_object_set_new(step, "line", json_integer(s->line));
-		json_object_set_new(step, "column", json_integer(s->col));
-		if (s->via)
-			json_object_set_new(step, "via", json_string(s->via));
-		json_array_append_new(chain, step);
-	}
-	json_object_set_new(o, "chain", chain);
+	json_object_set_new(o, "chain", chain_json(&f->chain));
+	for (i = 0; i < f->nr_others; i++)
+		json_array_append_new(others, chain_json(&f->others[i]));
+	json_object_set_new(o, "other_chains", others);
 	return o;
 }
 

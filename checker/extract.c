@@ -222,20 +222,25 @@ static char *cursor_name(CXCursor c)
 	return name;
 }
 
-/* The macro a call was written as, when it differs from the callee. */
+/*
+ * The macro a call was written as, when it differs from the callee:
+ * "arch_wants_old_prefaulted_pte()" for a call of cpu_has_hw_af(). The
+ * token at the call's expansion location is what the source spells
+ * (libclang 14's clang_getSpellingLocation() does not see through macros,
+ * so the spelled token is compared instead).
+ */
 static char *call_via(struct walk *w, CXSourceLocation loc,
 		      const char *callee)
 {
-	CXFile ef, sf;
-	unsigned el, ec, eo, sl, sc, so;
+	CXFile f;
+	unsigned line, col, off;
 	CXToken *tok;
 	char *via = NULL;
 
-	clang_getExpansionLocation(loc, &ef, &el, &ec, &eo);
-	clang_getSpellingLocation(loc, &sf, &sl, &sc, &so);
-	if (ef == sf && eo == so)
+	clang_getExpansionLocation(loc, &f, &line, &col, &off);
+	if (!f)
 		return NULL;
-	tok = clang_getToken(w->tu, clang_getLocation(w->tu, ef, el, ec));
+	tok = clang_getToken(w->tu, clang_getLocation(w->tu, f, line, col));
 	if (!tok)
 		return NULL;
 	if (clang_getTokenKind(*tok) == CXToken_Identifier) {

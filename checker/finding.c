@@ -34,8 +34,13 @@ void findings_free(struct findings *fs)
 	size_t i;
 
 	for (i = 0; i < fs->nr; i++) {
+		size_t j;
+
 		free(fs->v[i].message);
-		free(fs->v[i].chain);
+		free(fs->v[i].chain.steps);
+		for (j = 0; j < fs->v[i].nr_others; j++)
+			free(fs->v[i].others[j].steps);
+		free(fs->v[i].others);
 	}
 	free(fs->v);
 	memset(fs, 0, sizeof(*fs));

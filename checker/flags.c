@@ -18,6 +18,7 @@ struct flag_rule {
 };
 
 #define KEEP FLAG_KEEP
+#define KEEP_ARG FLAG_KEEP_ARG
 #define DROP FLAG_DROP
 #define DROP_ARG FLAG_DROP_ARG
 #define PATH FLAG_PATH
@@ -28,6 +29,7 @@ static const struct flag_rule flag_table[] = {
 #undef FLAG
 };
 #undef KEEP
+#undef KEEP_ARG
 #undef DROP
 #undef DROP_ARG
 #undef PATH
@@ -258,6 +260,11 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 		switch (act) {
 		case FLAG_KEEP:
 			push_arg(out, xstrdup(arg));
+			break;
+		case FLAG_KEEP_ARG:
+			push_arg(out, xstrdup(arg));
+			if (!joined && i + 1 < e->argc)
+				push_arg(out, xstrdup(e->argv[++i]));
 			break;
 		case FLAG_DROP:
 			break;

@@ -21,8 +21,10 @@ void graph_free(struct graph *g)
 {
 	size_t i;
 
-	for (i = 0; i < g->nr_nodes; i++)
+	for (i = 0; i < g->nr_nodes; i++) {
 		free(g->nodes[i].out);
+		free(g->nodes[i].in);
+	}
 	free(g->nodes);
 	free(g->edges);
 	free(g->sinks);
@@ -161,6 +163,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		if (!n->defined) {
 			/* A declaration seen first: now the definition. */
 			n->defined = true;
+			n->is_static = fn->is_static;
 			n->file = intern(g, fn->file);
 			n->line = fn->line;
 			n->col = fn->col;
@@ -189,18 +192,19 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 	free(map);
 }
 
-static const struct graph *sort_graph;
-
-static int edge_order(const void *a, const void *b)
+static int edge_order(const void *a, const void *b, void *graph)
 {
-	const struct gedge *x = &sort_graph->edges[*(const int *)a];
-	const struct gedge *y = &sort_graph->edges[*(const int *)b];
+	const struct graph *g = graph;
+	const struct gedge *x = &g->edges[*(const int *)a];
+	const struct gedge *y = &g->edges[*(const int *)b];
 	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
 
 	if (c)
 		return c;
-	return strcmp(sort_graph->nodes[x->callee].key,
-		      sort_graph->nodes[y->callee].key);
+	c = strcmp(g->nodes[x->callee].key, g->nodes[y->callee].key);
+	if (c)
+		return c;
+	return strcmp(g->nodes[x->caller].key, g->nodes[y->caller].key);
 }
 
 static int sink_order(const void *a, const void *b)
@@ -217,12 +221,23 @@ void graph_finish(struct graph *g)
 {
 	size_t i, k = 0;
 
-	/* qsort has no context argument in C11; the graph is not shared. */
-	sort_graph = g;
-	for (i = 0; i < g->nr_nodes; i++)
-		qsort(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
-		      edge_order);
-	sort_graph = NULL;
+	for (i = 0; i < g->nr_edges; i++)
+		g->nodes[g->edges[i].callee].nr_in++;
+	for (i = 0; i < g->nr_nodes; i++) {
+		g->nodes[i].in = xmalloc((g->nodes[i].nr_in + 1) * sizeof(int));
+		g->nodes[i].nr_in = 0;
+	}
+	for (i = 0; i < g->nr_edges; i++) {
+		struct gnode *n = &g->nodes[g->edges[i].callee];
+
+		n->in[n->nr_in++] = (int)i;
+	}
+	for (i = 0; i < g->nr_nodes; i++) {
+		qsort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
+			edge_order, g);
+		qsort_r(g->nodes[i].in, g->nodes[i].nr_in, sizeof(int),
+			edge_order, g);
+	}
 
 	qsort(g->sinks, g->nr_sinks, sizeof(*g->sinks), sink_order);
 	/* A header's sink is seen once; a .c listed twice would repeat. */

@@ -105,9 +105,28 @@ static int write_findings(const struct analysis *a, const char *format,
 {
 	char *tmp = NULL;
 	FILE *out = stdout;
+	struct stat st;
 	int ret;
 
-	if (output) {
+	if (output && !stat(output, &st) && !S_ISREG(st.st_mode)) {
+		/* A device or a pipe: write in place, never rename over it. */
+		out = fopen(output, "w");
+		if (!out) {
+			fprintf(stderr, "trapcheck: error: %s: cannot write: "
+				"%s\n", output, strerror(errno));
+			return TC_EXIT_OUTPUT;
+		}
+		ret = !strcmp(format, "json") ?
+			emit_json(out, &a->findings, &a->summary) :
+			emit_text(out, &a->findings, eo);
+		if (fclose(out) || ret) {
+			fprintf(stderr, "trapcheck: error: %s: write failed\n",
+				output);
+			return TC_EXIT_OUTPUT;
+		}
+		output = NULL;
+		out = NULL;
+	} else if (output) {
 		tmp = xasprintf("%s.tmp.%d", output, (int)getpid());
 		out = fopen(tmp, "w");
 		if (!out) {
@@ -117,7 +136,9 @@ static int write_findings(const struct analysis *a, const char *format,
 			return TC_EXIT_OUTPUT;
 		}
 	}
-	if (!strcmp(format, "json"))
+	if (!out)
+		ret = 0;	/* written in place above */
+	else if (!strcmp(format, "json"))
 		ret = emit_json(out, &a->findings, &a->summary);
 	else
 		ret = emit_text(out, &a->findings, eo);

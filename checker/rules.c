@@ -22,28 +22,59 @@ const struct rule rule_table[] = {
 };
 const size_t rule_table_size = ARRAY_SIZE(rule_table);
 
-static void fill_chain(const struct graph *g, const struct reach *r,
-		       const struct gsink *s, struct finding *f)
+/* Steps for @n edges from a root, then the sink site in @func. */
+static void build_chain(const struct graph *g, const int *edges, size_t n,
+			const struct gsink *s, struct chain *c)
 {
-	int *edges;
-	size_t n = reach_chain(g, r, s->func, &edges), i;
+	size_t i;
 
-	f->chain_len = n + 1;
-	f->chain = xcalloc(n + 1, sizeof(*f->chain));
+	c->len = n + 1;
+	c->steps = xcalloc(n + 1, sizeof(*c->steps));
 	for (i = 0; i < n; i++) {
 		const struct gedge *e = &g->edges[edges[i]];
 
-		f->chain[i].function = g->nodes[e->caller].name;
-		f->chain[i].file = e->file;
-		f->chain[i].line = e->line;
-		f->chain[i].col = e->col;
-		f->chain[i + 1].via = e->via;
+		c->steps[i].function = g->nodes[e->caller].name;
+		c->steps[i].file = e->file;
+		c->steps[i].line = e->line;
+		c->steps[i].col = e->col;
+		c->steps[i + 1].via = e->via;
 	}
-	f->chain[n].function = g->nodes[s->func].name;
-	f->chain[n].file = s->file;
-	f->chain[n].line = s->line;
-	f->chain[n].col = s->col;
+	c->steps[n].function = g->nodes[s->func].name;
+	c->steps[n].file = s->file;
+	c->steps[n].line = s->line;
+	c->steps[n].col = s->col;
+}
+
+static void fill_chains(const struct graph *g, const struct reach *r,
+			const struct gsink *s, struct finding *f)
+{
+	const struct gnode *fn = &g->nodes[s->func];
+	int *edges;
+	size_t n = reach_chain(g, r, s->func, &edges), i;
+
+	build_chain(g, edges, n, s, &f->chain);
 	free(edges);
+
+	/*
+	 * The sink's function may be entered from several hot callers
+	 * (cpu_has_hw_af() as arch_has_hw_pte_young() and as
+	 * arch_wants_old_prefaulted_pte()): one chain through each.
+	 */
+	for (i = 0; i < fn->nr_in && f->nr_others < FINDING_MAX_OTHER_CHAINS;
+	     i++) {
+		int e = fn->in[i], caller = g->edges[e].caller;
+
+		if (e == r->parent[s->func] || !reach_has(r, caller) ||
+		    g->nodes[caller].opaque)
+			continue;
+		n = reach_chain(g, r, caller, &edges);
+		edges = xrealloc(edges, (n + 1) * sizeof(*edges));
+		edges[n] = e;
+		f->others = xrealloc(f->others, (f->nr_others + 1) *
+				     sizeof(*f->others));
+		build_chain(g, edges, n + 1, s, &f->others[f->nr_others++]);
+		free(edges);
+	}
 }
 
 void rules_run(const struct graph *g, const struct root_sets *roots,
@@ -84,7 +115,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->function = ctx.func->name;
 				f->sink = ctx.def->name;
 				f->root = roots->sets[j].name;
-				fill_chain(g, &reach[j], s, f);
+				fill_chains(g, &reach[j], s, f);
 			}
 			free(proto.message);
 		}

@@ -255,9 +255,10 @@ char *path_relative(const char *path, const char *base)
 {
 	size_t n = strlen(base);
 
-	while (n > 1 && base[n - 1] == '/')
+	while (n > 0 && base[n - 1] == '/')
 		n--;
-	if (!strncmp(path, base, n) && path[n] == '/')
+	/* n == 0: the base is "/", which holds every absolute path. */
+	if (!strncmp(path, base, n) && path[n] == '/' && path[n + 1])
 		return xstrdup(path + n + 1);
 	return xstrdup(path);
 }

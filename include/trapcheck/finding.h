@@ -15,6 +15,14 @@ struct chain_step {
 	const char *via;	/* macro the call into this step used */
 };
 
+struct chain {
+	struct chain_step *steps;	/* root first, sink function last */
+	size_t len;
+};
+
+/* At most this many other chains, one per other hot caller of the sink. */
+#define FINDING_MAX_OTHER_CHAINS 8
+
 struct finding {
 	const char *rule;
 	const char *file;
@@ -26,8 +34,9 @@ struct finding {
 	const char *cap;	/* capability checked, or NULL */
 	const char *root;	/* root set name */
 	char *message;
-	struct chain_step *chain;	/* root first, sink function last */
-	size_t chain_len;
+	struct chain chain;		/* the shortest */
+	struct chain *others;		/* through the sink's other callers */
+	size_t nr_others;
 };
 
 struct findings {

@@ -13,6 +13,7 @@
 
 enum flag_action {
 	FLAG_KEEP,
+	FLAG_KEEP_ARG,
 	FLAG_DROP,
 	FLAG_DROP_ARG,
 	FLAG_PATH,

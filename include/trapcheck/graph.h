@@ -23,6 +23,8 @@ struct gnode {
 	bool opaque;		/* a sink the walk does not enter */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
+	int *in;		/* edges into this node, by graph_finish() */
+	size_t nr_in;
 };
 
 struct gedge {

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare trapcheck's JSON findings with the expectation tags that sit in
+the analysed sources (clang FileCheck style, next to the code they check):
+
+  // CHECK: <rule> <root-set>: <f1> -> <f2> -> ... -> <function with sink>
+  // CHECK-NOT: <rule>
+  // CHECK-FILE-NONE
+
+A CHECK or CHECK-NOT line (several may stack, with plain comments among
+them) applies to the next line that is not a comment. Every finding must
+be expected and every expectation found: same file, line, rule, root set
+and chain (the shortest one). Prints TAP-friendly lines; exits 1 on a
+mismatch.
+
+Usage: check-tags.py TREE FINDINGS.json
+"""
+import json
+import os
+import re
+import sys
+
+TAG = re.compile(r'//\s*(CHECK(?:-NOT|-FILE-NONE)?)\b:?\s*(.*)$')
+
+
+def expectations(tree):
+    want, never, none_files = set(), set(), set()
+    for dirpath, _, files in os.walk(tree):
+        for name in sorted(files):
+            if not name.endswith(('.c', '.h', '.S')):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, tree)
+            pending = []
+            with open(path, encoding='utf-8') as f:
+                for lineno, line in enumerate(f, 1):
+                    m = TAG.search(line)
+                    stripped = line.strip()
+                    if m:
+                        kind, rest = m.groups()
+                        if kind == 'CHECK-FILE-NONE':
+                            none_files.add(rel)
+                        else:
+                            pending.append((kind, rest.strip()))
+                        continue
+                    if stripped.startswith(('//', '/*', '*')) or \
+                            not stripped:
+                        continue
+                    for kind, rest in pending:
+                        if kind == 'CHECK':
+                            head, chain = rest.split(':', 1)
+                            rule, root = head.split()
+                            want.add((rel, lineno, rule, root,
+                                      tuple(c.strip() for c in
+                                            chain.split('->'))))
+                        else:
+                            never.add((rel, lineno, rest.split()[0]))
+                    pending = []
+    return want, never, none_files
+
+
+def main():
+    tree, findings = sys.argv[1], sys.argv[2]
+    with open(findings, encoding='utf-8') as f:
+        data = json.load(f)
+    got = set()
+    for fd in data['findings']:
+        got.add((fd['file'], fd['line'], fd['rule'], fd['root'],
+                 tuple(s['function'] for s in fd['chain'])))
+    want, never, none_files = expectations(tree)
+    bad = 0
+    for w in sorted(want - got):
+        print('# missing: %s:%d: %s %s: %s' % (w[0], w[1], w[2], w[3],
+                                              ' -> '.join(w[4])))
+        bad += 1
+    for g in sorted(got - want):
+        print('# unexpected: %s:%d: %s %s: %s' % (g[0], g[1], g[2], g[3],
+                                                 ' -> '.join(g[4])))
+        bad += 1
+    for g in got:
+        if (g[0], g[1], g[2]) in never:
+            print('# CHECK-NOT violated: %s:%d: %s' % g[:3])
+            bad += 1
+        if g[0] in none_files:
+            print('# CHECK-FILE-NONE violated: %s:%d: %s' % g[:3])
+            bad += 1
+    print('# %d expected, %d reported, %d CHECK-NOT, %d files without '
+          'findings' % (len(want), len(got), len(never), len(none_files)))
+    return 1 if bad or not want else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

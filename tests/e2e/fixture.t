@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# End to end on the bundled kernel-shaped tree: the expectations live in
+# the fixture's sources as // CHECK: tags (tests/e2e/check-tags.py).
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+cd "$SCRATCH" || exit 1
+
+"$TRAPCHECK" -p "$FX" -q --format=json -o out.json
+check "exit status 1 when there are findings" [ $? -eq 1 ]
+check "findings match the CHECK tags (file, line, rule, root, chain)" \
+	python3 "$TOP/tests/e2e/check-tags.py" "$FX" out.json
+
+"$TRAPCHECK" -p "$FX" -q -j1 > j1.txt
+"$TRAPCHECK" -p "$FX" -q -j4 > j4.txt
+check "-j1 and -j4 give identical output" cmp -s j1.txt j4.txt
+
+check "text output is gcc-style with the rule in brackets" \
+	grep -q '^arch/arm64/include/asm/cpufeature.h:91:10: warning: read_cpuid(ID_AA64MMFR1_EL1) traps to the hypervisor (HCR_EL2.TID3) on a hot path; .* \[trapping-idreg-read\]$' j1.txt
+check "the chain note names the root set and the macro alias" \
+	grep -q '^arch/arm64/include/asm/cpufeature.h:91:10: note: reached from page-fault: handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
+check "seed 000: this_cpu_has_cap(ARM64_HAS_RNG) from crng" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:60:10: warning: this_cpu_has_cap(ARM64_HAS_RNG) .*\[local-cap-check\]$' j1.txt
+check "a second hot caller of the sink gets its own chain" \
+	grep -q 'note: also reached from crng: .* -> extract_entropy -> arch_get_random_longs -> __cpu_has_rng$' j1.txt
+
+"$TRAPCHECK" -p "$FX" -v -q > verbose.txt
+check "-v prints a note per call in the chain" \
+	grep -q '^mm/memory.c:[0-9]*:[0-9]*: note: set_pte_range() calls cpu_has_hw_af() as arch_wants_old_prefaulted_pte()$' verbose.txt
+
+python3 - out.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert s['entries'] == 7 and s['tus_analysed'] == 5, s
+assert s['tus_skipped'] == 2 and s['tus_with_errors'] == 0, s
+for f in d['findings']:
+    for k in ('rule', 'file', 'line', 'column', 'function', 'sink',
+              'register', 'root', 'chain'):
+        assert k in f, k
+    assert f['chain'][-1]['function'] == f['function']
+    assert all({'function', 'file', 'line'} <= set(c) for c in f['chain'])
+PY
+check "JSON summary counts and finding fields" [ $? -eq 0 ]
+
+"$TRAPCHECK" -p "$FX" 2> summary.txt > /dev/null
+check "summary line on stderr" \
+	grep -q '^trapcheck: 5 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 8 findings$' summary.txt
+
+mkdir boot
+printf '# boot-time entry\ncpuinfo_store_cpu\n' > boot/boot.roots
+"$TRAPCHECK" -p "$FX" -q --roots boot/boot.roots > boot.txt
+check "--roots adds a user root set" \
+	grep -q '^arch/arm64/kernel/cpuinfo.c:[0-9]*:[0-9]*: note: reached from boot: cpuinfo_store_cpu -> __cpuinfo_store_cpu$' boot.txt
+
+mkdir empty
+"$TRAPCHECK" -p "$FX" -q --roots-dir empty > none.txt
+check "exit status 0 and no output without findings" \
+	[ $? -eq 0 ] && [ ! -s none.txt ]
+
+"$TRAPCHECK" -p "$SCRATCH/nowhere" -q > err.out 2> err.txt
+rc=$?
+check "missing database: exit 2, one line naming the file" \
+	[ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] &&
+	grep -q "nowhere/compile_commands.json" err.txt
+
+printf '[{"directory": ".", "file": "a.c", ' > bad.json
+"$TRAPCHECK" -p bad.json -q 2> err.txt
+rc=$?
+check "malformed database: exit 2 with line and column" \
+	[ $rc -eq 2 ] && grep -q '^trapcheck: error: bad.json:1:[0-9]*: malformed JSON' err.txt
+
+"$TRAPCHECK" -p "$FX" -q -o /dev/full 2> err.txt
+rc=$?
+check "unwritable output: exit 3 and a message" \
+	[ $rc -eq 3 ] && grep -q 'trapcheck: error: /dev/full' err.txt
+
+"$TRAPCHECK" -p "$FX" -q -o result.txt
+check "-o writes the file and leaves no temporary behind" \
+	[ -s result.txt ] && [ "$(ls | grep -c 'result.txt.tmp')" -eq 0 ]
+
+"$TRAPCHECK" --format=xml -p "$FX" 2> err.txt
+check "unknown format: exit 2" [ $? -eq 2 ]
+
+done_testing

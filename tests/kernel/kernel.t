@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The real kernel: Debian's linux-source-6.12, arm64 defconfig, the objects
+# of arch/arm64/ mm/ kernel/ drivers/char/ lib/ built by kbuild and its
+# compile_commands.json (scripts/kernel-tree.sh caches the tree outside the
+# repository, in $TRAPCHECK_KERNEL_CACHE or /var/cache/trapcheck).
+. "$(dirname "$0")/../tap.sh"
+cd "$SCRATCH" || exit 1
+
+tree=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
+check "kernel tree prepared with a compile database" \
+	[ -s "$tree/compile_commands.json" ]
+rev="$tree-revert004"
+"$TOP/tests/kernel/revert-seed-004.sh" "$tree" "$rev" > /dev/null
+check "seed 004 reverted in a hard-linked copy" \
+	grep -q 'mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);' \
+	"$rev/arch/arm64/include/asm/cpufeature.h"
+
+start=$(date +%s)
+"$TRAPCHECK" -p "$tree" --format=json -o real.json 2> real.err
+rc=$?
+echo "# 6.12 run: exit $rc in $(( $(date +%s) - start )) s"
+sed 's/^/# /' real.err | tail -n 12
+check "findings on the real tree: exit status 1" [ $rc -eq 1 ]
+
+# The line of seed 000's bug, read from the tree itself.
+rng_line=$(grep -n 'return this_cpu_has_cap(ARM64_HAS_RNG);' \
+	"$tree/arch/arm64/include/asm/archrandom.h" | cut -d: -f1)
+check "archrandom.h:65 is this_cpu_has_cap(ARM64_HAS_RNG) in 6.12" \
+	[ "$rng_line" = 65 ]
+
+python3 - real.json "$rng_line" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+line = int(sys.argv[2])
+hits = [f for f in d['findings']
+        if f['file'] == 'arch/arm64/include/asm/archrandom.h' and
+        f['line'] == line and f['rule'] == 'local-cap-check' and
+        f['root'] == 'crng']
+assert len(hits) == 1, hits
+f = hits[0]
+assert f['function'] == '__cpu_has_rng' and f['capability'] == 'ARM64_HAS_RNG'
+names = [s['function'] for s in f['chain']]
+print('# chain:', ' -> '.join(names))
+tail = names[-4:]
+assert tail[:2] == ['crng_make_state', 'extract_entropy'], names
+assert tail[2] in ('arch_get_random_seed_longs', 'arch_get_random_longs')
+assert tail[3] == '__cpu_has_rng'
+PY
+check "seed 000: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy" [ $? -eq 0 ]
+
+python3 - real.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [f for f in d['findings']
+       if f['file'] == 'arch/arm64/kernel/cpuinfo.c']
+assert not bad, bad
+PY
+check "nothing reported in arch/arm64/kernel/cpuinfo.c" [ $? -eq 0 ]
+
+python3 - real.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+print('# summary:', {k: v for k, v in s.items() if k != 'errors'})
+assert s['tus_analysed'] + s['tus_skipped'] == s['entries'], s
+assert s['tus_analysed'] >= 700, s
+for e in s['errors']:
+    assert e['file'] and e['first_error'], e
+    print('# TU with errors:', e['file'], '-', e['first_error'])
+PY
+check "every TU processed; those with errors named with their first error" \
+	[ $? -eq 0 ]
+
+python3 - real.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af']
+PY
+check "6.12 (seed 004 applied): cpu_has_hw_af() not reported" [ $? -eq 0 ]
+
+start=$(date +%s)
+"$TRAPCHECK" -p "$rev" -q --format=json -o rev.json
+echo "# reverted run: exit $? in $(( $(date +%s) - start )) s"
+python3 - rev.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [f for f in d['findings']
+        if f['function'] == 'cpu_has_hw_af' and f['root'] == 'page-fault']
+assert len(hits) == 1, hits
+f = hits[0]
+assert f['rule'] == 'trapping-idreg-read'
+assert f['register'] == 'ID_AA64MMFR1_EL1' and f['sink'] == 'read_cpuid'
+assert f['file'] == 'arch/arm64/include/asm/cpufeature.h'
+ok = False
+for c in [f['chain']] + f['other_chains']:
+    names = [s['function'] for s in c]
+    print('# chain:', ' -> '.join(s['function'] +
+          (' (as %s)' % s['via'] if s.get('via') else '') for s in c))
+    if names[-2:] == ['set_pte_range', 'cpu_has_hw_af'] and \
+            c[-1].get('via') == 'arch_wants_old_prefaulted_pte':
+        ok = True
+assert ok
+PY
+check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
+
+done_testing

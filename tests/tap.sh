@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Minimal TAP helpers for the shell suites run by prove (git t/ style).
+# Each suite sources this file, runs in its own scratch directory, and
+# calls ok/fail/check; done_testing prints the plan.
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+TRAPCHECK="$TOP/trapcheck"
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/trapcheck-test.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+tap_n=0
+tap_failed=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1"
+}
+
+fail() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $1"
+}
+
+# check "description" command...: ok when the command succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		fail "$desc"
+	fi
+}
+
+done_testing() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-util.c - path helpers, strmap, strpool and the growable arrays.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/util.h"
+
+static void check_normalize(const char *in, const char *want)
+{
+	char *got = path_normalize(in);
+
+	if (strcmp(got, want))
+		print_error("path_normalize(\"%s\")\n", in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_normalize_dot(void **state)
+{
+	check_normalize(".", ".");
+	check_normalize("./", ".");
+	check_normalize("./a/./b", "a/b");
+	check_normalize("./arch/arm64/include", "arch/arm64/include");
+}
+
+static void test_normalize_dotdot(void **state)
+{
+	check_normalize("a/../b", "b");
+	check_normalize("a/..", ".");
+	check_normalize("../a", "../a");
+	check_normalize("../../a", "../../a");
+	check_normalize("../a/..", "..");
+	check_normalize("a/b/../../..", "..");
+	check_normalize("a/b/../c/../../d", "d");
+}
+
+static void test_normalize_absolute(void **state)
+{
+	check_normalize("/", "/");
+	check_normalize("/a/../..", "/");
+	check_normalize("/..", "/");
+	check_normalize("/a/b/..", "/a");
+	check_normalize("/a/b/../c", "/a/c");
+	check_normalize("/tree/./kernel/../include", "/tree/include");
+}
+
+static void test_normalize_slashes(void **state)
+{
+	check_normalize("//x//y/", "/x/y");
+	check_normalize("a//b/", "a/b");
+	check_normalize("x/", "x");
+}
+
+static void test_path_relative(void **state)
+{
+	char *s;
+
+	s = path_relative("/tree/kernel/fork.c", "/tree");
+	assert_string_equal(s, "kernel/fork.c");
+	free(s);
+
+	s = path_relative("/tree/kernel/fork.c", "/tree/");
+	assert_string_equal(s, "kernel/fork.c");
+	free(s);
+
+	/* A sibling sharing the prefix is not inside the base. */
+	s = path_relative("/treex/kernel/fork.c", "/tree");
+	assert_string_equal(s, "/treex/kernel/fork.c");
+	free(s);
+
+	s = path_relative("/usr/include/stdio.h", "/tree");
+	assert_string_equal(s, "/usr/include/stdio.h");
+	free(s);
+
+	s = path_relative("kernel/fork.c", "/tree");
+	assert_string_equal(s, "kernel/fork.c");
+	free(s);
+}
+
+/*
+ * compdb_load() gives the root "/" to a database at /compile_commands.json;
+ * every absolute path is inside it.
+ */
+static void test_path_relative_fs_root(void **state)
+{
+	char got[2][64];
+	char *s;
+
+	/* Copied and freed before asserting: a failure leaks nothing. */
+	s = path_relative("/kernel/fork.c", "/");
+	snprintf(got[0], sizeof(got[0]), "%s", s);
+	free(s);
+	s = path_relative("/scripts/kallsyms.c", "//");
+	snprintf(got[1], sizeof(got[1]), "%s", s);
+	free(s);
+
+	assert_string_equal(got[0], "kernel/fork.c");
+	assert_string_equal(got[1], "scripts/kallsyms.c");
+}
+
+static void test_path_join(void **state)
+{
+	char *s;
+
+	s = path_join("arch/arm64", "./include");
+	assert_string_equal(s, "arch/arm64/include");
+	free(s);
+
+	s = path_join("a/b", "../c");
+	assert_string_equal(s, "a/c");
+	free(s);
+
+	s = path_join("/tree", "./arch/arm64/include");
+	assert_string_equal(s, "/tree/arch/arm64/include");
+	free(s);
+
+	s = path_join("/tree/", "kernel/../include/linux/kconfig.h");
+	assert_string_equal(s, "/tree/include/linux/kconfig.h");
+	free(s);
+
+	/* An absolute path wins over the directory. */
+	s = path_join("/tree", "/usr/lib/gcc/../include");
+	assert_string_equal(s, "/usr/lib/include");
+	free(s);
+
+	s = path_join("rel/dir", "/abs");
+	assert_string_equal(s, "/abs");
+	free(s);
+
+	s = path_join(NULL, "./x");
+	assert_string_equal(s, "x");
+	free(s);
+
+	s = path_join("", "./x");
+	assert_string_equal(s, "x");
+	free(s);
+}
+
+static void test_strmap_basic(void **state)
+{
+	struct strmap m;
+
+	strmap_init(&m);
+	assert_int_equal(strmap_get(&m, "missing"), -1);
+	assert_int_equal(strmap_put(&m, "alpha", 1), 1);
+	assert_int_equal(strmap_put(&m, "beta", 2), 2);
+	assert_int_equal(strmap_get(&m, "alpha"), 1);
+	assert_int_equal(strmap_get(&m, "beta"), 2);
+	/* A duplicate put keeps and returns the old value. */
+	assert_int_equal(strmap_put(&m, "alpha", 7), 1);
+	assert_int_equal(strmap_get(&m, "alpha"), 1);
+	assert_int_equal(strmap_put(&m, "", 0), 0);
+	assert_int_equal(strmap_get(&m, ""), 0);
+	assert_int_equal(strmap_get(&m, "alph"), -1);
+	strmap_free(&m);
+	assert_null(m.slots);
+}
+
+static void test_strmap_key_copied(void **state)
+{
+	struct strmap m;
+	char buf[16];
+
+	strmap_init(&m);
+	strcpy(buf, "volatile");
+	strmap_put(&m, buf, 5);
+	strcpy(buf, "changed");
+	assert_int_equal(strmap_get(&m, "volatile"), 5);
+	assert_int_equal(strmap_get(&m, "changed"), -1);
+	strmap_free(&m);
+}
+
+#define NR_KEYS 3000
+
+static void test_strmap_growth(void **state)
+{
+	struct strmap m;
+	char key[32];
+	int i;
+
+	strmap_init(&m);
+	for (i = 0; i < NR_KEYS; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		assert_int_equal(strmap_put(&m, key, i), i);
+	}
+	assert_int_equal(m.used, NR_KEYS);
+	assert_true(m.mask + 1 > 2 * NR_KEYS);
+	for (i = 0; i < NR_KEYS; i++) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		assert_int_equal(strmap_get(&m, key), i);
+	}
+	for (i = 0; i < NR_KEYS; i += 97) {
+		snprintf(key, sizeof(key), "key-%d", i);
+		assert_int_equal(strmap_put(&m, key, -5), i);
+	}
+	assert_int_equal(m.used, NR_KEYS);
+	assert_int_equal(strmap_get(&m, "key-3000"), -1);
+	strmap_free(&m);
+}
+
+static void test_strpool_intern(void **state)
+{
+	struct strpool p;
+	char buf[32];
+	const char *a, *b, *c, *again;
+	int i;
+
+	strpool_init(&p);
+	strcpy(buf, "cpu_has_hw_af");
+	a = strpool_intern(&p, buf);
+	assert_ptr_not_equal(a, buf);
+	assert_string_equal(a, "cpu_has_hw_af");
+	b = strpool_intern(&p, "cpu_has_hw_af");
+	assert_ptr_equal(a, b);
+	c = strpool_intern(&p, "cpu_has_hw_afx");
+	assert_ptr_not_equal(a, c);
+	assert_string_equal(c, "cpu_has_hw_afx");
+	assert_int_equal(p.nr, 2);
+
+	/* Pointers stay valid while the pool grows. */
+	for (i = 0; i < 2000; i++) {
+		snprintf(buf, sizeof(buf), "s%d", i);
+		assert_string_equal(strpool_intern(&p, buf), buf);
+	}
+	assert_int_equal(p.nr, 2002);
+	again = strpool_intern(&p, "cpu_has_hw_af");
+	assert_ptr_equal(again, a);
+	assert_string_equal(a, "cpu_has_hw_af");
+	assert_ptr_equal(strpool_intern(&p, "s1234"),
+			 strpool_intern(&p, "s1234"));
+	assert_int_equal(p.nr, 2002);
+	strpool_free(&p);
+}
+
+static void test_grow_push(void **state)
+{
+	int *arr = NULL;
+	size_t nr = 0, alloc = 0, i;
+
+	GROW(arr, alloc, 0);
+	assert_null(arr);
+	assert_int_equal(alloc, 0);
+
+	GROW(arr, alloc, 9);
+	assert_non_null(arr);
+	assert_true(alloc >= 9);
+	assert_int_equal(alloc, 16);
+	GROW(arr, alloc, 3);
+	assert_int_equal(alloc, 16);
+
+	for (i = 0; i < 1000; i++) {
+		int *slot = PUSH(arr, nr, alloc);
+
+		*slot = (int)i * 3;
+		assert_int_equal(nr, i + 1);
+		assert_true(alloc >= nr);
+	}
+	for (i = 0; i < 1000; i++)
+		assert_int_equal(arr[i], (int)i * 3);
+	free(arr);
+}
+
+static void test_grow_struct(void **state)
+{
+	struct pair {
+		char *s;
+		long v;
+	} *arr = NULL;
+	size_t nr = 0, alloc = 0;
+	struct pair *p;
+
+	p = PUSH(arr, nr, alloc);
+	p->s = "a";
+	p->v = 1;
+	p = PUSH(arr, nr, alloc);
+	p->s = "b";
+	p->v = 2;
+	assert_int_equal(nr, 2);
+	assert_int_equal(alloc, 8);
+	assert_string_equal(arr[0].s, "a");
+	assert_int_equal(arr[1].v, 2);
+	free(arr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_normalize_dot),
+		cmocka_unit_test(test_normalize_dotdot),
+		cmocka_unit_test(test_normalize_absolute),
+		cmocka_unit_test(test_normalize_slashes),
+		cmocka_unit_test(test_path_relative),
+		cmocka_unit_test(test_path_relative_fs_root),
+		cmocka_unit_test(test_path_join),
+		cmocka_unit_test(test_strmap_basic),
+		cmocka_unit_test(test_strmap_key_copied),
+		cmocka_unit_test(test_strmap_growth),
+		cmocka_unit_test(test_strpool_intern),
+		cmocka_unit_test(test_grow_push),
+		cmocka_unit_test(test_grow_struct),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
