@@ -27,7 +27,7 @@
 struct tu_status {
 	enum flags_skip skip;
 	int parse_error;
-	unsigned nr_errors;
+	unsigned int nr_errors;
 	char *first_error;
 };
 

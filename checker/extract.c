@@ -71,13 +71,13 @@ struct file_slot {
 /* The byte range of a function definition within its file. */
 struct extent {
 	CXFile file;
-	unsigned start, end;
+	unsigned int start, end;
 	int func;		/* -1: body skipped (claimed by another TU) */
 };
 
 struct pending_sink {
 	CXFile file;
-	unsigned offset, line, col;
+	unsigned int offset, line, col;
 	int sink;
 	char *arg;
 };
@@ -151,8 +151,8 @@ static const char *file_rel(struct walk *w, CXFile f)
 }
 
 static const char *expansion_loc(struct walk *w, CXSourceLocation loc,
-				 unsigned *line, unsigned *col,
-				 unsigned *offset, CXFile *filep)
+				 unsigned int *line, unsigned int *col,
+				 unsigned int *offset, CXFile *filep)
 {
 	CXFile f;
 
@@ -167,7 +167,7 @@ static char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
 			     bool skip_name)
 {
 	CXToken *toks = NULL;
-	unsigned n = 0, i = 0;
+	unsigned int n = 0, i = 0;
 	char *arg = NULL;
 
 	clang_tokenize(tu, range, &toks, &n);
@@ -192,7 +192,7 @@ static char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
  * base name stay two nodes while a header's static inline stays one.
  */
 static char *func_key(struct walk *w, CXCursor decl, const char **file,
-		      unsigned *line, bool *is_static)
+		      unsigned int *line, bool *is_static)
 {
 	CXCursor def = clang_getCursorDefinition(decl);
 	CXCursor c = clang_Cursor_isNull(def) ?
@@ -200,7 +200,7 @@ static char *func_key(struct walk *w, CXCursor decl, const char **file,
 	CXString usr = clang_getCursorUSR(c);
 	const char *u = clang_getCString(usr);
 	char *key;
-	unsigned col;
+	unsigned int col;
 
 	*file = expansion_loc(w, clang_getCursorLocation(c), line, &col,
 			      NULL, NULL);
@@ -233,7 +233,7 @@ static char *call_via(struct walk *w, CXSourceLocation loc,
 		      const char *callee)
 {
 	CXFile f;
-	unsigned line, col, off;
+	unsigned int line, col, off;
 	CXToken *tok;
 	char *via = NULL;
 
@@ -258,7 +258,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 {
 	struct tu_call *c;
 	const char *cfile;
-	unsigned cline;
+	unsigned int cline;
 	bool is_static;
 	CXSourceLocation loc = clang_getCursorLocation(call);
 	int s;
@@ -309,7 +309,7 @@ static void visit_function(struct walk *w, CXCursor c)
 {
 	CXSourceRange r = clang_getCursorExtent(c);
 	CXFile sf, ef;
-	unsigned sl, sc, so, el, ec, eo;
+	unsigned int sl, sc, so, el, ec, eo;
 	struct extent *x;
 	struct tu_func fn;
 	const char *file;
@@ -426,7 +426,7 @@ static void resolve_pending(struct walk *w)
 static void count_diagnostics(struct walk *w, struct clang_args *args,
 			      bool *rejected_flag)
 {
-	unsigned i, n = clang_getNumDiagnostics(w->tu);
+	unsigned int i, n = clang_getNumDiagnostics(w->tu);
 
 	*rejected_flag = false;
 	for (i = 0; i < n; i++) {
@@ -447,7 +447,7 @@ static void count_diagnostics(struct walk *w, struct clang_args *args,
 			*rejected_flag = true;
 		w->out->nr_errors++;
 		if (!w->out->first_error) {
-			unsigned line, col;
+			unsigned int line, col;
 			const char *f = expansion_loc(w,
 				clang_getDiagnosticLocation(d), &line, &col,
 				NULL, NULL);
@@ -491,11 +491,10 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 					  (const char *const *)args->argv,
 					  args->argc, NULL, 0, PARSE_FLAGS,
 					  &w.tu);
-	if (err == CXError_Success) {
+	if (err == CXError_Success)
 		count_diagnostics(&w, args, &rejected);
-	} else {
+	else
 		rejected = args->nr_unknown > 0;
-	}
 	if (rejected) {
 		/* Drop what clang would not take and parse once more. */
 		warn_unknown(opts, args, rel, "(rejected by clang: dropped)");

@@ -56,7 +56,7 @@ size_t graph_find_name(const struct graph *g, const char *name, int *out,
 }
 
 static int node_get(struct graph *g, const char *key, const char *name,
-		    const char *file, unsigned line, unsigned col,
+		    const char *file, unsigned int line, unsigned int col,
 		    bool is_static)
 {
 	int idx = strmap_get(&g->node_index, key);
@@ -99,8 +99,8 @@ static void pairs_grow(struct graph *g)
 	free(old);
 }
 
-static int site_cmp(const char *fa, unsigned la, unsigned ca,
-		    const char *fb, unsigned lb, unsigned cb)
+static int site_cmp(const char *fa, unsigned int la, unsigned int ca,
+		    const char *fb, unsigned int lb, unsigned int cb)
 {
 	int c = strcmp(fa, fb);
 

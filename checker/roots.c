@@ -44,7 +44,7 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 	const char *base = strrchr(path, '/');
 	char line[512], *name, *dot;
 	struct root_set *s;
-	unsigned lineno = 0;
+	unsigned int lineno = 0;
 	FILE *f;
 	int ret = 0;
 

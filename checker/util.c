@@ -235,9 +235,8 @@ char *path_normalize(const char *path)
 				continue;	/* "/.." is "/" */
 			/* A leading ".." stays and cannot be folded. */
 		}
-		if (o > (abs ? 1u : 0u)) {
+		if (o > (abs ? 1u : 0u))
 			out[o++] = '/';
-		}
 		if (!(n == 2 && seg[0] == '.' && seg[1] == '.'))
 			seg_at[nseg++] = o ? o - (o > (abs ? 1u : 0u) &&
 						 out[o - 1] == '/') : 0;

@@ -19,7 +19,7 @@ struct tu_func {
 	char *key;		/* USR; internal linkage: USR@file */
 	char *name;
 	char *file;		/* relative to the tree root */
-	unsigned line, col;
+	unsigned int line, col;
 	bool is_static;
 };
 
@@ -28,9 +28,9 @@ struct tu_call {
 	char *callee_key;
 	char *callee_name;
 	char *callee_file;	/* where the callee is declared */
-	unsigned callee_line;
+	unsigned int callee_line;
 	char *file;		/* the call site */
-	unsigned line, col;
+	unsigned int line, col;
 	char *via;		/* the macro the call was written as, or NULL */
 };
 
@@ -39,13 +39,13 @@ struct tu_sink {
 	int sink;		/* index into sink_table */
 	char *arg;		/* the register or capability, or NULL */
 	char *file;
-	unsigned line, col;
+	unsigned int line, col;
 };
 
 struct tu_facts {
 	char *file;		/* the TU, relative to the tree root */
 	int parse_error;	/* a CXErrorCode; 0 when a TU was built */
-	unsigned nr_errors;	/* error and fatal diagnostics */
+	unsigned int nr_errors;	/* error and fatal diagnostics */
 	char *first_error;	/* "file:line:col: message" */
 	bool retried;		/* re-parsed without rejected flags */
 

@@ -11,7 +11,7 @@
 struct chain_step {
 	const char *function;
 	const char *file;	/* where this function goes on: the call */
-	unsigned line, col;	/* site, or the sink for the last step */
+	unsigned int line, col;	/* site, or the sink for the last step */
 	const char *via;	/* macro the call into this step used */
 };
 
@@ -26,7 +26,7 @@ struct chain {
 struct finding {
 	const char *rule;
 	const char *file;
-	unsigned line, col;
+	unsigned int line, col;
 	const char *function;	/* the function holding the sink */
 	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
 	const char *reg;	/* register read, or NULL */
@@ -46,7 +46,7 @@ struct findings {
 
 struct tu_problem {
 	char *file;
-	unsigned nr_errors;
+	unsigned int nr_errors;
 	char *first_error;
 	int parse_error;	/* nonzero: no TU was built */
 };

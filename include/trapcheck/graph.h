@@ -17,7 +17,7 @@ struct gnode {
 	const char *key;
 	const char *name;
 	const char *file;	/* definition, or declaration if undefined */
-	unsigned line, col;
+	unsigned int line, col;
 	bool defined;
 	bool is_static;
 	bool opaque;		/* a sink the walk does not enter */
@@ -30,7 +30,7 @@ struct gnode {
 struct gedge {
 	int caller, callee;
 	const char *file;
-	unsigned line, col;
+	unsigned int line, col;
 	const char *via;	/* macro alias at the call site, or NULL */
 };
 
@@ -39,7 +39,7 @@ struct gsink {
 	int sink;		/* index into sink_table */
 	const char *arg;	/* register or capability, or NULL */
 	const char *file;
-	unsigned line, col;
+	unsigned int line, col;
 };
 
 struct graph {

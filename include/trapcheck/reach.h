@@ -15,7 +15,7 @@
 struct reach {
 	const struct root_set *set;
 	int *parent;		/* per node: the edge that reached it */
-	unsigned *depth;
+	unsigned int *depth;
 	size_t nr_roots;	/* roots of the set present in the graph */
 };
 
