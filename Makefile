@@ -36,12 +36,12 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o checker/rule-trapping-idreg-read.o \
 	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
-	    checker/emit.o checker/analyze.o
+	    checker/emit.o checker/analyze.o checker/caps.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
-	      tests/unit/test-compdb tests/unit/test-util
+	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks
 
 all: deps-checked $(PROG)
 
@@ -58,6 +58,7 @@ deps-checked: .deps-installed
 
 checker/flags.o: checker/flags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
+checker/caps.o: checker/tables.def
 
 $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@

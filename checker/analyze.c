@@ -103,6 +103,32 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void summarise_tables(const struct cap_table *t,
+			     struct run_summary *s)
+{
+	size_t i, j;
+
+	s->have_caps = t->have_caps;
+	s->have_ftr = t->have_ftr;
+	s->caps = t->nr;
+	s->ftr_regs = t->nr_ftr;
+	for (i = 0; i < t->nr; i++) {
+		bool dup = false;
+
+		if (t->caps[i].how)
+			continue;
+		for (j = 0; j < s->nr_unresolved; j++)
+			dup |= !strcmp(s->unresolved_caps[j], t->caps[i].name);
+		if (!dup)
+			*PUSH(s->unresolved_caps, s->nr_unresolved,
+			      s->alloc_unresolved) = t->caps[i].name;
+	}
+	for (i = 0; i < t->nr_ftr; i++)
+		if (!reg_lookup(t->ftr_regs[i]))
+			*PUSH(s->unknown_regs, s->nr_unknown_regs,
+			      s->alloc_unknown_regs) = t->ftr_regs[i];
+}
+
 static void summarise(struct pool *p)
 {
 	struct run_summary *s = &p->a->summary;
@@ -129,6 +155,7 @@ static void summarise(struct pool *p)
 		pr->first_error = st->first_error;
 		pr->parse_error = st->parse_error;
 	}
+	summarise_tables(&p->a->graph.caps, s);
 	s->functions = p->a->graph.nr_nodes;
 	s->edges = p->a->graph.nr_edges;
 	s->sinks = p->a->graph.nr_sinks;
@@ -175,6 +202,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	free(threads);
 
 	graph_finish(&a->graph);
+	caps_resolve(&a->graph);
 	summarise(&p);
 	rules_run(&a->graph, roots, &a->findings);
 
@@ -192,4 +220,52 @@ void analysis_free(struct analysis *a)
 	run_summary_free(&a->summary);
 	graph_free(&a->graph);
 	free(a->root);
+}
+
+static void put_quoted(FILE *out, const char *s)
+{
+	if (*s && !strpbrk(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", out);
+		else
+			fputc(*s, out);
+	}
+	fputc('\'', out);
+}
+
+int analysis_print_commands(const char *compdb, FILE *out, char *err,
+			    size_t errlen)
+{
+	struct compdb db;
+	size_t i;
+	int j, ret;
+
+	ret = compdb_load(&db, compdb, err, errlen);
+	if (ret)
+		return ret;
+	for (i = 0; i < db.nr; i++) {
+		struct clang_args args;
+
+		if (flags_translate(&db.entries[i], db.root, &args) !=
+		    FLAGS_PARSE) {
+			clang_args_free(&args);
+			continue;
+		}
+		fputs("clang -fsyntax-only", out);
+		for (j = 0; j < args.argc; j++) {
+			fputc(' ', out);
+			put_quoted(out, args.argv[j]);
+		}
+		fputc(' ', out);
+		put_quoted(out, db.entries[i].file);
+		fputc('\n', out);
+		clang_args_free(&args);
+	}
+	compdb_free(&db);
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }

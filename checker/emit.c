@@ -76,11 +76,34 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 				"first: %s\n", p->file, p->nr_errors,
 				p->nr_errors == 1 ? "" : "s", p->first_error);
 	}
+	if (sum->have_caps || sum->have_ftr) {
+		fprintf(diag, "trapcheck: from the tree: %zu capabilities (%zu "
+			"unresolved", sum->caps, sum->nr_unresolved);
+		for (i = 0; i < sum->nr_unresolved; i++)
+			fprintf(diag, "%s%s", i ? ", " : ": ",
+				sum->unresolved_caps[i]);
+		fprintf(diag, "), %zu sanitised registers (%zu unknown",
+			sum->ftr_regs, sum->nr_unknown_regs);
+		for (i = 0; i < sum->nr_unknown_regs; i++)
+			fprintf(diag, "%s%s", i ? ", " : ": ",
+				sum->unknown_regs[i]);
+		fputs(")\n", diag);
+	}
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
 		"findings\n", sum->tus, sum->nr_problems, sum->skipped,
 		sum->functions, sum->edges, sum->sinks, nr_findings);
 	fflush(diag);
+}
+
+static json_t *str_array(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
 }
 
 static json_t *jstr(const char *s)
@@ -121,8 +144,11 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "function", json_string(f->function));
 	json_object_set_new(o, "sink", json_string(f->sink));
 	json_object_set_new(o, "register", jstr(f->reg));
-	json_object_set_new(o, "trap", jstr(f->trap));
+	json_object_set_new(o, "trap_class", jstr(f->trap));
 	json_object_set_new(o, "capability", jstr(f->cap));
+	json_object_set_new(o, "field", jstr(f->field));
+	json_object_set_new(o, "sanitised", f->sanitised < 0 ? json_null() :
+			    json_boolean(f->sanitised));
 	json_object_set_new(o, "root", json_string(f->root));
 	json_object_set_new(o, "message", json_string(f->message));
 	json_object_set_new(o, "chain", chain_json(&f->chain));
@@ -165,6 +191,15 @@ int emit_json(FILE *out, const struct findings *fs,
 	json_object_set_new(s, "sinks", json_integer(sum->sinks));
 	json_object_set_new(s, "findings", json_integer(fs->nr));
 	json_object_set_new(s, "errors", probs);
+	json_object_set_new(s, "capabilities", json_integer(sum->caps));
+	json_object_set_new(s, "capabilities_unresolved",
+			    str_array(sum->unresolved_caps,
+				      sum->nr_unresolved));
+	json_object_set_new(s, "sanitised_registers",
+			    json_integer(sum->ftr_regs));
+	json_object_set_new(s, "registers_unknown",
+			    str_array(sum->unknown_regs,
+				      sum->nr_unknown_regs));
 	json_object_set_new(root, "findings", arr);
 	json_object_set_new(root, "summary", s);
 	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||

@@ -300,7 +300,8 @@ static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent,
 
 		if (clang_getCursorKind(callee) == CXCursor_FunctionDecl)
 			record_call(w, c, callee);
-		/* Calls through pointers have no referenced decl. */
+		else	/* through a pointer: no referenced function */
+			w->out->funcs[w->cur_func].indirect_calls = true;
 	}
 	return CXChildVisit_Recurse;
 }
@@ -316,6 +317,7 @@ static void visit_function(struct walk *w, CXCursor c)
 	bool mine;
 
 	fn.key = func_key(w, c, &file, &fn.line, &fn.is_static);
+	fn.indirect_calls = false;
 	clang_getExpansionLocation(clang_getRangeStart(r), &sf, &sl, &sc, &so);
 	clang_getExpansionLocation(clang_getRangeEnd(r), &ef, &el, &ec, &eo);
 	(void)expansion_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,
@@ -362,6 +364,37 @@ static void visit_macro(struct walk *w, CXCursor c)
 	p->arg = first_arg_token(w->tu, clang_getCursorExtent(c), true);
 }
 
+static const char *caps_loc_file(void *ctx, CXFile f)
+{
+	return file_rel(ctx, f);
+}
+
+/* A definition of one of the kernel tables trapcheck reads. */
+static void visit_var(struct walk *w, CXCursor c)
+{
+	struct tu_facts *o = w->out;
+	struct caps_sink sink = {
+		&o->caps, &o->nr_caps, &o->alloc_caps,
+		&o->ftr_regs, &o->nr_ftr, &o->alloc_ftr,
+		caps_loc_file, w,
+	};
+	char *name;
+	int kind;
+
+	if (!clang_isCursorDefinition(c))
+		return;
+	name = cursor_name(c);
+	kind = caps_table_kind(name);
+	if (kind >= 0) {
+		if (kind == TABLE_FTR_REGS)
+			o->have_ftr = true;
+		else
+			o->have_caps = true;
+		caps_extract(w->tu, c, kind, name, &sink);
+	}
+	free(name);
+}
+
 static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
@@ -369,6 +402,9 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 
 	(void)parent;
 	switch (clang_getCursorKind(c)) {
+	case CXCursor_VarDecl:
+		visit_var(w, c);
+		break;
 	case CXCursor_MacroExpansion:
 		visit_macro(w, c);
 		break;
@@ -559,6 +595,12 @@ void tu_facts_free(struct tu_facts *f)
 		free(f->sinks[i].arg);
 		free(f->sinks[i].file);
 	}
+	for (i = 0; i < f->nr_caps; i++)
+		tu_cap_free(&f->caps[i]);
+	for (i = 0; i < f->nr_ftr; i++)
+		free(f->ftr_regs[i]);
+	free(f->caps);
+	free(f->ftr_regs);
 	free(f->funcs);
 	free(f->calls);
 	free(f->sinks);

@@ -55,5 +55,7 @@ void run_summary_free(struct run_summary *s)
 		free(s->problems[i].first_error);
 	}
 	free(s->problems);
+	free(s->unresolved_caps);
+	free(s->unknown_regs);
 	memset(s, 0, sizeof(*s));
 }

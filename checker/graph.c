@@ -28,6 +28,8 @@ void graph_free(struct graph *g)
 	free(g->nodes);
 	free(g->edges);
 	free(g->sinks);
+	free(g->caps.caps);
+	free(g->caps.ftr_regs);
 	free(g->pairs);
 	strmap_free(&g->node_index);
 	strpool_free(&g->pool);
@@ -149,6 +151,36 @@ static void edge_add(struct graph *g, int caller, int callee,
 		pairs_grow(g);
 }
 
+static void merge_tables(struct graph *g, const struct tu_facts *f)
+{
+	struct cap_table *t = &g->caps;
+	size_t i;
+
+	t->have_ftr |= f->have_ftr;
+	t->have_caps |= f->have_caps;
+	for (i = 0; i < f->nr_ftr; i++)
+		if (!caps_is_sanitised(t, f->ftr_regs[i]))
+			*PUSH(t->ftr_regs, t->nr_ftr, t->alloc_ftr) =
+				intern(g, f->ftr_regs[i]);
+	for (i = 0; i < f->nr_caps; i++) {
+		const struct tu_cap *tc = &f->caps[i];
+		struct cap *c = PUSH(t->caps, t->nr, t->alloc);
+
+		memset(c, 0, sizeof(*c));
+		c->name = intern(g, tc->name);
+		c->type = intern(g, tc->type);
+		c->matches = intern(g, tc->matches);
+		c->reg = intern(g, tc->reg);
+		c->field = intern(g, tc->field);
+		c->min = intern(g, tc->min);
+		c->table = intern(g, tc->table);
+		c->file = intern(g, tc->file);
+		c->line = tc->line;
+		c->scope = tc->scope;
+		c->midr = tc->midr;
+	}
+}
+
 void graph_merge(struct graph *g, const struct tu_facts *f)
 {
 	int *map = xmalloc((f->nr_funcs + 1) * sizeof(*map));
@@ -164,6 +196,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			/* A declaration seen first: now the definition. */
 			n->defined = true;
 			n->is_static = fn->is_static;
+			n->indirect_calls = fn->indirect_calls;
 			n->file = intern(g, fn->file);
 			n->line = fn->line;
 			n->col = fn->col;
@@ -189,6 +222,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		s->line = k->line;
 		s->col = k->col;
 	}
+	merge_tables(g, f);
 	free(map);
 }
 
@@ -217,10 +251,19 @@ static int sink_order(const void *a, const void *b)
 	return x->sink - y->sink;
 }
 
+static int cap_order(const void *a, const void *b)
+{
+	const struct cap *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
 void graph_finish(struct graph *g)
 {
 	size_t i, k = 0;
 
+	qsort(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
 	for (i = 0; i < g->nr_edges; i++)
 		g->nodes[g->edges[i].callee].nr_in++;
 	for (i = 0; i < g->nr_nodes; i++) {

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "trapcheck/analyze.h"
+#include "trapcheck/caps.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/roots.h"
 #include "trapcheck/util.h"
@@ -23,13 +24,18 @@
 #define TRAPCHECK_VERSION "0.1"
 #endif
 
-enum { OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS };
+enum {
+	OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS,
+	OPT_PRINT_COMMANDS, OPT_LIST_CAPS,
+};
 
 static const struct option long_opts[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "roots", required_argument, NULL, OPT_ROOTS },
 	{ "roots-dir", required_argument, NULL, OPT_ROOTS_DIR },
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+	{ "print-clang-commands", no_argument, NULL, OPT_PRINT_COMMANDS },
+	{ "list-caps", no_argument, NULL, OPT_LIST_CAPS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -53,6 +59,10 @@ static void usage(FILE *f)
 	      "  -v, --verbose      a note for every step of each chain\n"
 	      "  -q, --quiet        no summary on stderr\n"
 	      "  --no-progress      no progress line on a terminal\n"
+	      "  --print-clang-commands  print the plain clang command of "
+	      "each TU\n"
+	      "  --list-caps        print the capabilities and sanitised "
+	      "registers read from the tree\n"
 	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
 	      "3 internal error\n", f);
 }
@@ -176,7 +186,8 @@ int main(int argc, char **argv)
 	const char **extra = NULL;
 	size_t nr_extra = 0, alloc_extra = 0, i;
 	char err[1024], *roots_dir = NULL;
-	bool no_progress = false, quiet = false;
+	bool no_progress = false, quiet = false, print_commands = false;
+	bool list_caps = false;
 	int c, ret = TC_EXIT_USAGE;
 
 	ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -215,6 +226,12 @@ int main(int argc, char **argv)
 		case OPT_NO_PROGRESS:
 			no_progress = true;
 			break;
+		case OPT_PRINT_COMMANDS:
+			print_commands = true;
+			break;
+		case OPT_LIST_CAPS:
+			list_caps = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return TC_EXIT_CLEAN;
@@ -233,6 +250,17 @@ int main(int argc, char **argv)
 	if (strcmp(format, "text") && strcmp(format, "json")) {
 		fprintf(stderr, "trapcheck: error: unknown format '%s' "
 			"(text, json)\n", format);
+		goto out_free_extra;
+	}
+
+	if (print_commands) {
+		char *db = find_compdb(tree);
+
+		ret = analysis_print_commands(db, stdout, err, sizeof(err));
+		free(db);
+		if (ret)
+			goto out_err;
+		ret = TC_EXIT_CLEAN;
 		goto out_free_extra;
 	}
 
@@ -257,6 +285,14 @@ int main(int argc, char **argv)
 	}
 	free((char *)ao.compdb);
 
+	if (list_caps) {
+		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :
+							  TC_EXIT_CLEAN;
+		if (!quiet)
+			emit_summary(stderr, &a.summary, a.findings.nr);
+		analysis_free(&a);
+		goto out_free_roots;
+	}
 	ret = write_findings(&a, format, output, &eo, quiet);
 	if (!ret)
 		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;

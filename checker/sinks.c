@@ -89,7 +89,8 @@ const char *trap_class_name(enum trap_class t)
 {
 	static const char *const names[] = {
 		[TRAP_NONE] = "none", [TRAP_TID1] = "HCR_EL2.TID1",
-		[TRAP_TID2] = "HCR_EL2.TID2", [TRAP_TID3] = "HCR_EL2.TID3",
+		[TRAP_TID2] = "HCR_EL2.TID2", [TRAP_TID5] = "HCR_EL2.TID5",
+		[TRAP_TID3] = "HCR_EL2.TID3",
 	};
 
 	return names[t];

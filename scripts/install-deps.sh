@@ -5,20 +5,21 @@
 # Idempotent: packages already present are not fetched again, and apt-get
 # update runs only when something is missing.
 #
-# Usage: scripts/install-deps.sh [--kernel]
-#   --kernel  also install what the real-kernel test needs (kernel source,
-#             the arm64 cross compiler, bc, flex, bison, ...).
+# Usage: scripts/install-deps.sh [--kernel [VERSION]]
+#   --kernel  also install what the real-kernel test needs (Debian's
+#             linux-source-VERSION, default 6.12, the arm64 cross compiler,
+#             bc, flex, bison, ...).
 
 set -eu
 
 pkgs="build-essential pkg-config llvm-14 llvm-14-dev clang-14 libclang-14-dev
 libjansson-dev libsqlite3-dev libcmocka-dev coccinelle sparse git
 python3 patch"
-kernel_pkgs="linux-source-6.12 gcc-aarch64-linux-gnu bc flex bison
-libssl-dev libelf-dev xz-utils rsync cpio kmod"
+kernel_pkgs="gcc-aarch64-linux-gnu bc flex bison libssl-dev libelf-dev
+xz-utils rsync cpio kmod"
 
 if [ "${1:-}" = "--kernel" ]; then
-	pkgs="$pkgs $kernel_pkgs"
+	pkgs="$pkgs $kernel_pkgs linux-source-${2:-6.12}"
 fi
 
 missing=""

@@ -25,7 +25,7 @@ tarball="/usr/src/linux-source-$ver.tar.xz"
 kmake="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j$jobs"
 
 here=$(cd "$(dirname "$0")" && pwd)
-"$here/install-deps.sh" --kernel >&2
+"$here/install-deps.sh" --kernel "$ver" >&2
 
 mkdir -p "$cache"
 if [ ! -f "$tree/.trapcheck-unpacked" ]; then

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "trapcheck/finding.h"
 #include "trapcheck/graph.h"
@@ -34,5 +35,14 @@ struct analysis {
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
+
+/*
+ * Print, for every entry that would be parsed, the equivalent plain clang
+ * command ("clang -fsyntax-only ARGS FILE", shell-quoted, run from the
+ * tree): the parse floor the benchmark compares against, and a way to
+ * reproduce a TU's parse by hand.
+ */
+int analysis_print_commands(const char *compdb, FILE *out, char *err,
+			    size_t errlen);
 
 #endif /* TRAPCHECK_ANALYZE_H */

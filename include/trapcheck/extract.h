@@ -12,6 +12,7 @@
 
 #include <clang-c/Index.h>
 
+#include "trapcheck/caps.h"
 #include "trapcheck/flags.h"
 #include "trapcheck/util.h"
 
@@ -21,6 +22,7 @@ struct tu_func {
 	char *file;		/* relative to the tree root */
 	unsigned int line, col;
 	bool is_static;
+	bool indirect_calls;	/* calls through a function pointer */
 };
 
 struct tu_call {
@@ -55,6 +57,13 @@ struct tu_facts {
 	size_t nr_calls, alloc_calls;
 	struct tu_sink *sinks;
 	size_t nr_sinks, alloc_sinks;
+
+	/* Kernel tables found in this TU (checker/tables.def). */
+	struct tu_cap *caps;
+	size_t nr_caps, alloc_caps;
+	char **ftr_regs;
+	size_t nr_ftr, alloc_ftr;
+	bool have_ftr, have_caps;
 };
 
 /*

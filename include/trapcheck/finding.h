@@ -6,6 +6,7 @@
 #ifndef TRAPCHECK_FINDING_H
 #define TRAPCHECK_FINDING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct chain_step {
@@ -32,6 +33,8 @@ struct finding {
 	const char *reg;	/* register read, or NULL */
 	const char *trap;	/* its trap class, or NULL */
 	const char *cap;	/* capability checked, or NULL */
+	const char *field;	/* its register field, or NULL */
+	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
 	const char *root;	/* root set name */
 	char *message;
 	struct chain chain;		/* the shortest */
@@ -58,6 +61,14 @@ struct run_summary {
 	size_t functions, edges, sinks;
 	struct tu_problem *problems;	/* TUs with errors, in db order */
 	size_t nr_problems, alloc_problems;
+
+	/* What was read from the tree's own tables (caps.h). */
+	bool have_caps, have_ftr;
+	size_t caps, ftr_regs;
+	const char **unresolved_caps;	/* what matches() reads is unknown */
+	size_t nr_unresolved, alloc_unresolved;
+	const char **unknown_regs;	/* arm64_ftr_regs[] not in the table */
+	size_t nr_unknown_regs, alloc_unknown_regs;
 };
 
 void findings_sort(struct findings *fs);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "trapcheck/caps.h"
 #include "trapcheck/extract.h"
 #include "trapcheck/util.h"
 
@@ -21,6 +22,7 @@ struct gnode {
 	bool defined;
 	bool is_static;
 	bool opaque;		/* a sink the walk does not enter */
+	bool indirect_calls;	/* calls through a function pointer */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
 	int *in;		/* edges into this node, by graph_finish() */
@@ -51,6 +53,8 @@ struct graph {
 	size_t nr_edges, alloc_edges;
 	struct gsink *sinks;
 	size_t nr_sinks, alloc_sinks;
+
+	struct cap_table caps;		/* from the tree's own tables */
 
 	/* caller/callee pair -> edge, open addressing */
 	struct edge_slot {

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "trapcheck/caps.h"
 #include "trapcheck/finding.h"
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
@@ -37,6 +38,14 @@ extern const size_t rule_table_size;
 bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f);
 bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f);
 bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f);
+
+/*
+ * Advice for a trapping read of @reg: the sanitised copy when the tree's
+ * arm64_ftr_regs[] serves it, else a cached value. Sets *@sanitised to
+ * 1, 0 or -1 (tables not analysed). Returns a new string.
+ */
+char *idreg_advice(const struct cap_table *t, const char *reg,
+		   const char *field, int *sanitised);
 
 /*
  * Run every rule over every sink site of @g reachable from a root set:

@@ -27,7 +27,7 @@ struct sink_def {
 	bool opaque;
 };
 
-enum trap_class { TRAP_NONE, TRAP_TID1, TRAP_TID2, TRAP_TID3 };
+enum trap_class { TRAP_NONE, TRAP_TID1, TRAP_TID2, TRAP_TID5, TRAP_TID3 };
 
 struct reg_def {
 	const char *name;

@@ -16,11 +16,11 @@ check "findings match the CHECK tags (file, line, rule, root, chain)" \
 check "-j1 and -j4 give identical output" cmp -s j1.txt j4.txt
 
 check "text output is gcc-style with the rule in brackets" \
-	grep -q '^arch/arm64/include/asm/cpufeature.h:91:10: warning: read_cpuid(ID_AA64MMFR1_EL1) traps to the hypervisor (HCR_EL2.TID3) on a hot path; .* \[trapping-idreg-read\]$' j1.txt
+	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: warning: read_cpuid(ID_AA64MMFR1_EL1) reads ID_AA64MMFR1_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1) \[trapping-idreg-read\]$' j1.txt
 check "the chain note names the root set and the macro alias" \
-	grep -q '^arch/arm64/include/asm/cpufeature.h:91:10: note: reached from page-fault: handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
-check "seed 000: this_cpu_has_cap(ARM64_HAS_RNG) from crng" \
-	grep -q '^arch/arm64/include/asm/archrandom.h:60:10: warning: this_cpu_has_cap(ARM64_HAS_RNG) .*\[local-cap-check\]$' j1.txt
+	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: note: reached from page-fault: handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
+check "seed 000: this_cpu_has_cap(ARM64_HAS_RNG) names register, field and the sanitised copy" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:60:10: warning: this_cpu_has_cap(ARM64_HAS_RNG) reads ID_AA64ISAR0_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1), field RNDR \[local-cap-check\]$' j1.txt
 check "a second hot caller of the sink gets its own chain" \
 	grep -q 'note: also reached from crng: .* -> extract_entropy -> arch_get_random_longs -> __cpu_has_rng$' j1.txt
 
@@ -32,7 +32,7 @@ python3 - out.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d['summary']
-assert s['entries'] == 7 and s['tus_analysed'] == 5, s
+assert s['entries'] == 8 and s['tus_analysed'] == 6, s
 assert s['tus_skipped'] == 2 and s['tus_with_errors'] == 0, s
 for f in d['findings']:
     for k in ('rule', 'file', 'line', 'column', 'function', 'sink',
@@ -40,12 +40,50 @@ for f in d['findings']:
         assert k in f, k
     assert f['chain'][-1]['function'] == f['function']
     assert all({'function', 'file', 'line'} <= set(c) for c in f['chain'])
+    for k in ('trap_class', 'capability', 'field', 'sanitised'):
+        assert k in f, k
+rng = [f for f in d['findings'] if f['capability'] == 'ARM64_HAS_RNG'][0]
+assert rng['register'] == 'ID_AA64ISAR0_EL1' and rng['field'] == 'RNDR'
+assert rng['sanitised'] is True and rng['trap_class'] == 'HCR_EL2.TID3'
+assert not [f for f in d['findings']
+            if f['capability'] == 'ARM64_WORKAROUND_1418040']
+assert s['capabilities'] == 4 and s['capabilities_unresolved'] == []
+assert s['sanitised_registers'] == 5
 PY
 check "JSON summary counts and finding fields" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" 2> summary.txt > /dev/null
 check "summary line on stderr" \
-	grep -q '^trapcheck: 5 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 8 findings$' summary.txt
+	grep -q '^trapcheck: 6 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 9 findings$' summary.txt
+check "summary of the tables read from the tree" \
+	grep -q '^trapcheck: from the tree: 4 capabilities (0 unresolved), 5 sanitised registers (0 unknown)$' summary.txt
+
+"$TRAPCHECK" -p "$FX" -q --list-caps > caps.txt
+check "--list-caps: ARM64_HAS_RNG from ARM64_CPUID_FIELDS (6.12 form)" \
+	grep -q "^ARM64_HAS_RNG	SYSTEM	has_cpuid_feature	ID_AA64ISAR0_EL1	RNDR	IMP	HCR_EL2.TID3	yes	sys_reg	arch/arm64/kernel/cpufeature.c:" caps.txt
+check "--list-caps: ARM64_HAS_PAN from .sys_reg/.field_pos (6.1 form)" \
+	grep -q "^ARM64_HAS_PAN	SYSTEM	has_cpuid_feature	ID_AA64MMFR1_EL1	PAN	1	HCR_EL2.TID3	yes	sys_reg	" caps.txt
+check "--list-caps: errata matched on MIDR read no trapping register" \
+	sh -c "grep -q '^ARM64_WORKAROUND_1418040	LOCAL_CPU	is_affected_midr_range_list	MIDR_EL1	-	-	none	' caps.txt &&
+	       grep -q '^ARM64_WORKAROUND_1463225	LOCAL_CPU	has_cortex_a76_erratum_1463225	MIDR_EL1	-	-	none	' caps.txt"
+check "--list-caps: an entry #ifdef'd out is not read" \
+	sh -c "! grep -q ARM64_HAS_LSE_ATOMICS caps.txt"
+check "--list-caps: arm64_ftr_regs[] of the tree" \
+	grep -q '^# arm64_ftr_regs\[\] (5): ID_AA64PFR0_EL1 ID_AA64PFR1_EL1 ID_AA64ISAR0_EL1 ID_AA64MMFR0_EL1 ID_AA64MMFR1_EL1$' caps.txt
+
+python3 - "$FX/compile_commands.json" notables.json <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+root = os.path.dirname(os.path.abspath(sys.argv[1]))
+keep = [dict(e, directory=root) for e in d
+        if not e['file'].startswith('arch/arm64/kernel/cpu')]
+json.dump(keep, open(sys.argv[2], 'w'))
+PY
+"$TRAPCHECK" -p notables.json -q > notables.txt 2>&1
+check "without cpufeature.c the sanitised set is unknown, and said so" \
+	grep -q "warning: read_cpuid(ID_AA64MMFR1_EL1) reads ID_AA64MMFR1_EL1 (traps under HCR_EL2.TID3) on a hot path; arm64_ftr_regs\[\] was not analysed (arch/arm64/kernel/cpufeature.c): cache the value or read the sanitised copy if it has one \[trapping-idreg-read\]" notables.txt
+check "without the capability tables this_cpu_has_cap() is reported as unresolved" \
+	grep -q "warning: this_cpu_has_cap(ARM64_WORKAROUND_1418040) may read an ID register from hardware on a hot path (the capability tables were not analysed); each read traps under HCR_EL2.TID3 \[local-cap-check\]" notables.txt
 
 mkdir boot
 printf '# boot-time entry\ncpuinfo_store_cpu\n' > boot/boot.roots

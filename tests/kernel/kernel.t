@@ -40,6 +40,8 @@ hits = [f for f in d['findings']
 assert len(hits) == 1, hits
 f = hits[0]
 assert f['function'] == '__cpu_has_rng' and f['capability'] == 'ARM64_HAS_RNG'
+assert f['register'] == 'ID_AA64ISAR0_EL1' and f['field'] == 'RNDR', f
+assert f['sanitised'] is True and f['trap_class'] == 'HCR_EL2.TID3', f
 names = [s['function'] for s in f['chain']]
 print('# chain:', ' -> '.join(names))
 tail = names[-4:]
@@ -57,6 +59,14 @@ bad = [f for f in d['findings']
 assert not bad, bad
 PY
 check "nothing reported in arch/arm64/kernel/cpuinfo.c" [ $? -eq 0 ]
+
+python3 - real.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not [f for f in d['findings']
+            if f['capability'] == 'ARM64_WORKAROUND_1418040'], d
+PY
+check "this_cpu_has_cap(ARM64_WORKAROUND_1418040) in __switch_to: MIDR, no trap, no finding" [ $? -eq 0 ]
 
 python3 - real.json <<'PY'
 import json, sys

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Capabilities and sanitised registers read from the analysed tree, on
+# real Linux 6.12 and 6.1 (arm64 defconfig), checked against the source.
+. "$(dirname "$0")/../tap.sh"
+cd "$SCRATCH" || exit 1
+
+for ver in 6.12 6.1; do
+	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	start=$(date +%s)
+	"$TRAPCHECK" -p "$tree" --list-caps > "caps-$ver.txt" 2> "caps-$ver.err"
+	rc=$?
+	echo "# $ver: --list-caps exit $rc in $(( $(date +%s) - start )) s"
+	sed 's/^/# /' "caps-$ver.err" | grep 'from the tree'
+	check "$ver: --list-caps runs" [ $rc -eq 0 ]
+	check "$ver: ARM64_HAS_RNG resolves to ID_AA64ISAR0_EL1.RNDR, sanitised" \
+		grep -q "^ARM64_HAS_RNG	SYSTEM	has_cpuid_feature	ID_AA64ISAR0_EL1	RNDR	[A-Z0-9]*	HCR_EL2.TID3	yes	sys_reg	arch/arm64/kernel/cpufeature.c:" "caps-$ver.txt"
+	check "$ver: ARM64_WORKAROUND_1463225 resolves to a MIDR match" \
+		grep -q "^ARM64_WORKAROUND_1463225	LOCAL_CPU	has_cortex_a76_erratum_1463225	MIDR_EL1	-	-	none	" "caps-$ver.txt"
+	python3 "$TOP/tests/kernel/caps-check.py" "$tree" "caps-$ver.txt"
+	check "$ver: a dozen capabilities agree with the source" [ $? -eq 0 ]
+	# Entries are ARM64_FTR_REG*(SYS_X, ...) or { SYS_CTR_EL0, ... }.
+	n=$(sed -n '/} arm64_ftr_regs\[\] = {/,/^};/p' \
+		"$tree/arch/arm64/kernel/cpufeature.c" | grep -c 'SYS_[A-Z0-9_]*')
+	check "$ver: every arm64_ftr_regs[] entry of the source is read ($n)" \
+		grep -q "^# arm64_ftr_regs\[\] ($n):" "caps-$ver.txt"
+	check "$ver: unresolved capabilities are named in the summary" \
+		grep -q '^trapcheck: from the tree: [0-9]* capabilities ([0-9]* unresolved: ARM64_' "caps-$ver.err"
+done
+
+done_testing

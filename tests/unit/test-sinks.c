@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The register and sink tables: every spelling of a register read maps
+ * to the same register, and each register has its trap class.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "trapcheck/sinks.h"
+
+static const struct reg_def *via(enum sink_how how, const char *name,
+				 const char *arg)
+{
+	int k = sink_lookup(how, name);
+
+	assert_true(k >= 0);
+	return reg_lookup_arg(&sink_table[k], arg);
+}
+
+static void test_spellings_map_to_one_register(void **state)
+{
+	const struct reg_def *r = reg_lookup("ID_AA64MMFR1_EL1");
+
+	assert_non_null(r);
+	assert_ptr_equal(via(SINK_MACRO, "read_cpuid", "ID_AA64MMFR1_EL1"), r);
+	assert_ptr_equal(via(SINK_MACRO, "read_sysreg_s",
+			     "SYS_ID_AA64MMFR1_EL1"), r);
+	assert_ptr_equal(via(SINK_MACRO, "read_sysreg", "id_aa64mmfr1_el1"),
+			 r);
+	assert_ptr_equal(via(SINK_CALL, "__read_sysreg_by_encoding",
+			     "SYS_ID_AA64MMFR1_EL1"), r);
+}
+
+static void test_wrong_spelling_is_no_register(void **state)
+{
+	/* read_sysreg_s() takes an encoding name: SYS_ is required. */
+	assert_null(via(SINK_MACRO, "read_sysreg_s", "ID_AA64MMFR1_EL1"));
+	assert_null(via(SINK_MACRO, "read_cpuid", "SYS_ID_AA64MMFR1_EL1"));
+	assert_null(via(SINK_MACRO, "read_sysreg", "cntvct_el0"));
+	assert_null(via(SINK_CALL, "__read_sysreg_by_encoding", NULL));
+}
+
+static void test_trap_classes(void **state)
+{
+	static const struct {
+		const char *reg;
+		enum trap_class trap;
+	} want[] = {
+		{ "ID_AA64PFR0_EL1", TRAP_TID3 }, { "ID_AA64PFR2_EL1", TRAP_TID3 },
+		{ "ID_AA64DFR1_EL1", TRAP_TID3 }, { "ID_AA64ISAR3_EL1", TRAP_TID3 },
+		{ "ID_AA64MMFR4_EL1", TRAP_TID3 }, { "ID_AA64ZFR0_EL1", TRAP_TID3 },
+		{ "ID_AA64SMFR0_EL1", TRAP_TID3 }, { "ID_AA64FPFR0_EL1", TRAP_TID3 },
+		{ "ID_PFR0_EL1", TRAP_TID3 }, { "ID_DFR1_EL1", TRAP_TID3 },
+		{ "ID_ISAR6_EL1", TRAP_TID3 }, { "ID_MMFR5_EL1", TRAP_TID3 },
+		{ "MVFR2_EL1", TRAP_TID3 },
+		{ "AIDR_EL1", TRAP_TID1 }, { "REVIDR_EL1", TRAP_TID1 },
+		{ "CTR_EL0", TRAP_TID2 }, { "CCSIDR_EL1", TRAP_TID2 },
+		{ "CLIDR_EL1", TRAP_TID2 }, { "CSSELR_EL1", TRAP_TID2 },
+		{ "MIDR_EL1", TRAP_NONE }, { "MPIDR_EL1", TRAP_NONE },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct reg_def *r = reg_lookup(want[i].reg);
+
+		assert_non_null(r);
+		assert_int_equal(r->trap, want[i].trap);
+	}
+	assert_string_equal(trap_class_name(TRAP_TID3), "HCR_EL2.TID3");
+	assert_string_equal(trap_class_name(TRAP_NONE), "none");
+	assert_null(reg_lookup("CNTVCT_EL0"));
+}
+
+static void test_opaque_sinks(void **state)
+{
+	assert_true(sink_is_opaque("this_cpu_has_cap"));
+	assert_true(sink_is_opaque("__read_sysreg_by_encoding"));
+	/* The walk goes on into arch_get_random_*() (__cpu_has_rng). */
+	assert_false(sink_is_opaque("arch_get_random_seed_longs"));
+	assert_false(sink_is_opaque("cpu_has_hw_af"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spellings_map_to_one_register),
+		cmocka_unit_test(test_wrong_spelling_is_no_register),
+		cmocka_unit_test(test_trap_classes),
+		cmocka_unit_test(test_opaque_sinks),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
