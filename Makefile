@@ -36,7 +36,9 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o checker/rule-trapping-idreg-read.o \
 	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
-	    checker/emit.o checker/analyze.o checker/caps.o
+	    checker/rule-preempt-guard.o \
+	    checker/emit.o checker/analyze.o checker/caps.o \
+	    checker/guards.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -59,6 +61,8 @@ deps-checked: .deps-installed
 checker/flags.o: checker/flags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
 checker/caps.o: checker/tables.def
+checker/guards.o: checker/phases.def
+checker/graph.o: checker/preempt.def
 
 $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@
@@ -74,7 +78,8 @@ tests/unit/%: tests/unit/%.c $(LIB)
 
 # make demo: the bundled kernel-shaped fixture tree, findings and chains.
 demo: all
-	$(Q)./$(PROG) -p tests/fixtures/kernel -v; \
+	$(Q)./$(PROG) -p tests/fixtures/kernel \
+	    --roots tests/fixtures/kernel/variants.roots; \
 	    rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 # make check: unit tests (cmocka), then the TAP suites under prove.

@@ -32,8 +32,10 @@ int emit_text(FILE *out, const struct findings *fs,
 
 		fprintf(out, "%s:%u:%u: warning: %s [%s]\n", f->file, f->line,
 			f->col, f->message, f->rule);
-		fprintf(out, "%s:%u:%u: note: reached from %s: ", f->file,
-			f->line, f->col, f->root);
+		if (!f->root)
+			continue;	/* a site on no hot path */
+		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase): ",
+			f->file, f->line, f->col, f->root, f->phase);
 		print_chain(out, &f->chain);
 		fputc('\n', out);
 		for (j = 0; j < f->nr_others; j++) {
@@ -53,6 +55,8 @@ int emit_text(FILE *out, const struct findings *fs,
 				n->function);
 			if (n->via)
 				fprintf(out, " as %s()", n->via);
+			if (s->guards)
+				fprintf(out, " when %s", s->guards);
 			fputc('\n', out);
 		}
 	}
@@ -127,6 +131,9 @@ static json_t *chain_json(const struct chain *c)
 		json_object_set_new(step, "column", json_integer(s->col));
 		if (s->via)
 			json_object_set_new(step, "via", json_string(s->via));
+		if (s->guards)
+			json_object_set_new(step, "guards",
+					    json_string(s->guards));
 		json_array_append_new(chain, step);
 	}
 	return chain;
@@ -149,7 +156,8 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "field", jstr(f->field));
 	json_object_set_new(o, "sanitised", f->sanitised < 0 ? json_null() :
 			    json_boolean(f->sanitised));
-	json_object_set_new(o, "root", json_string(f->root));
+	json_object_set_new(o, "root", jstr(f->root));
+	json_object_set_new(o, "phase", json_string(f->phase));
 	json_object_set_new(o, "message", json_string(f->message));
 	json_object_set_new(o, "chain", chain_json(&f->chain));
 	for (i = 0; i < f->nr_others; i++)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "trapcheck/extract.h"
+#include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
 
 #define PARSE_FLAGS (CXTranslationUnit_DetailedPreprocessingRecord |	\
@@ -68,11 +69,19 @@ struct file_slot {
 	char *rel;
 };
 
+/* A stretch of a body that runs only when a condition holds. */
+struct region {
+	unsigned int from, to;	/* file offsets, [from, to) */
+	char *atoms;		/* the condition, normalised (guards.h) */
+};
+
 /* The byte range of a function definition within its file. */
 struct extent {
 	CXFile file;
 	unsigned int start, end;
 	int func;		/* -1: body skipped (claimed by another TU) */
+	struct region *regions;
+	size_t nr_regions;
 };
 
 struct pending_sink {
@@ -96,6 +105,13 @@ struct walk {
 	size_t nr_pend, alloc_pend;
 
 	int cur_func;
+
+	/* The function being walked: its tokens and guarded regions. */
+	char **ftok;
+	unsigned int *ftok_off;
+	unsigned int nr_ftok;
+	struct region *regions;
+	size_t nr_regions, alloc_regions;
 };
 
 static size_t ptr_hash(const void *p)
@@ -272,6 +288,8 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->file = xstrdup(expansion_loc(w, loc, &c->line, &c->col, NULL,
 					NULL));
 	c->via = call_via(w, loc, c->callee_name);
+	c->guards = NULL;
+	clang_getExpansionLocation(loc, NULL, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
 	if (s >= 0) {
@@ -286,24 +304,308 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->file = xstrdup(c->file);
 		k->line = c->line;
 		k->col = c->col;
+		k->off = c->off;
+		k->guards = NULL;
 	}
 }
 
-static enum CXChildVisitResult body_visit(CXCursor c, CXCursor parent,
-					  CXClientData data)
+static unsigned int offset_of(CXSourceLocation loc)
 {
-	struct walk *w = data;
+	unsigned int off;
 
-	(void)parent;
-	if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+	clang_getExpansionLocation(loc, NULL, NULL, NULL, &off);
+	return off;
+}
+
+static void extent_offsets(CXCursor c, unsigned int *from, unsigned int *to)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+
+	*from = offset_of(clang_getRangeStart(r));
+	*to = offset_of(clang_getRangeEnd(r));
+	if (*to <= *from)
+		*to = *from + 1;
+}
+
+/* Tokens of the current function within [from, to). */
+static void token_span(struct walk *w, unsigned int from, unsigned int to,
+		       unsigned int *first, unsigned int *end)
+{
+	unsigned int i = 0, j;
+
+	while (i < w->nr_ftok && w->ftok_off[i] < from)
+		i++;
+	j = i;
+	while (j < w->nr_ftok && w->ftok_off[j] < to)
+		j++;
+	/* A macro call ends the range at its name: take its arguments. */
+	if (j > i && j < w->nr_ftok && !strcmp(w->ftok[j], "(")) {
+		int depth = 0;
+
+		for (; j < w->nr_ftok; j++) {
+			if (!strcmp(w->ftok[j], "("))
+				depth++;
+			else if (!strcmp(w->ftok[j], ")") && !--depth)
+				break;
+		}
+		if (j < w->nr_ftok)
+			j++;
+	}
+	*first = i;
+	*end = j;
+}
+
+/* @body runs only when @cond is true (or false, @negated). */
+static void add_region(struct walk *w, unsigned int from, unsigned int to,
+		       CXCursor cond, bool negated)
+{
+	unsigned int cf, ct, i, j;
+	struct region *r;
+	char *atoms = NULL;
+
+	extent_offsets(cond, &cf, &ct);
+	token_span(w, cf, ct, &i, &j);
+	if (j <= i || !guard_atoms((const char *const *)w->ftok + i, j - i,
+				   negated, &atoms) || !atoms)
+		return;
+	r = PUSH(w->regions, w->nr_regions, w->alloc_regions);
+	r->from = from;
+	r->to = to;
+	r->atoms = atoms;
+}
+
+static void add_cursor_region(struct walk *w, CXCursor body, CXCursor cond,
+			      bool negated)
+{
+	unsigned int from, to;
+
+	extent_offsets(body, &from, &to);
+	add_region(w, from, to, cond, negated);
+}
+
+struct kids {
+	CXCursor c[4];
+	unsigned int n;
+};
+
+static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p,
+					   CXClientData d)
+{
+	struct kids *k = d;
+
+	(void)p;
+	if (k->n < ARRAY_SIZE(k->c))
+		k->c[k->n] = c;
+	k->n++;
+	return CXChildVisit_Continue;
+}
+
+static void walk_stmt(struct walk *w, CXCursor c);
+
+static enum CXChildVisitResult walk_kid(CXCursor c, CXCursor p,
+					CXClientData d)
+{
+	(void)p;
+	walk_stmt(d, c);
+	return CXChildVisit_Continue;
+}
+
+/* The operator between the two operands of a binary operator. */
+static const char *binary_op(struct walk *w, CXCursor lhs, CXCursor rhs)
+{
+	unsigned int lf, lt, rf, rt, i;
+
+	extent_offsets(lhs, &lf, &lt);
+	extent_offsets(rhs, &rf, &rt);
+	for (i = 0; i < w->nr_ftok; i++)
+		if (w->ftok_off[i] >= lt && w->ftok_off[i] < rf)
+			return w->ftok[i];
+	return "";
+}
+
+/* Does this statement leave the function (then-branch of an early exit)? */
+static bool exits(CXCursor c)
+{
+	enum CXCursorKind k = clang_getCursorKind(c);
+	struct kids kids = { .n = 0 };
+
+	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt)
+		return true;
+	if (k != CXCursor_CompoundStmt)
+		return false;
+	clang_visitChildren(c, collect_kid, &kids);
+	return kids.n && kids.n <= ARRAY_SIZE(kids.c) &&
+	       exits(kids.c[kids.n - 1]);
+}
+
+struct compound_walk {
+	struct walk *w;
+	unsigned int end;	/* end offset of the compound statement */
+};
+
+static enum CXChildVisitResult walk_compound_kid(CXCursor c, CXCursor p,
+						 CXClientData d)
+{
+	struct compound_walk *cw = d;
+
+	(void)p;
+	walk_stmt(cw->w, c);
+	/* "if (cond) return;": the rest of the block runs when !cond. */
+	if (clang_getCursorKind(c) == CXCursor_IfStmt) {
+		struct kids k = { .n = 0 };
+		unsigned int from, to;
+
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 2 && exits(k.c[1])) {
+			extent_offsets(c, &from, &to);
+			add_region(cw->w, to, cw->end, k.c[0], true);
+		}
+	}
+	return CXChildVisit_Continue;
+}
+
+static void walk_stmt(struct walk *w, CXCursor c)
+{
+	struct kids k = { .n = 0 };
+	const char *op;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_CallExpr: {
 		CXCursor callee = clang_getCursorReferenced(c);
 
 		if (clang_getCursorKind(callee) == CXCursor_FunctionDecl)
 			record_call(w, c, callee);
 		else	/* through a pointer: no referenced function */
 			w->out->funcs[w->cur_func].indirect_calls = true;
+		break;
 	}
-	return CXChildVisit_Recurse;
+	case CXCursor_IfStmt:
+	case CXCursor_ConditionalOperator:
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n < 2 || k.n > 3)
+			break;
+		walk_stmt(w, k.c[0]);
+		add_cursor_region(w, k.c[1], k.c[0], false);
+		walk_stmt(w, k.c[1]);
+		if (k.n == 3) {
+			add_cursor_region(w, k.c[2], k.c[0], true);
+			walk_stmt(w, k.c[2]);
+		}
+		return;
+	case CXCursor_BinaryOperator:
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n != 2)
+			break;
+		op = binary_op(w, k.c[0], k.c[1]);
+		if (strcmp(op, "&&") && strcmp(op, "||"))
+			break;
+		/* a && b: b runs when a; a || b: b runs when !a. */
+		walk_stmt(w, k.c[0]);
+		add_cursor_region(w, k.c[1], k.c[0], !strcmp(op, "||"));
+		walk_stmt(w, k.c[1]);
+		return;
+	case CXCursor_CompoundStmt: {
+		struct compound_walk cw = { .w = w };
+		unsigned int from;
+
+		extent_offsets(c, &from, &cw.end);
+		clang_visitChildren(c, walk_compound_kid, &cw);
+		return;
+	}
+	default:
+		break;
+	}
+	clang_visitChildren(c, walk_kid, w);
+}
+
+/* The guards that hold at @off: every region holding it, outer first. */
+static char *guards_at(const struct region *r, size_t nr, unsigned int off)
+{
+	char *g = NULL;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char *s;
+
+		if (off < r[i].from || off >= r[i].to)
+			continue;
+		s = g ? xasprintf("%s && %s", g, r[i].atoms) :
+			xstrdup(r[i].atoms);
+		free(g);
+		g = s;
+	}
+	return g;
+}
+
+static int region_order(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to < y->to) - (x->to > y->to);
+}
+
+static void function_tokens(struct walk *w, CXCursor fn)
+{
+	CXToken *toks = NULL;
+	unsigned int n = 0, i;
+
+	clang_tokenize(w->tu, clang_getCursorExtent(fn), &toks, &n);
+	w->ftok = xcalloc(n + 1, sizeof(*w->ftok));
+	w->ftok_off = xcalloc(n + 1, sizeof(*w->ftok_off));
+	w->nr_ftok = n;
+	for (i = 0; i < n; i++) {
+		CXString s = clang_getTokenSpelling(w->tu, toks[i]);
+
+		w->ftok[i] = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+		w->ftok_off[i] = offset_of(clang_getTokenLocation(w->tu,
+								  toks[i]));
+	}
+	if (toks)
+		clang_disposeTokens(w->tu, toks, n);
+}
+
+static void free_function_tokens(struct walk *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_ftok; i++)
+		free(w->ftok[i]);
+	free(w->ftok);
+	free(w->ftok_off);
+	w->ftok = NULL;
+	w->ftok_off = NULL;
+	w->nr_ftok = 0;
+}
+
+/* Walk a body; calls and regions of this function get their guards. */
+static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
+{
+	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
+	size_t i;
+
+	function_tokens(w, fn);
+	w->regions = NULL;
+	w->nr_regions = w->alloc_regions = 0;
+	clang_visitChildren(fn, walk_kid, w);
+	qsort(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
+	for (i = first_call; i < w->out->nr_calls; i++) {
+		struct tu_call *c = &w->out->calls[i];
+
+		c->guards = guards_at(w->regions, w->nr_regions, c->off);
+	}
+	for (i = first_sink; i < w->out->nr_sinks; i++) {
+		struct tu_sink *k = &w->out->sinks[i];
+
+		k->guards = guards_at(w->regions, w->nr_regions, k->off);
+	}
+	/* Kept for the macro sinks, tied to functions after the walk. */
+	x->regions = w->regions;
+	x->nr_regions = w->nr_regions;
+	w->regions = NULL;
+	free_function_tokens(w);
 }
 
 static void visit_function(struct walk *w, CXCursor c)
@@ -331,6 +633,8 @@ static void visit_function(struct walk *w, CXCursor c)
 	x->start = so;
 	x->end = sf == ef ? eo : so;
 	x->func = -1;
+	x->regions = NULL;
+	x->nr_regions = 0;
 	if (!mine) {
 		free(fn.key);
 		return;
@@ -340,7 +644,7 @@ static void visit_function(struct walk *w, CXCursor c)
 	x->func = (int)w->out->nr_funcs;
 	*PUSH(w->out->funcs, w->out->nr_funcs, w->out->alloc_funcs) = fn;
 	w->cur_func = x->func;
-	clang_visitChildren(c, body_visit, w);
+	walk_body(w, c, x);
 	w->cur_func = -1;
 }
 
@@ -426,6 +730,7 @@ static void resolve_pending(struct walk *w)
 	for (i = 0; i < w->nr_pend; i++) {
 		struct pending_sink *p = &w->pend[i];
 		const struct sink_def *def = &sink_table[p->sink];
+		struct extent *in = NULL;
 		int func = -2;
 
 		for (j = 0; j < w->nr_ext; j++) {
@@ -434,6 +739,7 @@ static void resolve_pending(struct walk *w)
 			if (x->file == p->file && x->start <= p->offset &&
 			    p->offset < x->end) {
 				func = x->func;
+				in = x;
 				break;
 			}
 		}
@@ -454,6 +760,9 @@ static void resolve_pending(struct walk *w)
 			k->file = xstrdup(file_rel(w, p->file));
 			k->line = p->line;
 			k->col = p->col;
+			k->off = p->offset;
+			k->guards = guards_at(in->regions, in->nr_regions,
+					      p->offset);
 		}
 		free(p->arg);
 	}
@@ -567,6 +876,13 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	clang_disposeTranslationUnit(w.tu);
 
 out_free_walk:
+	for (i = 0; i < w.nr_ext; i++) {
+		size_t j;
+
+		for (j = 0; j < w.ext[i].nr_regions; j++)
+			free(w.ext[i].regions[j].atoms);
+		free(w.ext[i].regions);
+	}
 	for (i = 0; w.files && i <= w.files_mask; i++)
 		free(w.files[i].rel);
 	free(w.files);
@@ -590,9 +906,11 @@ void tu_facts_free(struct tu_facts *f)
 		free(f->calls[i].callee_file);
 		free(f->calls[i].file);
 		free(f->calls[i].via);
+		free(f->calls[i].guards);
 	}
 	for (i = 0; i < f->nr_sinks; i++) {
 		free(f->sinks[i].arg);
+		free(f->sinks[i].guards);
 		free(f->sinks[i].file);
 	}
 	for (i = 0; i < f->nr_caps; i++)

@@ -21,7 +21,7 @@ static int finding_cmp(const void *a, const void *b)
 	c = strcmp(x->rule, y->rule);
 	if (c)
 		return c;
-	return strcmp(x->root, y->root);
+	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
 }
 
 void findings_sort(struct findings *fs)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trapcheck/graph.h"
+#include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
 
 void graph_init(struct graph *g)
@@ -125,14 +126,23 @@ static void edge_add(struct graph *g, int caller, int callee,
 	struct gnode *n;
 
 	if (s->pair) {
-		/* One edge per pair, at its first site in source order. */
+		/*
+		 * One edge per pair: a steady-phase site if there is one,
+		 * else the first in source order.
+		 */
+		bool boot = guards_boot(c->guards);
+
 		e = &g->edges[s->edge];
-		if (site_cmp(c->file, c->line, c->col, e->file, e->line,
-			     e->col) < 0) {
+		if ((e->boot && !boot) ||
+		    (e->boot == boot &&
+		     site_cmp(c->file, c->line, c->col, e->file, e->line,
+			      e->col) < 0)) {
 			e->file = intern(g, c->file);
 			e->line = c->line;
 			e->col = c->col;
 			e->via = intern(g, c->via);
+			e->guards = intern(g, c->guards);
+			e->boot = boot;
 		}
 		return;
 	}
@@ -145,6 +155,8 @@ static void edge_add(struct graph *g, int caller, int callee,
 	e->line = c->line;
 	e->col = c->col;
 	e->via = intern(g, c->via);
+	e->guards = intern(g, c->guards);
+	e->boot = guards_boot(c->guards);
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
@@ -221,6 +233,8 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		s->file = intern(g, k->file);
 		s->line = k->line;
 		s->col = k->col;
+		s->guards = intern(g, k->guards);
+		s->boot = guards_boot(k->guards);
 	}
 	merge_tables(g, f);
 	free(map);
@@ -251,6 +265,29 @@ static int sink_order(const void *a, const void *b)
 	return x->sink - y->sink;
 }
 
+/* Functions whose call disables preemption (checker/preempt.def). */
+static const struct {
+	const char *name;
+	bool prefix;
+} preempt_table[] = {
+#define PREEMPT(name, prefix) { name, prefix },
+#include "preempt.def"
+#undef PREEMPT
+};
+
+static bool disables_preemption(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(preempt_table); i++)
+		if (preempt_table[i].prefix ?
+		    !strncmp(name, preempt_table[i].name,
+			     strlen(preempt_table[i].name)) :
+		    !strcmp(name, preempt_table[i].name))
+			return true;
+	return false;
+}
+
 static int cap_order(const void *a, const void *b)
 {
 	const struct cap *x = a, *y = b;
@@ -275,6 +312,9 @@ void graph_finish(struct graph *g)
 
 		n->in[n->nr_in++] = (int)i;
 	}
+	for (i = 0; i < g->nr_edges; i++)
+		if (disables_preemption(g->nodes[g->edges[i].callee].name))
+			g->nodes[g->edges[i].caller].disables_preemption = true;
 	for (i = 0; i < g->nr_nodes; i++) {
 		qsort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
 			edge_order, g);

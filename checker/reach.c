@@ -16,12 +16,13 @@ static int key_cmp(const void *a, const void *b, void *g)
 }
 
 void reach_compute(const struct graph *g, const struct root_set *set,
-		   struct reach *r)
+		   bool steady, struct reach *r)
 {
 	int *queue = xmalloc((g->nr_nodes + 1) * sizeof(*queue));
 	size_t head = 0, tail = 0, i;
 
 	r->set = set;
+	r->steady = steady;
 	r->parent = xmalloc((g->nr_nodes + 1) * sizeof(*r->parent));
 	r->depth = xcalloc(g->nr_nodes + 1, sizeof(*r->depth));
 	r->nr_roots = 0;
@@ -55,7 +56,8 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 			int v = e->callee;
 
 			/* Opaque sinks are reported at the call, not entered. */
-			if (r->parent[v] != REACH_NONE || g->nodes[v].opaque)
+			if (r->parent[v] != REACH_NONE || g->nodes[v].opaque ||
+			    (steady && e->boot))
 				continue;
 			r->parent[v] = n->out[i];
 			r->depth[v] = r->depth[u] + 1;

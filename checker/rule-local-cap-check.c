@@ -9,7 +9,8 @@
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
-bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f)
+bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
+                          enum rule_scope *scope)
 {
 	const struct cap_table *t = &ctx->graph->caps;
 	const char *name = ctx->site->arg ? ctx->site->arg : "...";

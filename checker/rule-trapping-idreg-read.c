@@ -33,7 +33,8 @@ char *idreg_advice(const struct cap_table *t, const char *reg,
 			 "read_sanitised_ftr_reg(SYS_%s)", reg);
 }
 
-bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f)
+bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
+                              enum rule_scope *scope)
 {
 	const struct cap_table *t = &ctx->graph->caps;
 	const struct reg_def *reg;

@@ -10,15 +10,19 @@
 #include "trapcheck/util.h"
 
 const struct rule rule_table[] = {
-	{ "trapping-idreg-read",
-	  "a trapping ID register read on a hot path",
-	  rule_trapping_idreg_read },
-	{ "local-cap-check",
-	  "a local-CPU capability check on a hot path",
-	  rule_local_cap_check },
-	{ "slow-entropy",
-	  "a slow entropy instruction on a hot path",
-	  rule_slow_entropy },
+	{ .id = "trapping-idreg-read",
+	  .summary = "a trapping ID register read on a hot path",
+	  .check = rule_trapping_idreg_read },
+	{ .id = "local-cap-check",
+	  .summary = "a local-CPU capability check on a hot path",
+	  .check = rule_local_cap_check },
+	{ .id = "slow-entropy",
+	  .summary = "a slow entropy instruction on a steady-state hot path",
+	  .check = rule_slow_entropy },
+	{ .id = "preempt-guard",
+	  .summary = "a per-CPU answer without the !preemptible() guard",
+	  .check = rule_preempt_guard,
+	  .check_chain = rule_preempt_guard_chain },
 };
 const size_t rule_table_size = ARRAY_SIZE(rule_table);
 
@@ -37,12 +41,14 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 		c->steps[i].file = e->file;
 		c->steps[i].line = e->line;
 		c->steps[i].col = e->col;
+		c->steps[i].guards = e->guards;
 		c->steps[i + 1].via = e->via;
 	}
 	c->steps[n].function = g->nodes[s->func].name;
 	c->steps[n].file = s->file;
 	c->steps[n].line = s->line;
 	c->steps[n].col = s->col;
+	c->steps[n].guards = s->guards;
 }
 
 static void fill_chains(const struct graph *g, const struct reach *r,
@@ -77,14 +83,60 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 	}
 }
 
+static struct finding *new_finding(struct findings *out,
+				   const struct finding *proto,
+				   const struct rule *rule,
+				   const struct rule_ctx *ctx)
+{
+	struct finding *f = PUSH(out->v, out->nr, out->alloc);
+
+	*f = *proto;
+	f->message = xstrdup(proto->message);
+	f->rule = rule->id;
+	f->file = ctx->site->file;
+	f->line = ctx->site->line;
+	f->col = ctx->site->col;
+	f->function = ctx->func->name;
+	f->sink = ctx->def->name;
+	return f;
+}
+
+static void drop_last(struct findings *out)
+{
+	struct finding *f = &out->v[--out->nr];
+	size_t i;
+
+	free(f->message);
+	free(f->chain.steps);
+	for (i = 0; i < f->nr_others; i++)
+		free(f->others[i].steps);
+	free(f->others);
+}
+
+/*
+ * The reach that explains a site for one root set: the steady one when
+ * a steady path exists and the site itself is not boot-only.
+ */
+static const struct reach *pick(const struct reach *steady,
+				const struct reach *any,
+				const struct gsink *s)
+{
+	if (reach_has(steady, s->func) && !s->boot)
+		return steady;
+	return reach_has(any, s->func) ? any : NULL;
+}
+
 void rules_run(const struct graph *g, const struct root_sets *roots,
 	       struct findings *out)
 {
-	struct reach *reach = xcalloc(roots->nr + 1, sizeof(*reach));
+	/* Per root set: [2j] steady paths only, [2j + 1] any path. */
+	struct reach *reach = xcalloc(2 * roots->nr + 1, sizeof(*reach));
 	size_t i, j, k;
 
-	for (j = 0; j < roots->nr; j++)
-		reach_compute(g, &roots->sets[j], &reach[j]);
+	for (j = 0; j < roots->nr; j++) {
+		reach_compute(g, &roots->sets[j], true, &reach[2 * j]);
+		reach_compute(g, &roots->sets[j], false, &reach[2 * j + 1]);
+	}
 
 	for (i = 0; i < g->nr_sinks; i++) {
 		const struct gsink *s = &g->sinks[i];
@@ -96,31 +148,55 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 		};
 
 		for (k = 0; k < rule_table_size; k++) {
-			struct finding proto = { 0 };
+			const struct rule *rule = &rule_table[k];
+			enum rule_scope scope = RULE_PER_ROOT;
+			struct finding proto = { .sanitised = -1 };
+			bool reported = false;
 
-			if (!rule_table[k].check(&ctx, &proto))
+			if (!rule->check(&ctx, &proto, &scope))
 				continue;
 			for (j = 0; j < roots->nr; j++) {
+				const struct reach *r = pick(&reach[2 * j],
+							     &reach[2 * j + 1],
+							     s);
 				struct finding *f;
 
-				if (!reach_has(&reach[j], s->func))
+				if (!r || (scope == RULE_STEADY_PER_ROOT &&
+					   !r->steady))
 					continue;
-				f = PUSH(out->v, out->nr, out->alloc);
-				*f = proto;
-				f->message = xstrdup(proto.message);
-				f->rule = rule_table[k].id;
-				f->file = s->file;
-				f->line = s->line;
-				f->col = s->col;
-				f->function = ctx.func->name;
-				f->sink = ctx.def->name;
+				f = new_finding(out, &proto, rule, &ctx);
 				f->root = roots->sets[j].name;
-				fill_chains(g, &reach[j], s, f);
+				f->phase = r->steady ? "steady" : "boot";
+				fill_chains(g, r, s, f);
+				if (rule->check_chain &&
+				    !rule->check_chain(&ctx, f)) {
+					drop_last(out);
+					continue;
+				}
+				reported = true;
+				if (scope == RULE_ONCE)
+					break;
+			}
+			if (scope == RULE_ONCE && !reported) {
+				/* Not on a hot path: the site alone. */
+				struct finding *f = new_finding(out, &proto,
+								rule, &ctx);
+				struct gsink *site = (struct gsink *)s;
+
+				f->phase = s->boot ? "boot" : "steady";
+				f->chain.len = 1;
+				f->chain.steps = xcalloc(1,
+							 sizeof(*f->chain.steps));
+				f->chain.steps[0].function = ctx.func->name;
+				f->chain.steps[0].file = site->file;
+				f->chain.steps[0].line = site->line;
+				f->chain.steps[0].col = site->col;
+				f->chain.steps[0].guards = site->guards;
 			}
 			free(proto.message);
 		}
 	}
-	for (j = 0; j < roots->nr; j++)
+	for (j = 0; j < 2 * roots->nr; j++)
 		reach_free(&reach[j]);
 	free(reach);
 	findings_sort(out);

@@ -34,6 +34,8 @@ struct tu_call {
 	char *file;		/* the call site */
 	unsigned int line, col;
 	char *via;		/* the macro the call was written as, or NULL */
+	unsigned int off;	/* file offset of the site */
+	char *guards;		/* conditions holding at the site, or NULL */
 };
 
 struct tu_sink {
@@ -42,6 +44,8 @@ struct tu_sink {
 	char *arg;		/* the register or capability, or NULL */
 	char *file;
 	unsigned int line, col;
+	unsigned int off;
+	char *guards;		/* conditions holding at the site, or NULL */
 };
 
 struct tu_facts {

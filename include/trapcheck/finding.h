@@ -14,6 +14,7 @@ struct chain_step {
 	const char *file;	/* where this function goes on: the call */
 	unsigned int line, col;	/* site, or the sink for the last step */
 	const char *via;	/* macro the call into this step used */
+	const char *guards;	/* conditions holding at this step's site */
 };
 
 struct chain {
@@ -35,7 +36,8 @@ struct finding {
 	const char *cap;	/* capability checked, or NULL */
 	const char *field;	/* its register field, or NULL */
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
-	const char *root;	/* root set name */
+	const char *root;	/* root set name, or NULL (no hot path) */
+	const char *phase;	/* "boot" or "steady" */
 	char *message;
 	struct chain chain;		/* the shortest */
 	struct chain *others;		/* through the sink's other callers */

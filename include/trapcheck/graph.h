@@ -23,6 +23,7 @@ struct gnode {
 	bool is_static;
 	bool opaque;		/* a sink the walk does not enter */
 	bool indirect_calls;	/* calls through a function pointer */
+	bool disables_preemption; /* calls a preempt.def function */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
 	int *in;		/* edges into this node, by graph_finish() */
@@ -34,6 +35,8 @@ struct gedge {
 	const char *file;
 	unsigned int line, col;
 	const char *via;	/* macro alias at the call site, or NULL */
+	const char *guards;	/* conditions at the site (guards.h) */
+	bool boot;		/* every site is in the boot phase */
 };
 
 struct gsink {
@@ -42,6 +45,8 @@ struct gsink {
 	const char *arg;	/* register or capability, or NULL */
 	const char *file;
 	unsigned int line, col;
+	const char *guards;	/* conditions at the site (guards.h) */
+	bool boot;		/* the site itself is in the boot phase */
 };
 
 struct graph {

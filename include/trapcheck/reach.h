@@ -14,13 +14,18 @@
 
 struct reach {
 	const struct root_set *set;
+	bool steady;		/* boot-phase edges were not followed */
 	int *parent;		/* per node: the edge that reached it */
 	unsigned int *depth;
 	size_t nr_roots;	/* roots of the set present in the graph */
 };
 
+/*
+ * @steady: follow only call edges with a steady-phase site, so that
+ * everything reached is reached outside the boot phase.
+ */
 void reach_compute(const struct graph *g, const struct root_set *set,
-		   struct reach *r);
+		   bool steady, struct reach *r);
 void reach_free(struct reach *r);
 static inline bool reach_has(const struct reach *r, int node)
 {

@@ -24,20 +24,40 @@ struct rule_ctx {
 	const struct gnode *func;	/* function holding the site */
 };
 
+enum rule_scope {
+	RULE_PER_ROOT,		/* one finding per root set reaching the site */
+	RULE_STEADY_PER_ROOT,	/* the same, steady phase only */
+	RULE_ONCE,		/* one finding per site, hot or not */
+};
+
 struct rule {
 	const char *id;			/* stable: never renamed */
 	const char *summary;
-	/* Fill @f (not rule, location, root, chain) if @ctx is ours. */
-	bool (*check)(const struct rule_ctx *ctx, struct finding *f);
+	/*
+	 * Fill @f (not rule, location, root, chain) if @ctx is ours, and
+	 * say how it is reported in *@scope (preset to RULE_PER_ROOT).
+	 */
+	bool (*check)(const struct rule_ctx *ctx, struct finding *f,
+		      enum rule_scope *scope);
+	/* Optional: keep @f now that its chain is known? */
+	bool (*check_chain)(const struct rule_ctx *ctx,
+			    const struct finding *f);
 };
 
 extern const struct rule rule_table[];
 extern const size_t rule_table_size;
 
 /* One rule's entry point per file, listed in checker/rules.c. */
-bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f);
-bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f);
-bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f);
+bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
+			      enum rule_scope *scope);
+bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
+			  enum rule_scope *scope);
+bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
+		       enum rule_scope *scope);
+bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
+			enum rule_scope *scope);
+bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
+			      const struct finding *f);
 
 /*
  * Advice for a trapping read of @reg: the sanitised copy when the tree's

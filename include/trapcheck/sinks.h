@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 enum sink_how { SINK_MACRO, SINK_CALL };
-enum sink_class { SINK_IDREG, SINK_LOCAL_CAP, SINK_ENTROPY };
+enum sink_class { SINK_IDREG, SINK_LOCAL_CAP, SINK_ENTROPY, SINK_SANITISED };
 enum sink_arg {
 	SINK_ARG_REG_BARE,
 	SINK_ARG_REG_SYS,

@@ -3,15 +3,15 @@
 """Compare trapcheck's JSON findings with the expectation tags that sit in
 the analysed sources (clang FileCheck style, next to the code they check):
 
-  // CHECK: <rule> <root-set>: <f1> -> <f2> -> ... -> <function with sink>
+  // CHECK: <rule> <root-set> [<phase>]: <f1> -> ... -> <function with sink>
   // CHECK-NOT: <rule>
   // CHECK-FILE-NONE
 
 A CHECK or CHECK-NOT line (several may stack, with plain comments among
 them) applies to the next line that is not a comment. Every finding must
 be expected and every expectation found: same file, line, rule, root set
-and chain (the shortest one). Prints TAP-friendly lines; exits 1 on a
-mismatch.
+and chain (the shortest one), and the phase (boot or steady) where the
+tag gives one. Prints TAP-friendly lines; exits 1 on a mismatch.
 
 Usage: check-tags.py TREE FINDINGS.json
 """
@@ -21,6 +21,9 @@ import re
 import sys
 
 TAG = re.compile(r'//\s*(CHECK(?:-NOT|-FILE-NONE)?)\b:?\s*(.*)$')
+
+
+phases = {}
 
 
 def expectations(tree):
@@ -49,7 +52,11 @@ def expectations(tree):
                     for kind, rest in pending:
                         if kind == 'CHECK':
                             head, chain = rest.split(':', 1)
-                            rule, root = head.split()
+                            words = head.split()
+                            rule, root = words[0], words[1]
+                            if len(words) > 2:
+                                phases[(rel, lineno, rule, root)] = \
+                                    words[2].strip('[]')
                             want.add((rel, lineno, rule, root,
                                       tuple(c.strip() for c in
                                             chain.split('->'))))
@@ -63,10 +70,12 @@ def main():
     tree, findings = sys.argv[1], sys.argv[2]
     with open(findings, encoding='utf-8') as f:
         data = json.load(f)
-    got = set()
+    got, got_phase = set(), {}
     for fd in data['findings']:
-        got.add((fd['file'], fd['line'], fd['rule'], fd['root'],
+        root = fd['root'] or '-'
+        got.add((fd['file'], fd['line'], fd['rule'], root,
                  tuple(s['function'] for s in fd['chain'])))
+        got_phase[(fd['file'], fd['line'], fd['rule'], root)] = fd['phase']
     want, never, none_files = expectations(tree)
     bad = 0
     for w in sorted(want - got):
@@ -77,6 +86,11 @@ def main():
         print('# unexpected: %s:%d: %s %s: %s' % (g[0], g[1], g[2], g[3],
                                                  ' -> '.join(g[4])))
         bad += 1
+    for key, phase in sorted(phases.items()):
+        if key in got_phase and got_phase[key] != phase:
+            print('# phase: %s:%d: %s %s: want %s, got %s' %
+                  (key + (phase, got_phase[key])))
+            bad += 1
     for g in got:
         if (g[0], g[1], g[2]) in never:
             print('# CHECK-NOT violated: %s:%d: %s' % g[:3])
@@ -84,8 +98,9 @@ def main():
         if g[0] in none_files:
             print('# CHECK-FILE-NONE violated: %s:%d: %s' % g[:3])
             bad += 1
-    print('# %d expected, %d reported, %d CHECK-NOT, %d files without '
-          'findings' % (len(want), len(got), len(never), len(none_files)))
+    print('# %d expected (%d with a phase), %d reported, %d CHECK-NOT, %d '
+          'files without findings' % (len(want), len(phases), len(got),
+                                      len(never), len(none_files)))
     return 1 if bad or not want else 0
 
 

@@ -6,7 +6,7 @@
 FX="$TOP/tests/fixtures/kernel"
 cd "$SCRATCH" || exit 1
 
-"$TRAPCHECK" -p "$FX" -q --format=json -o out.json
+"$TRAPCHECK" -p "$FX" -q --roots "$FX/variants.roots" --format=json -o out.json
 check "exit status 1 when there are findings" [ $? -eq 1 ]
 check "findings match the CHECK tags (file, line, rule, root, chain)" \
 	python3 "$TOP/tests/e2e/check-tags.py" "$FX" out.json
@@ -17,8 +17,8 @@ check "-j1 and -j4 give identical output" cmp -s j1.txt j4.txt
 
 check "text output is gcc-style with the rule in brackets" \
 	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: warning: read_cpuid(ID_AA64MMFR1_EL1) reads ID_AA64MMFR1_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1) \[trapping-idreg-read\]$' j1.txt
-check "the chain note names the root set and the macro alias" \
-	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: note: reached from page-fault: handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
+check "the chain note names the root set, the phase and the macro alias" \
+	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: note: reached from page-fault (steady phase): handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
 check "seed 000: this_cpu_has_cap(ARM64_HAS_RNG) names register, field and the sanitised copy" \
 	grep -q '^arch/arm64/include/asm/archrandom.h:60:10: warning: this_cpu_has_cap(ARM64_HAS_RNG) reads ID_AA64ISAR0_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1), field RNDR \[local-cap-check\]$' j1.txt
 check "a second hot caller of the sink gets its own chain" \
@@ -26,13 +26,13 @@ check "a second hot caller of the sink gets its own chain" \
 
 "$TRAPCHECK" -p "$FX" -v -q > verbose.txt
 check "-v prints a note per call in the chain" \
-	grep -q '^mm/memory.c:[0-9]*:[0-9]*: note: set_pte_range() calls cpu_has_hw_af() as arch_wants_old_prefaulted_pte()$' verbose.txt
+	grep -q '^mm/memory.c:[0-9]*:[0-9]*: note: set_pte_range() calls cpu_has_hw_af() as arch_wants_old_prefaulted_pte() when prefault$' verbose.txt
 
 python3 - out.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d['summary']
-assert s['entries'] == 8 and s['tus_analysed'] == 6, s
+assert s['entries'] == 9 and s['tus_analysed'] == 7, s
 assert s['tus_skipped'] == 2 and s['tus_with_errors'] == 0, s
 for f in d['findings']:
     for k in ('rule', 'file', 'line', 'column', 'function', 'sink',
@@ -42,11 +42,14 @@ for f in d['findings']:
     assert all({'function', 'file', 'line'} <= set(c) for c in f['chain'])
     for k in ('trap_class', 'capability', 'field', 'sanitised'):
         assert k in f, k
-rng = [f for f in d['findings'] if f['capability'] == 'ARM64_HAS_RNG'][0]
+rng = [f for f in d['findings'] if f['capability'] == 'ARM64_HAS_RNG' and
+       f['rule'] == 'local-cap-check'][0]
 assert rng['register'] == 'ID_AA64ISAR0_EL1' and rng['field'] == 'RNDR'
 assert rng['sanitised'] is True and rng['trap_class'] == 'HCR_EL2.TID3'
 assert not [f for f in d['findings']
-            if f['capability'] == 'ARM64_WORKAROUND_1418040']
+            if f['capability'] == 'ARM64_WORKAROUND_1418040' and
+            f['rule'] == 'local-cap-check']
+assert rng['phase'] == 'boot', rng
 assert s['capabilities'] == 4 and s['capabilities_unresolved'] == []
 assert s['sanitised_registers'] == 5
 PY
@@ -54,7 +57,7 @@ check "JSON summary counts and finding fields" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" 2> summary.txt > /dev/null
 check "summary line on stderr" \
-	grep -q '^trapcheck: 6 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 9 findings$' summary.txt
+	grep -q '^trapcheck: 7 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 10 findings$' summary.txt
 check "summary of the tables read from the tree" \
 	grep -q '^trapcheck: from the tree: 4 capabilities (0 unresolved), 5 sanitised registers (0 unknown)$' summary.txt
 
@@ -89,12 +92,29 @@ mkdir boot
 printf '# boot-time entry\ncpuinfo_store_cpu\n' > boot/boot.roots
 "$TRAPCHECK" -p "$FX" -q --roots boot/boot.roots > boot.txt
 check "--roots adds a user root set" \
-	grep -q '^arch/arm64/kernel/cpuinfo.c:[0-9]*:[0-9]*: note: reached from boot: cpuinfo_store_cpu -> __cpuinfo_store_cpu$' boot.txt
+	grep -q '^arch/arm64/kernel/cpuinfo.c:[0-9]*:[0-9]*: note: reached from boot (steady phase): cpuinfo_store_cpu -> __cpuinfo_store_cpu$' boot.txt
 
 mkdir empty
-"$TRAPCHECK" -p "$FX" -q --roots-dir empty > none.txt
+python3 - "$FX/compile_commands.json" novariants.json <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+root = os.path.dirname(os.path.abspath(sys.argv[1]))
+json.dump([dict(e, directory=root) for e in d
+           if 'seed_variants' not in e['file']], open(sys.argv[2], 'w'))
+PY
+"$TRAPCHECK" -p novariants.json -q --roots-dir empty > none.txt
 check "exit status 0 and no output without findings" \
 	[ $? -eq 0 ] && [ ! -s none.txt ]
+
+"$TRAPCHECK" -p "$FX" -q --roots-dir empty > once.txt
+check "preempt-guard on a sanitised read is reported on no hot path too" \
+	grep -q '^drivers/char/seed_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check before capabilities are finalized but !preemptible() does not guard it: the answer may belong to another CPU; keep the !preemptible() guard \[preempt-guard\]$' once.txt
+
+"$TRAPCHECK" -p "$FX" -q -v --roots "$FX/variants.roots" > guards.txt
+check "-v notes carry the guards a caller holds at each call" \
+	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: note: crng_make_state() calls extract_entropy() when !crng_ready()" guards.txt
+check "seed 003 fixed (unlikely(!crng_ready()) && ...) is not reported" \
+	sh -c "! grep -q 'seed_variants.c.*slow-entropy' guards.txt"
 
 "$TRAPCHECK" -p "$SCRATCH/nowhere" -q > err.out 2> err.txt
 rc=$?

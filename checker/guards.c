@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * guards.c - normalise branch conditions into atoms.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/guards.h"
+#include "trapcheck/util.h"
+
+static const struct {
+	const char *atom;
+	enum guard_kind kind;
+} guard_table[] = {
+#define BOOT GUARD_BOOT
+#define NOT_PREEMPTIBLE GUARD_NOT_PREEMPTIBLE
+#define CAPS_UNFINALIZED GUARD_CAPS_UNFINALIZED
+#define GUARD(a, k) { a, k },
+#include "phases.def"
+#undef GUARD
+#undef BOOT
+#undef NOT_PREEMPTIBLE
+#undef CAPS_UNFINALIZED
+};
+
+static bool is_word(const char *t)
+{
+	return isalnum((unsigned char)t[0]) || t[0] == '_';
+}
+
+char *guard_join(const char *const *toks, size_t n)
+{
+	size_t i, len = 1;
+	char *s, *p;
+
+	for (i = 0; i < n; i++)
+		len += strlen(toks[i]) + 1;
+	s = p = xmalloc(len);
+	for (i = 0; i < n; i++) {
+		if (i && is_word(toks[i - 1]) && is_word(toks[i]))
+			*p++ = ' ';
+		p = stpcpy(p, toks[i]);
+	}
+	*p = '\0';
+	return s;
+}
+
+/* Index of the token closing the bracket opened at @i, or @n. */
+static size_t closing(const char *const *toks, size_t n, size_t i)
+{
+	int depth = 0;
+
+	for (; i < n; i++) {
+		if (!strcmp(toks[i], "(") || !strcmp(toks[i], "["))
+			depth++;
+		else if ((!strcmp(toks[i], ")") || !strcmp(toks[i], "]")) &&
+			 !--depth)
+			return i;
+	}
+	return n;
+}
+
+/* Strip likely(X), unlikely(X), (X) and !!(X) that span everything. */
+static void strip(const char *const **toks, size_t *n)
+{
+	for (;;) {
+		const char *const *t = *toks;
+		size_t k = *n;
+
+		if (k >= 4 && (!strcmp(t[0], "likely") ||
+			       !strcmp(t[0], "unlikely")) &&
+		    !strcmp(t[1], "(") && closing(t, k, 1) == k - 1) {
+			*toks = t + 2;
+			*n = k - 3;
+		} else if (k >= 2 && !strcmp(t[0], "(") &&
+			   closing(t, k, 0) == k - 1) {
+			*toks = t + 1;
+			*n = k - 2;
+		} else if (k >= 3 && !strcmp(t[0], "!") &&
+			   !strcmp(t[1], "!")) {
+			*toks = t + 2;
+			*n = k - 2;
+		} else {
+			return;
+		}
+	}
+}
+
+/* Top-level positions of the operator @op ("&&" or "||"). */
+static size_t split(const char *const *toks, size_t n, const char *op,
+		    size_t *at, size_t max)
+{
+	size_t i, nr = 0;
+	int depth = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(toks[i], "(") || !strcmp(toks[i], "["))
+			depth++;
+		else if (!strcmp(toks[i], ")") || !strcmp(toks[i], "]"))
+			depth--;
+		else if (!depth && !strcmp(toks[i], op) && nr < max)
+			at[nr++] = i;
+	}
+	return nr;
+}
+
+static void append(char **out, char *atom)
+{
+	char *s;
+
+	if (!*atom) {
+		free(atom);
+		return;
+	}
+	s = *out ? xasprintf("%s && %s", *out, atom) : atom;
+	if (*out) {
+		free(*out);
+		free(atom);
+	}
+	*out = s;
+}
+
+/* A single operand: "x", "f(...)", "!f(...)", "(...)", "a->b". */
+static bool is_primary(const char *const *toks, size_t n)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *t = toks[i];
+
+		if (!strcmp(t, "(") || !strcmp(t, "["))
+			depth++;
+		else if (!strcmp(t, ")") || !strcmp(t, "]"))
+			depth--;
+		else if (!depth && !is_word(t) && strcmp(t, ".") &&
+			 strcmp(t, "->") && !(i == 0 && !strcmp(t, "!")) &&
+			 strcmp(t, "&"))
+			return false;
+	}
+	return true;
+}
+
+static char *negate(const char *const *toks, size_t n)
+{
+	char *s, *r;
+
+	strip(&toks, &n);
+	if (n && !strcmp(toks[0], "!") && is_primary(toks + 1, n - 1)) {
+		toks++;
+		n--;
+		strip(&toks, &n);
+		return guard_join(toks, n);
+	}
+	s = guard_join(toks, n);
+	r = is_primary(toks, n) ? xasprintf("!%s", s) :
+				  xasprintf("!(%s)", s);
+	free(s);
+	return r;
+}
+
+size_t guard_atoms(const char *const *toks, size_t n, bool negated,
+		   char **out)
+{
+	size_t at[64], nr, i, start = 0, added = 0;
+	const char *op = negated ? "||" : "&&";
+
+	strip(&toks, &n);
+	if (!n)
+		return 0;
+	nr = split(toks, n, op, at, ARRAY_SIZE(at));
+	if (!nr) {
+		append(out, negated ? negate(toks, n) : guard_join(toks, n));
+		return 1;
+	}
+	/* a && b true: a, b; a || b false: !a, !b. */
+	for (i = 0; i <= nr; i++) {
+		size_t end = i < nr ? at[i] : n;
+
+		added += guard_atoms(toks + start, end - start, negated, out);
+		start = end + 1;
+	}
+	return added;
+}
+
+bool guards_have(const char *guards, enum guard_kind kind)
+{
+	size_t i;
+
+	if (!guards)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(guard_table); i++) {
+		const char *p = guards;
+		size_t n = strlen(guard_table[i].atom);
+
+		if (guard_table[i].kind != kind)
+			continue;
+		while ((p = strstr(p, guard_table[i].atom))) {
+			bool start = p == guards ||
+				     (p - guards >= 4 &&
+				      !strncmp(p - 4, " && ", 4));
+			bool end = !p[n] || !strncmp(p + n, " && ", 4);
+
+			if (start && end)
+				return true;
+			p += n;
+		}
+	}
+	return false;
+}
+
+bool guards_boot(const char *guards)
+{
+	return guards_have(guards, GUARD_BOOT);
+}

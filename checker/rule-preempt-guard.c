@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * preempt-guard: a per-CPU answer needs the CPU to stay put.
+ *
+ * 1. Before capabilities are finalized, a read of the system-wide
+ *    sanitised register (read_sanitised_ftr_reg(), alone or under
+ *    SYS_FIELD_GET()/cpuid_feature_extract_*()) may stand in for
+ *    this_cpu_has_cap() only while !preemptible() guards it (seed 000's
+ *    review): secondary CPUs coming online only lower the sanitised
+ *    value, so the answer is right for the CPU the caller is pinned to,
+ *    and may belong to another CPU otherwise.
+ * 2. this_cpu_has_cap() WARN_ON()s when preemptible(): reported when it
+ *    is reached with neither a !preemptible() guard at the call nor a
+ *    function on the chain that disables preemption (preempt.def).
+ */
+#include <stdlib.h>
+
+#include "trapcheck/guards.h"
+#include "trapcheck/rules.h"
+#include "trapcheck/util.h"
+
+bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
+			enum rule_scope *scope)
+{
+	const char *guards = ctx->site->guards;
+
+	if (guards_have(guards, GUARD_NOT_PREEMPTIBLE))
+		return false;
+	if (ctx->def->class == SINK_SANITISED) {
+		if (!guards_have(guards, GUARD_CAPS_UNFINALIZED))
+			return false;
+		*scope = RULE_ONCE;
+		f->message = xasprintf("%s() stands in for a per-CPU check "
+				       "before capabilities are finalized but "
+				       "!preemptible() does not guard it: the "
+				       "answer may belong to another CPU; "
+				       "keep the !preemptible() guard",
+				       ctx->def->name);
+		return true;
+	}
+	if (ctx->def->class != SINK_LOCAL_CAP)
+		return false;
+	f->cap = ctx->site->arg;
+	f->message = xasprintf("%s(%s) may run preemptible on this path (it "
+			       "WARN_ON()s then): guard it with "
+			       "!preemptible() or disable preemption",
+			       ctx->def->name,
+			       ctx->site->arg ? ctx->site->arg : "...");
+	return true;
+}
+
+/* A function on the chain that disables preemption covers the site. */
+bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
+			      const struct finding *f)
+{
+	const struct graph *g = ctx->graph;
+	size_t i, j;
+
+	if (ctx->def->class != SINK_LOCAL_CAP)
+		return true;
+	for (i = 0; i < f->chain.len; i++) {
+		const struct chain_step *s = &f->chain.steps[i];
+
+		if (guards_have(s->guards, GUARD_NOT_PREEMPTIBLE))
+			return false;
+		for (j = 0; j < g->nr_nodes; j++)
+			if (g->nodes[j].name == s->function &&
+			    g->nodes[j].disables_preemption)
+				return false;
+	}
+	return true;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Branch conditions: the condition that guards a call or a sink, as
+ * normalised atoms ("!crng_ready()", "!preemptible()"), and what they mean
+ * (checker/phases.def): the boot phase, a preemption guard.
+ */
+#ifndef TRAPCHECK_GUARDS_H
+#define TRAPCHECK_GUARDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Atoms of a condition given as tokens, true (@negated false) or false
+ * (@negated true) on the guarded path. likely()/unlikely() and outer
+ * parentheses are dropped; "a && b" gives two atoms when true, "a || b"
+ * two negated atoms when false; anything else is one atom. Atoms are
+ * appended to @out joined by " && " (which may be empty); returns the
+ * number of atoms added.
+ */
+size_t guard_atoms(const char *const *toks, size_t n, bool negated,
+		   char **out);
+
+/* Join tokens as C source with no layout: "!crng_ready()". */
+char *guard_join(const char *const *toks, size_t n);
+
+enum guard_kind {
+	GUARD_NONE = 0,
+	GUARD_BOOT,		/* before the CRNG or capabilities are ready */
+	GUARD_NOT_PREEMPTIBLE,	/* !preemptible() */
+	GUARD_CAPS_UNFINALIZED,	/* !system_capabilities_finalized() */
+};
+
+/* Does the " && "-joined @guards contain an atom of kind @kind? */
+bool guards_have(const char *guards, enum guard_kind kind);
+/* The boot phase: an atom of the phase table holds. */
+bool guards_boot(const char *guards);
+
+#endif /* TRAPCHECK_GUARDS_H */
