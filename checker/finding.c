@@ -43,6 +43,10 @@ void findings_free(struct findings *fs)
 		free(fs->v[i].others);
 	}
 	free(fs->v);
+	if (fs->pool) {
+		strpool_free(fs->pool);
+		free(fs->pool);
+	}
 	memset(fs, 0, sizeof(*fs));
 }
 

@@ -17,6 +17,7 @@
 #include "trapcheck/analyze.h"
 #include "trapcheck/caps.h"
 #include "trapcheck/emit.h"
+#include "trapcheck/patchlint.h"
 #include "trapcheck/roots.h"
 #include "trapcheck/util.h"
 
@@ -26,7 +27,7 @@
 
 enum {
 	OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS,
-	OPT_PRINT_COMMANDS, OPT_LIST_CAPS,
+	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 	{ "print-clang-commands", no_argument, NULL, OPT_PRINT_COMMANDS },
 	{ "list-caps", no_argument, NULL, OPT_LIST_CAPS },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -63,6 +65,8 @@ static void usage(FILE *f)
 	      "each TU\n"
 	      "  --list-caps        print the capabilities and sanitised "
 	      "registers read from the tree\n"
+	      "  --diff PATCH       report what PATCH adds to hot paths or "
+	      "removes from guards\n"
 	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
 	      "3 internal error\n", f);
 }
@@ -178,7 +182,7 @@ static int write_findings(const struct analysis *a, const char *format,
 int main(int argc, char **argv)
 {
 	const char *tree = NULL, *format = "text", *output = NULL;
-	const char *roots_dir_opt = NULL;
+	const char *roots_dir_opt = NULL, *diff = NULL;
 	struct emit_opts eo = { 0 };
 	struct analysis_opts ao = { 0 };
 	struct root_sets roots = { 0 };
@@ -231,6 +235,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIST_CAPS:
 			list_caps = true;
+			break;
+		case OPT_DIFF:
+			diff = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -292,6 +299,19 @@ int main(int argc, char **argv)
 			emit_summary(stderr, &a.summary, a.findings.nr);
 		analysis_free(&a);
 		goto out_free_roots;
+	}
+	if (diff) {
+		/* The patch's findings replace the tree's. */
+		struct findings pf = { 0 };
+
+		if (patchlint_run(diff, &a.graph, &roots, &pf, err,
+				  sizeof(err))) {
+			findings_free(&pf);
+			analysis_free(&a);
+			goto out_err;
+		}
+		findings_free(&a.findings);
+		a.findings = pf;
 	}
 	ret = write_findings(&a, format, output, &eo, quiet);
 	if (!ret)

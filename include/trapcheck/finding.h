@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "trapcheck/util.h"
+
 struct chain_step {
 	const char *function;
 	const char *file;	/* where this function goes on: the call */
@@ -47,6 +49,7 @@ struct finding {
 struct findings {
 	struct finding *v;
 	size_t nr, alloc;
+	struct strpool *pool;	/* strings owned by the list, or NULL */
 };
 
 struct tu_problem {

@@ -140,4 +140,13 @@ check "-o writes the file and leaves no temporary behind" \
 "$TRAPCHECK" --format=xml -p "$FX" 2> err.txt
 check "unknown format: exit 2" [ $? -eq 2 ]
 
+"$TRAPCHECK" -p "$FX" -q --diff "$TOP/tests/e2e/patches/fixture-lint.patch" > lint.txt
+check "--diff: removing !preemptible() before finalization is reported" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:56:1: warning: this patch removes the !preemptible() guard from a branch taken before capabilities are finalized in __cpu_has_rng(): a per-CPU answer needs it (seed 000.s review) \[preempt-guard\]$' lint.txt
+check "--diff: an added trapping read in a hot function, with the tree's chain" \
+	sh -c "grep -q '^mm/memory.c:58:13: warning: this patch adds read_cpuid(ID_AA64PFR0_EL1) to set_pte_range(), which the tree already reaches from page-fault: each call traps to the hypervisor (HCR_EL2.TID3) \[trapping-idreg-read\]$' lint.txt &&
+	       grep -q '^mm/memory.c:58:13: note: reached from page-fault (steady phase): handle_mm_fault -> .* -> set_pte_range$' lint.txt"
+check "--diff: an added MIDR read (no trap) is not reported" \
+	sh -c "! grep -q MIDR lint.txt && [ \$(grep -c warning: lint.txt) -eq 2 ]"
+
 done_testing

@@ -10,8 +10,7 @@ cd "$SCRATCH" || exit 1
 tree=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
 check "kernel tree prepared with a compile database" \
 	[ -s "$tree/compile_commands.json" ]
-rev="$tree-revert004"
-"$TOP/tests/kernel/revert-seed-004.sh" "$tree" "$rev" > /dev/null
+rev=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-revert-004" revert-004)
 check "seed 004 reverted in a hard-linked copy" \
 	grep -q 'mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);' \
 	"$rev/arch/arm64/include/asm/cpufeature.h"
@@ -42,6 +41,7 @@ f = hits[0]
 assert f['function'] == '__cpu_has_rng' and f['capability'] == 'ARM64_HAS_RNG'
 assert f['register'] == 'ID_AA64ISAR0_EL1' and f['field'] == 'RNDR', f
 assert f['sanitised'] is True and f['trap_class'] == 'HCR_EL2.TID3', f
+assert f['phase'] == 'boot', f
 names = [s['function'] for s in f['chain']]
 print('# chain:', ' -> '.join(names))
 tail = names[-4:]
@@ -49,7 +49,7 @@ assert tail[:2] == ['crng_make_state', 'extract_entropy'], names
 assert tail[2] in ('arch_get_random_seed_longs', 'arch_get_random_longs')
 assert tail[3] == '__cpu_has_rng'
 PY
-check "seed 000: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy" [ $? -eq 0 ]
+check "seed 000: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy, boot phase" [ $? -eq 0 ]
 
 python3 - real.json <<'PY'
 import json, sys
@@ -113,5 +113,42 @@ for c in [f['chain']] + f['other_chains']:
 assert ok
 PY
 check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
+
+# Seed 000's fix, as reviewed, and the same without !preemptible().
+for v in fix-000 fix-000-nopreempt; do
+	vt=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-$v" "$v")
+	start=$(date +%s)
+	"$TRAPCHECK" -p "$vt" -q --format=json -o "$v.json"
+	echo "# $v run: exit $? in $(( $(date +%s) - start )) s"
+done
+python3 - fix-000.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = [f for f in d['findings']
+       if f['file'] == 'arch/arm64/include/asm/archrandom.h' or
+       f['rule'] == 'preempt-guard' and f['function'] == '__cpu_has_rng']
+assert not bad, bad
+PY
+check "seed 000 fixed as reviewed: no finding in archrandom.h, no preempt-guard" [ $? -eq 0 ]
+python3 - fix-000-nopreempt.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [f for f in d['findings'] if f['rule'] == 'preempt-guard' and
+        f['file'] == 'arch/arm64/include/asm/archrandom.h' and
+        f['function'] == '__cpu_has_rng' and
+        f['sink'] == 'read_sanitised_ftr_reg']
+print('# preempt-guard:', [(f['line'], f['root'], f['phase']) for f in hits])
+assert len(hits) == 1, hits
+PY
+check "seed 000 fixed without !preemptible(): one preempt-guard finding" [ $? -eq 0 ]
+
+diff -u "$tree/arch/arm64/include/asm/archrandom.h" \
+	"$tree-fix-000-nopreempt/arch/arm64/include/asm/archrandom.h" |
+	sed -e "1s#^--- [^	]*#--- a/arch/arm64/include/asm/archrandom.h#" \
+	    -e "2s#^+++ [^	]*#+++ b/arch/arm64/include/asm/archrandom.h#" \
+	> nopreempt.patch
+"$TRAPCHECK" -p "$tree" -q --diff nopreempt.patch > lint.txt
+check "--diff on the real tree: the patch dropping !preemptible() is reported" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:[0-9]*:1: warning: this patch removes the !preemptible() guard from a branch taken before capabilities are finalized in __cpu_has_rng().*\[preempt-guard\]$' lint.txt
 
 done_testing

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Make a copy of a prepared kernel tree with one seed's change applied or
+reverted. The copy is hard-linked (cp -al: seconds, no extra space); the
+files that change, and compile_commands.json (its paths name the tree),
+are written anew, so the original keeps its own. Idempotent.
+
+Usage: tree-variant.py TREE COPY VARIANT
+  revert-004         cpu_has_hw_af() reads read_cpuid(ID_AA64MMFR1_EL1)
+                     again (seed 004 undone)
+  fix-000            seed 000's fix in the reviewed SYS_FIELD_GET() form,
+                     !preemptible() kept
+  fix-000-nopreempt  the same fix without the !preemptible() guard
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+CPUFEATURE = 'arch/arm64/include/asm/cpufeature.h'
+ARCHRANDOM = 'arch/arm64/include/asm/archrandom.h'
+
+OLD_RNG = '''	if (unlikely(!system_capabilities_finalized() && !preemptible()))
+		return this_cpu_has_cap(ARM64_HAS_RNG);
+	return alternative_has_cap_unlikely(ARM64_HAS_RNG);
+'''
+
+FIX_RNG = '''	if (unlikely(%s)) {
+		/*
+		 * Query the in-memory sanitised value to avoid a potential
+		 * trap when accessing the ID register under a hypervisor.
+		 */
+		u64 isar0 = read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1);
+		u64 rndr = SYS_FIELD_GET(ID_AA64ISAR0_EL1, RNDR, isar0);
+
+		return rndr >= ID_AA64ISAR0_EL1_RNDR_IMP;
+	}
+
+	return alternative_has_cap_unlikely(ARM64_HAS_RNG);
+'''
+
+VARIANTS = {
+    'revert-004': (CPUFEATURE,
+                   'mmfr1 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);',
+                   'mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);'),
+    'fix-000': (ARCHRANDOM, OLD_RNG,
+                FIX_RNG % '!system_capabilities_finalized() && !preemptible()'),
+    'fix-000-nopreempt': (ARCHRANDOM, OLD_RNG,
+                          FIX_RNG % '!system_capabilities_finalized()'),
+}
+
+
+def rewrite(path, old, new, count=1):
+    text = open(path).read()
+    if old not in text:
+        sys.exit('tree-variant: %s: the text to change is not there' % path)
+    tmp = path + '.new'
+    with open(tmp, 'w') as f:
+        f.write(text.replace(old, new, count))
+    os.replace(tmp, path)	# a new inode: the hard link is broken
+
+
+def main():
+    tree, copy, variant = sys.argv[1:4]
+    rel, old, new = VARIANTS[variant]
+    stamp = os.path.join(copy, '.trapcheck-variant-' + variant)
+    if not os.path.exists(stamp):
+        tmp = copy + '.tmp'
+        for d in (copy, tmp):
+            if os.path.exists(d):
+                shutil.rmtree(d)
+        subprocess.run(['cp', '-al', tree, tmp], check=True)
+        rewrite(os.path.join(tmp, rel), old, new)
+        rewrite(os.path.join(tmp, 'compile_commands.json'), tree, copy, -1)
+        open(os.path.join(tmp, '.trapcheck-variant-' + variant), 'w').close()
+        os.rename(tmp, copy)
+    print(copy)
+
+
+if __name__ == '__main__':
+    main()
