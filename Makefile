@@ -38,7 +38,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
 	    checker/rule-preempt-guard.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
-	    checker/guards.o checker/patchlint.o
+	    checker/guards.o checker/patchlint.o checker/fix.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 

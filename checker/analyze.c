@@ -63,6 +63,8 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 		.root = p->a->root,
 		.claims = &p->claims,
 		.warnings = &p->warnings,
+		.unsaved = p->opts->unsaved,
+		.nr_unsaved = p->opts->nr_unsaved,
 	};
 	struct clang_args args;
 	struct tu_facts facts;

@@ -172,6 +172,12 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 	if (slash)
 		*(slash == db->root ? slash + 1 : slash) = '\0';
 
+	if (access(path, R_OK)) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(errno));
+		ret = errno == ENOENT ? -ENOENT : -EACCES;
+		goto out_free_db;
+	}
 	root = json_load_file(path, 0, &jerr);
 	if (!root) {
 		if (jerr.line < 0 || strstr(jerr.text, "unable to open"))

@@ -32,6 +32,9 @@ int emit_text(FILE *out, const struct findings *fs,
 
 		fprintf(out, "%s:%u:%u: warning: %s [%s]\n", f->file, f->line,
 			f->col, f->message, f->rule);
+		if (f->fix_note)
+			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
+				f->col, f->fix_note);
 		if (!f->root)
 			continue;	/* a site on no hot path */
 		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase): ",
@@ -159,6 +162,8 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_string(f->phase));
 	json_object_set_new(o, "message", json_string(f->message));
+	if (f->fix_note)
+		json_object_set_new(o, "fix", json_string(f->fix_note));
 	json_object_set_new(o, "chain", chain_json(&f->chain));
 	for (i = 0; i < f->nr_others; i++)
 		json_array_append_new(others, chain_json(&f->others[i]));

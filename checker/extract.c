@@ -834,7 +834,8 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 
 	err = clang_parseTranslationUnit2(idx, file,
 					  (const char *const *)args->argv,
-					  args->argc, NULL, 0, PARSE_FLAGS,
+					  args->argc, opts->unsaved,
+					  opts->nr_unsaved, PARSE_FLAGS,
 					  &w.tu);
 	if (err == CXError_Success)
 		count_diagnostics(&w, args, &rejected);
@@ -858,7 +859,8 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		w.files_used = 0;
 		err = clang_parseTranslationUnit2(idx, file,
 				(const char *const *)args->argv, args->argc,
-				NULL, 0, PARSE_FLAGS, &w.tu);
+				opts->unsaved, opts->nr_unsaved, PARSE_FLAGS,
+				&w.tu);
 		if (err == CXError_Success)
 			count_diagnostics(&w, args, &rejected);
 	} else {

@@ -37,6 +37,7 @@ void findings_free(struct findings *fs)
 		size_t j;
 
 		free(fs->v[i].message);
+		free(fs->v[i].fix_note);
 		free(fs->v[i].chain.steps);
 		for (j = 0; j < fs->v[i].nr_others; j++)
 			free(fs->v[i].others[j].steps);

@@ -17,6 +17,7 @@
 #include "trapcheck/analyze.h"
 #include "trapcheck/caps.h"
 #include "trapcheck/emit.h"
+#include "trapcheck/fix.h"
 #include "trapcheck/patchlint.h"
 #include "trapcheck/roots.h"
 #include "trapcheck/util.h"
@@ -27,7 +28,8 @@
 
 enum {
 	OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS,
-	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF,
+	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF, OPT_FIX, OPT_FIX_DIR,
+	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY,
 };
 
 static const struct option long_opts[] = {
@@ -38,6 +40,11 @@ static const struct option long_opts[] = {
 	{ "print-clang-commands", no_argument, NULL, OPT_PRINT_COMMANDS },
 	{ "list-caps", no_argument, NULL, OPT_LIST_CAPS },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "fix", no_argument, NULL, OPT_FIX },
+	{ "fix-dir", required_argument, NULL, OPT_FIX_DIR },
+	{ "apply", no_argument, NULL, OPT_APPLY },
+	{ "signoff", required_argument, NULL, OPT_SIGNOFF },
+	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -67,6 +74,12 @@ static void usage(FILE *f)
 	      "registers read from the tree\n"
 	      "  --diff PATCH       report what PATCH adds to hot paths or "
 	      "removes from guards\n"
+	      "  --fix              print the verified fixes as a diff on "
+	      "stdout\n"
+	      "  --fix-dir DIR      write one git format-patch file per "
+	      "verified fix\n"
+	      "  --apply            apply the verified fixes to the tree\n"
+	      "  --signoff ID       author and Signed-off-by of the patches\n"
 	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
 	      "3 internal error\n", f);
 }
@@ -99,11 +112,14 @@ static char *default_roots_dir(void)
 	return NULL;
 }
 
+/* -p DIR means DIR/compile_commands.json, as for clang tools. */
 static char *find_compdb(const char *p)
 {
 	struct stat st;
+	size_t n = strlen(p);
 
-	if (!stat(p, &st) && S_ISDIR(st.st_mode))
+	if ((!stat(p, &st) && S_ISDIR(st.st_mode)) ||
+	    (stat(p, &st) && (n < 5 || strcmp(p + n - 5, ".json"))))
 		return xasprintf("%s/compile_commands.json", p);
 	return xstrdup(p);
 }
@@ -185,6 +201,7 @@ int main(int argc, char **argv)
 	const char *roots_dir_opt = NULL, *diff = NULL;
 	struct emit_opts eo = { 0 };
 	struct analysis_opts ao = { 0 };
+	struct fix_opts fo = { .verify = true };
 	struct root_sets roots = { 0 };
 	struct analysis a;
 	const char **extra = NULL;
@@ -239,6 +256,21 @@ int main(int argc, char **argv)
 		case OPT_DIFF:
 			diff = optarg;
 			break;
+		case OPT_FIX:
+			fo.print = true;
+			break;
+		case OPT_FIX_DIR:
+			fo.dir = optarg;
+			break;
+		case OPT_APPLY:
+			fo.apply = true;
+			break;
+		case OPT_SIGNOFF:
+			fo.signoff = optarg;
+			break;
+		case OPT_NO_VERIFY:
+			fo.verify = false;
+			break;
 		case 'h':
 			usage(stdout);
 			return TC_EXIT_CLEAN;
@@ -286,11 +318,8 @@ int main(int argc, char **argv)
 
 	ao.compdb = find_compdb(tree);
 	ao.progress = !no_progress && !quiet && isatty(STDERR_FILENO);
-	if (analysis_run(&a, &ao, &roots, err, sizeof(err))) {
-		free((char *)ao.compdb);
+	if (analysis_run(&a, &ao, &roots, err, sizeof(err)))
 		goto out_err;
-	}
-	free((char *)ao.compdb);
 
 	if (list_caps) {
 		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :
@@ -313,6 +342,32 @@ int main(int argc, char **argv)
 		findings_free(&a.findings);
 		a.findings = pf;
 	}
+	if (fo.print || fo.dir || fo.apply) {
+		int n = fixes_run(&a, &ao, &roots, &fo, err, sizeof(err));
+
+		if (n < 0) {
+			analysis_free(&a);
+			goto out_err;
+		}
+		if (!quiet)
+			fprintf(stderr, "trapcheck: %d fix%s %s\n", n,
+				n == 1 ? "" : "es", fo.apply ? "applied" :
+				fo.dir ? "written" : "printed");
+	}
+	if (fo.print) {
+		/* The diff is the output: notes about the rest on stderr. */
+		for (size_t i = 0; i < a.findings.nr && !quiet; i++)
+			if (a.findings.v[i].fix_note &&
+			    strncmp(a.findings.v[i].fix_note, "fix:", 4))
+				fprintf(stderr, "%s:%u:%u: note: %s\n",
+					a.findings.v[i].file,
+					a.findings.v[i].line,
+					a.findings.v[i].col,
+					a.findings.v[i].fix_note);
+		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+		analysis_free(&a);
+		goto out_free_roots;
+	}
 	ret = write_findings(&a, format, output, &eo, quiet);
 	if (!ret)
 		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
@@ -323,6 +378,7 @@ out_err:
 	fprintf(stderr, "trapcheck: error: %s\n", err);
 	ret = TC_EXIT_USAGE;
 out_free_roots:
+	free((char *)ao.compdb);
 	roots_free(&roots);
 	free(roots_dir);
 out_free_extra:

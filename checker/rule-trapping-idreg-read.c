@@ -5,8 +5,12 @@
  * register traps to the hypervisor. Seed 004: cpu_has_hw_af() on every
  * page fault.
  */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "trapcheck/guards.h"
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
@@ -66,4 +70,69 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 			       reg->name, f->trap, advice);
 	free(advice);
 	return true;
+}
+
+/*
+ * Seed 004's fix: the read becomes read_sanitised_ftr_reg(SYS_<REG>),
+ * under seed 004's comment, when the tree's arm64_ftr_regs[] serves the
+ * register and the read is written on one line.
+ */
+bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
+			     char **why)
+{
+	const struct finding *f = ctx->finding;
+	const char *line, *at, *close;
+	size_t n = strlen(f->sink);
+	char *ind, *area;
+
+	if (!f->reg) {
+		*why = xasprintf("%s() reads a register chosen at run time: "
+				 "no single sanitised register to read",
+				 f->sink);
+		return false;
+	}
+	if (f->sanitised != 1) {
+		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]: "
+				 "no sanitised copy to read", f->reg);
+		return false;
+	}
+	if (f->line > ctx->src->nr_lines)
+		goto err_shape;
+	line = ctx->src->lines[f->line - 1];
+	at = line + f->col - 1;
+	if (strlen(line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
+	    at[n] != '(')
+		goto err_shape;
+	close = strchr(at, ')');
+	if (!close)
+		goto err_shape;
+	ind = line_indent(line);
+	e->first = e->last = f->line;
+	fix_edit_add_line(e, "%s/*", ind);
+	fix_edit_add_line(e, "%s * Use cached version to avoid emulated msr "
+			  "operation on KVM", ind);
+	fix_edit_add_line(e, "%s * guests.", ind);
+	fix_edit_add_line(e, "%s */", ind);
+	fix_edit_add_line(e, "%.*sread_sanitised_ftr_reg(SYS_%s)%s",
+			  (int)(at - line), line, f->reg, close + 1);
+	free(ind);
+	area = fix_area(f->file);
+	e->subject = xasprintf("%s: avoid trapping ID register read in %s()",
+			       area, f->function);
+	free(area);
+	e->body = xasprintf("%s() reads %s from hardware with %s(). Under "
+			    "virtualization the hypervisor traps guest reads "
+			    "of the ID registers (%s): each read is a "
+			    "vmexit.\n\nThe register is invariant after boot "
+			    "and the kernel keeps its sanitised value in "
+			    "arm64_ftr_regs[]: read_sanitised_ftr_reg() "
+			    "returns it from memory, with no register access "
+			    "and hence no trap.", f->function, f->reg,
+			    f->sink, f->trap);
+	return true;
+
+err_shape:
+	*why = xasprintf("the read is not written as %s(...) on one line",
+			 f->sink);
+	return false;
 }

@@ -12,13 +12,16 @@
 const struct rule rule_table[] = {
 	{ .id = "trapping-idreg-read",
 	  .summary = "a trapping ID register read on a hot path",
-	  .check = rule_trapping_idreg_read },
+	  .check = rule_trapping_idreg_read,
+	  .fix = fix_trapping_idreg_read },
 	{ .id = "local-cap-check",
 	  .summary = "a local-CPU capability check on a hot path",
-	  .check = rule_local_cap_check },
+	  .check = rule_local_cap_check,
+	  .fix = fix_local_cap_check },
 	{ .id = "slow-entropy",
 	  .summary = "a slow entropy instruction on a steady-state hot path",
-	  .check = rule_slow_entropy },
+	  .check = rule_slow_entropy,
+	  .fix = fix_slow_entropy },
 	{ .id = "preempt-guard",
 	  .summary = "a per-CPU answer without the !preemptible() guard",
 	  .check = rule_preempt_guard,
@@ -107,6 +110,7 @@ static void drop_last(struct findings *out)
 	size_t i;
 
 	free(f->message);
+	free(f->fix_note);
 	free(f->chain.steps);
 	for (i = 0; i < f->nr_others; i++)
 		free(f->others[i].steps);

@@ -32,6 +32,19 @@ check() {
 	fi
 }
 
+# check_that "description" 'shell expression': the whole expression,
+# && and || included, decides (check alone would take only the first
+# command).
+check_that() {
+	desc=$1
+	shift
+	if eval "$*"; then
+		ok "$desc"
+	else
+		fail "$desc"
+	fi
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

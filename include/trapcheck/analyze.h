@@ -15,10 +15,15 @@
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
 
+struct CXUnsavedFile;
+
 struct analysis_opts {
 	const char *compdb;		/* path of compile_commands.json */
 	int jobs;			/* parser threads, >= 1 */
 	bool progress;			/* one-line progress on stderr */
+	/* Parse these files with these contents (fix verification). */
+	struct CXUnsavedFile *unsaved;
+	unsigned int nr_unsaved;
 };
 
 struct analysis {

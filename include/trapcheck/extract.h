@@ -88,6 +88,9 @@ struct extract_opts {
 	const char *root;		/* tree root, for relative paths */
 	struct claims *claims;		/* NULL: extract every body */
 	struct flag_warnings *warnings;	/* unknown flag reporting */
+	/* Files parsed with these contents instead of the disk's. */
+	struct CXUnsavedFile *unsaved;
+	unsigned int nr_unsaved;
 };
 
 /*

@@ -41,6 +41,7 @@ struct finding {
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
 	char *message;
+	char *fix_note;			/* what --fix did, or NULL */
 	struct chain chain;		/* the shortest */
 	struct chain *others;		/* through the sink's other callers */
 	size_t nr_others;

@@ -13,6 +13,7 @@
 
 #include "trapcheck/caps.h"
 #include "trapcheck/finding.h"
+#include "trapcheck/fix.h"
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
 #include "trapcheck/sinks.h"
@@ -42,6 +43,12 @@ struct rule {
 	/* Optional: keep @f now that its chain is known? */
 	bool (*check_chain)(const struct rule_ctx *ctx,
 			    const struct finding *f);
+	/*
+	 * Optional: the safe rewrite of a finding, or false with the reason
+	 * in *@why (a new string).
+	 */
+	bool (*fix)(const struct fix_ctx *ctx, struct fix_edit *e,
+		    char **why);
 };
 
 extern const struct rule rule_table[];
@@ -58,6 +65,12 @@ bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
 			enum rule_scope *scope);
 bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
 			      const struct finding *f);
+bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
+			     char **why);
+bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
+			 char **why);
+bool fix_slow_entropy(const struct fix_ctx *ctx, struct fix_edit *e,
+		      char **why);
 
 /*
  * Advice for a trapping read of @reg: the sanitised copy when the tree's

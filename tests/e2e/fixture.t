@@ -103,8 +103,9 @@ json.dump([dict(e, directory=root) for e in d
            if 'seed_variants' not in e['file']], open(sys.argv[2], 'w'))
 PY
 "$TRAPCHECK" -p novariants.json -q --roots-dir empty > none.txt
-check "exit status 0 and no output without findings" \
-	[ $? -eq 0 ] && [ ! -s none.txt ]
+rc=$?
+check_that "exit status 0 and no output without findings" \
+	'[ $rc -eq 0 ] && [ ! -s none.txt ]'
 
 "$TRAPCHECK" -p "$FX" -q --roots-dir empty > once.txt
 check "preempt-guard on a sanitised read is reported on no hot path too" \
@@ -118,24 +119,24 @@ check "seed 003 fixed (unlikely(!crng_ready()) && ...) is not reported" \
 
 "$TRAPCHECK" -p "$SCRATCH/nowhere" -q > err.out 2> err.txt
 rc=$?
-check "missing database: exit 2, one line naming the file" \
-	[ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] &&
-	grep -q "nowhere/compile_commands.json" err.txt
+check_that "missing database: exit 2, one line naming the file" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < err.txt)" -eq 1 ] &&
+	grep -q "nowhere/compile_commands.json" err.txt'
 
 printf '[{"directory": ".", "file": "a.c", ' > bad.json
 "$TRAPCHECK" -p bad.json -q 2> err.txt
 rc=$?
-check "malformed database: exit 2 with line and column" \
-	[ $rc -eq 2 ] && grep -q '^trapcheck: error: bad.json:1:[0-9]*: malformed JSON' err.txt
+check_that "malformed database: exit 2 with line and column" \
+	'[ $rc -eq 2 ] && grep -q "^trapcheck: error: bad.json:1:[0-9]*: malformed JSON" err.txt'
 
 "$TRAPCHECK" -p "$FX" -q -o /dev/full 2> err.txt
 rc=$?
-check "unwritable output: exit 3 and a message" \
-	[ $rc -eq 3 ] && grep -q 'trapcheck: error: /dev/full' err.txt
+check_that "unwritable output: exit 3 and a message" \
+	'[ $rc -eq 3 ] && grep -q "trapcheck: error: /dev/full" err.txt'
 
 "$TRAPCHECK" -p "$FX" -q -o result.txt
-check "-o writes the file and leaves no temporary behind" \
-	[ -s result.txt ] && [ "$(ls | grep -c 'result.txt.tmp')" -eq 0 ]
+check_that "-o writes the file and leaves no temporary behind" \
+	'[ -s result.txt ] && [ "$(ls | grep -c result.txt.tmp)" -eq 0 ]'
 
 "$TRAPCHECK" --format=xml -p "$FX" 2> err.txt
 check "unknown format: exit 2" [ $? -eq 2 ]
