@@ -133,12 +133,31 @@ static void src_free(struct src_file *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Take ownership of @text and split it into lines. */
+static void src_from_text(struct src_file *s, const char *rel, char *text)
+{
+	size_t len = strlen(text), i;
+
+	memset(s, 0, sizeof(*s));
+	s->text = text;
+	s->path = xstrdup(rel);
+	s->lines = xmalloc((len + 2) * sizeof(*s->lines));
+	s->lines[s->nr_lines++] = s->text;
+	for (i = 0; i < len; i++) {
+		if (s->text[i] != '\n')
+			continue;
+		s->text[i] = '\0';
+		if (i + 1 < len)
+			s->lines[s->nr_lines++] = s->text + i + 1;
+	}
+}
+
 static int src_load(struct src_file *s, const char *tree, const char *rel)
 {
 	char *path = xasprintf("%s/%s", tree, rel);
 	FILE *fp = fopen(path, "rb");
-	size_t len = 0, cap = 0, n, i;
-	char buf[65536];
+	size_t len = 0, cap = 0, n;
+	char buf[65536], *text;
 
 	free(path);
 	memset(s, 0, sizeof(*s));
@@ -152,17 +171,8 @@ static int src_load(struct src_file *s, const char *tree, const char *rel)
 	fclose(fp);
 	GROW(s->text, cap, len + 1);
 	s->text[len] = '\0';
-	s->path = xstrdup(rel);
-	/* Split in place; a line array of pointers into the text. */
-	s->lines = xmalloc((len + 2) * sizeof(*s->lines));
-	s->lines[s->nr_lines++] = s->text;
-	for (i = 0; i < len; i++) {
-		if (s->text[i] != '\n')
-			continue;
-		s->text[i] = '\0';
-		if (i + 1 < len)
-			s->lines[s->nr_lines++] = s->text + i + 1;
-	}
+	text = s->text;
+	src_from_text(s, rel, text);
 	return 0;
 }
 
@@ -502,25 +512,26 @@ static bool same_site(const struct finding *a, const struct finding *b)
 	       !strcmp(a->sink, b->sink) && !strcmp(a->file, b->file);
 }
 
-/* Steps 2 and 3: re-analyse with the patched file in memory. */
+/*
+ * Steps 2 and 3: re-analyse with the patched files in memory: no TU with
+ * more errors, none of @fixed's sites left, no finding that was not
+ * there before.
+ */
 static bool verify_analysis(const struct analysis *a,
 			    const struct analysis_opts *ao,
 			    const struct root_sets *roots,
-			    const struct finding *f, const char *path,
-			    const char *text, char **why)
+			    struct CXUnsavedFile *u, unsigned int nr_u,
+			    struct finding *const *fixed, size_t nr_fixed,
+			    char **why)
 {
-	struct CXUnsavedFile u = {
-		.Filename = path, .Contents = text,
-		.Length = (unsigned long)strlen(text),
-	};
 	struct analysis_opts o = *ao;
 	struct analysis b;
 	char err[512];
 	size_t i, j;
 	bool ok = true;
 
-	o.unsaved = &u;
-	o.nr_unsaved = 1;
+	o.unsaved = u;
+	o.nr_unsaved = nr_u;
 	o.progress = false;
 	if (analysis_run(&b, &o, roots, err, sizeof(err))) {
 		*why = xasprintf("re-analysis failed: %s", err);
@@ -541,15 +552,17 @@ static bool verify_analysis(const struct analysis *a,
 		const struct finding *g = &b.findings.v[i];
 		bool known = false;
 
-		if (same_site(g, f)) {
-			*why = xasprintf("re-analysis: the finding is still "
-					 "there (%s:%u)", g->file, g->line);
-			ok = false;
-			break;
+		for (j = 0; ok && j < nr_fixed; j++) {
+			if (same_site(g, fixed[j])) {
+				*why = xasprintf("re-analysis: the finding is "
+						 "still there (%s:%u)", g->file,
+						 g->line);
+				ok = false;
+			}
 		}
-		for (j = 0; j < a->findings.nr && !known; j++)
+		for (j = 0; ok && j < a->findings.nr && !known; j++)
 			known = same_site(&a->findings.v[j], g);
-		if (!known) {
+		if (ok && !known) {
 			*why = xasprintf("re-analysis: new finding %s:%u: %s "
 					 "[%s]", g->file, g->line, g->message,
 					 g->rule);
@@ -570,58 +583,165 @@ static const struct rule *rule_of(const char *id)
 	return NULL;
 }
 
-/* A verified edit waiting to be applied with the others of its file. */
-struct pending_apply {
-	char *file;
-	struct fix_edit edit;
-	struct finding *finding;
+/* A rewrite on its way: computed, then checked, then written. */
+struct candidate {
+	struct finding *f;
+	struct fix_edit e;
+	char *diff, *patch;
+	char *path;		/* absolute */
+	char *why;		/* why it failed a check, or NULL */
 };
 
-static int apply_order(const void *a, const void *b)
+static int cand_order(const void *a, const void *b)
 {
-	const struct pending_apply *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
+	const struct candidate *x = a, *y = b;
+	int c = strcmp(x->f->file, y->f->file);
 
 	/* Per file, bottom up: an edit never moves the lines above it. */
-	return c ? c : (x->edit.first < y->edit.first) -
-		       (x->edit.first > y->edit.first);
+	return c ? c : (x->e.first < y->e.first) - (x->e.first > y->e.first);
 }
 
-/* --apply: every verified edit of a file, bottom up, one write. */
-static void apply_all(const char *tree, struct pending_apply *p, size_t nr)
+/*
+ * The text of @file with the edits of @c[0..n) (same file, bottom up)
+ * applied, or NULL when the file cannot be read.
+ */
+static char *edited_text(const char *tree, struct candidate *c, size_t n)
 {
-	size_t i = 0, j;
+	struct src_file src;
+	char *text = NULL;
+	size_t i;
 
-	qsort(p, nr, sizeof(*p), apply_order);
-	while (i < nr) {
-		struct src_file src;
-		char *path = xasprintf("%s/%s", tree, p[i].file), *text = NULL;
-		int ret;
-
-		for (j = i; j < nr && !strcmp(p[j].file, p[i].file); j++)
-			;
-		ret = src_load(&src, tree, p[i].file);
-		for (; !ret && i < j; i++) {
+	if (src_load(&src, tree, c[0].f->file))
+		return NULL;
+	for (i = 0; i < n; i++) {
+		text = apply_edit(&src, &c[i].e);
+		src_free(&src);
+		src_from_text(&src, c[0].f->file, xstrdup(text));
+		if (i + 1 < n)
 			free(text);
-			text = apply_edit(&src, &p[i].edit);
-			src_free(&src);
-			/* Re-split the edited text for the next edit up. */
-			ret = write_file(path, text) ? -errno :
-			      src_load(&src, tree, p[i].file);
-			if (ret)
-				break;
+	}
+	src_free(&src);
+	return text;
+}
+
+/* Group candidates [from, to) by file: unsaved files for libclang. */
+static unsigned int unsaved_of(const char *tree, struct candidate *c,
+			       size_t from, size_t to,
+			       struct CXUnsavedFile *u, char **texts)
+{
+	unsigned int nr = 0;
+	size_t i = from, j;
+
+	while (i < to) {
+		for (j = i; j < to && !strcmp(c[j].f->file, c[i].f->file); j++)
+			;
+		texts[nr] = edited_text(tree, c + i, j - i);
+		if (texts[nr]) {
+			u[nr].Filename = c[i].path;
+			u[nr].Contents = texts[nr];
+			u[nr].Length = (unsigned long)strlen(texts[nr]);
+			nr++;
 		}
-		if (ret) {
-			for (; i < j; i++) {
-				free(p[i].finding->fix_note);
-				p[i].finding->fix_note = xasprintf(
-					"fix not applied: %s: %s", p[i].file,
-					strerror(-ret));
+		i = j;
+	}
+	return nr;
+}
+
+static bool verify_range(const struct analysis *a,
+			 const struct analysis_opts *ao,
+			 const struct root_sets *roots, struct candidate *c,
+			 size_t from, size_t to, char **why)
+{
+	struct CXUnsavedFile *u = xcalloc(to - from + 1, sizeof(*u));
+	char **texts = xcalloc(to - from + 1, sizeof(*texts));
+	struct finding **fixed = xcalloc(to - from + 1, sizeof(*fixed));
+	unsigned int nr, i;
+	size_t k;
+	bool ok;
+
+	for (k = from; k < to; k++)
+		fixed[k - from] = c[k].f;
+	nr = unsaved_of(a->root, c, from, to, u, texts);
+	ok = verify_analysis(a, ao, roots, u, nr, fixed, to - from, why);
+	for (i = 0; i < nr; i++)
+		free(texts[i]);
+	free(texts);
+	free(u);
+	free(fixed);
+	return ok;
+}
+
+static void candidate_free(struct candidate *c)
+{
+	fix_edit_free(&c->e);
+	free(c->diff);
+	free(c->patch);
+	free(c->path);
+	free(c->why);
+}
+
+/* Step 1 for one finding: the rule's rewrite, its patch, patch --dry-run. */
+static bool make_candidate(struct analysis *a, struct finding *f,
+			   const struct fix_opts *fo, struct candidate *c)
+{
+	const struct rule *rule = rule_of(f->rule);
+	struct fix_ctx ctx = { &a->graph, f, a->root, NULL };
+	struct src_file src;
+	size_t added, removed;
+	char *why = NULL;
+
+	memset(c, 0, sizeof(*c));
+	c->f = f;
+	if (!rule)
+		return false;
+	if (!rule->fix) {
+		f->fix_note = xstrdup("no fix: this rule has no automatic "
+				      "rewrite");
+		return false;
+	}
+	if (src_load(&src, a->root, f->file)) {
+		f->fix_note = xasprintf("no fix: %s: cannot read", f->file);
+		return false;
+	}
+	ctx.src = &src;
+	if (!rule->fix(&ctx, &c->e, &why)) {
+		f->fix_note = xasprintf("no fix: %s", why);
+		free(why);
+		fix_edit_free(&c->e);
+		src_free(&src);
+		return false;
+	}
+	c->diff = make_diff(&src, &c->e, &added, &removed);
+	c->patch = format_patch(f, &c->e, c->diff, added, removed, fo);
+	c->path = xasprintf("%s/%s", a->root, f->file);
+	if (!verify_applies(&src, c->diff, &c->why))
+		f->fix_note = xasprintf("fix not written: verification failed: "
+					"%s", c->why);
+	src_free(&src);
+	return !c->why;
+}
+
+/* --apply: the verified edits, file by file, each file written once. */
+static void apply_verified(const char *tree, struct candidate *c, size_t nr)
+{
+	size_t i = 0, j, k;
+
+	while (i < nr) {
+		char *text;
+
+		for (j = i; j < nr && !strcmp(c[j].f->file, c[i].f->file); j++)
+			;
+		text = edited_text(tree, c + i, j - i);
+		if (!text || write_file(c[i].path, text)) {
+			for (k = i; k < j; k++) {
+				free(c[k].f->fix_note);
+				c[k].f->fix_note = xasprintf("fix not applied: "
+							     "%s: %s",
+							     c[k].f->file,
+							     strerror(errno));
 			}
 		}
-		src_free(&src);
 		free(text);
-		free(path);
 		i = j;
 	}
 }
@@ -630,10 +750,10 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 	      const struct root_sets *roots, const struct fix_opts *fo,
 	      char *err, size_t errlen)
 {
-	struct pending_apply *pend = NULL;
-	size_t nr_pend = 0, alloc_pend = 0;
+	struct candidate *c = NULL;
+	size_t nr = 0, alloc = 0, i, j, k;
 	unsigned int written = 0;
-	size_t i, j;
+	int ret = 0;
 
 	if (fo->dir && mkdir(fo->dir, 0755) && errno != EEXIST) {
 		snprintf(err, errlen, "%s: cannot create the fix directory: "
@@ -642,102 +762,81 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 	}
 	for (i = 0; i < a->findings.nr; i++) {
 		struct finding *f = &a->findings.v[i];
-		const struct rule *rule = rule_of(f->rule);
-		struct fix_ctx ctx = { &a->graph, f, a->root, NULL };
-		struct fix_edit e = { 0 };
-		struct src_file src;
-		size_t added, removed;
-		char *why = NULL, *diff, *patch, *text, *path;
 		bool done = false;
 
 		/* One fix per site: the first finding of the site owns it. */
-		for (j = 0; j < i; j++)
-			if (a->findings.v[j].line == f->line &&
-			    a->findings.v[j].col == f->col &&
-			    !strcmp(a->findings.v[j].rule, f->rule) &&
-			    !strcmp(a->findings.v[j].file, f->file))
-				done = true;
-		if (done || !rule)
+		for (j = 0; j < i && !done; j++)
+			done = a->findings.v[j].line == f->line &&
+			       a->findings.v[j].col == f->col &&
+			       !strcmp(a->findings.v[j].rule, f->rule) &&
+			       !strcmp(a->findings.v[j].file, f->file);
+		if (done)
 			continue;
-		if (!rule->fix) {
-			f->fix_note = xstrdup("no fix: this rule has no "
-					      "automatic rewrite");
-			continue;
+		GROW(c, alloc, nr + 1);
+		if (make_candidate(a, f, fo, &c[nr]))
+			nr++;
+		else
+			candidate_free(&c[nr]);
+	}
+	qsort(c, nr, sizeof(*c), cand_order);
+
+	/* All together first (one re-analysis); one by one if that fails. */
+	if (fo->verify && nr) {
+		char *why = NULL;
+
+		if (!verify_range(a, ao, roots, c, 0, nr, &why)) {
+			for (k = 0; k < nr; k++)
+				if (!verify_range(a, ao, roots, c, k, k + 1,
+						  &c[k].why))
+					c[k].f->fix_note = xasprintf(
+						"fix not written: verification "
+						"failed: %s", c[k].why);
 		}
-		if (src_load(&src, a->root, f->file)) {
-			f->fix_note = xasprintf("no fix: %s: cannot read",
-						f->file);
-			continue;
-		}
-		ctx.src = &src;
-		if (!rule->fix(&ctx, &e, &why)) {
-			f->fix_note = xasprintf("no fix: %s", why);
-			free(why);
-			fix_edit_free(&e);
-			src_free(&src);
-			continue;
-		}
-		diff = make_diff(&src, &e, &added, &removed);
-		patch = format_patch(f, &e, diff, added, removed, fo);
-		text = apply_edit(&src, &e);
-		path = xasprintf("%s/%s", a->root, f->file);
-		if (!verify_applies(&src, diff, &why) ||
-		    (fo->verify && !verify_analysis(a, ao, roots, f, path,
-						    text, &why))) {
-			f->fix_note = xasprintf("fix not written: verification "
-						"failed: %s", why);
-			free(why);
-		} else {
-			f->fix_note = xasprintf("fix: %s", e.subject);
+		free(why);
+	}
+
+	/* Keep the verified ones, in finding order for stable names. */
+	for (i = 0, k = 0; i < nr; i++) {
+		if (c[i].why)
+			candidate_free(&c[i]);
+		else
+			c[k++] = c[i];
+	}
+	nr = k;
+	for (i = 0; i < a->findings.nr; i++) {
+		for (k = 0; k < nr; k++) {
+			if (c[k].f != &a->findings.v[i])
+				continue;
 			written++;
+			c[k].f->fix_note = xasprintf("fix: %s", c[k].e.subject);
 			if (fo->print)
-				fputs(diff, stdout);
+				fputs(c[k].diff, stdout);
 			if (fo->dir) {
-				char *name = patch_name(written, e.subject);
+				char *name = patch_name(written,
+							c[k].e.subject);
 				char *out = xasprintf("%s/%s", fo->dir, name);
 
-				if (write_file(out, patch)) {
+				free(name);
+				if (write_file(out, c[k].patch)) {
 					snprintf(err, errlen, "%s: cannot "
 						 "write: %s", out,
 						 strerror(errno));
 					free(out);
-					free(name);
-					free(path);
-					free(text);
-					free(patch);
-					free(diff);
-					fix_edit_free(&e);
-					src_free(&src);
-					return -EIO;
+					ret = -EIO;
+					goto out_free;
 				}
-				free(f->fix_note);
-				f->fix_note = xasprintf("fix: %s", out);
+				free(c[k].f->fix_note);
+				c[k].f->fix_note = xasprintf("fix: %s", out);
 				free(out);
-				free(name);
-			}
-			if (fo->apply) {
-				struct pending_apply *pa = PUSH(pend, nr_pend,
-								alloc_pend);
-
-				pa->file = xstrdup(f->file);
-				pa->edit = e;
-				pa->finding = f;
-				memset(&e, 0, sizeof(e));
 			}
 		}
-		free(path);
-		free(text);
-		free(patch);
-		free(diff);
-		fix_edit_free(&e);
-		src_free(&src);
 	}
-	if (nr_pend)
-		apply_all(a->root, pend, nr_pend);
-	for (i = 0; i < nr_pend; i++) {
-		free(pend[i].file);
-		fix_edit_free(&pend[i].edit);
-	}
-	free(pend);
-	return (int)written;
+	if (fo->apply)
+		apply_verified(a->root, c, nr);
+	ret = (int)written;
+out_free:
+	for (i = 0; i < nr; i++)
+		candidate_free(&c[i]);
+	free(c);
+	return ret;
 }

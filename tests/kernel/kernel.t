@@ -16,7 +16,7 @@ check "seed 004 reverted in a hard-linked copy" \
 	"$rev/arch/arm64/include/asm/cpufeature.h"
 
 start=$(date +%s)
-"$TRAPCHECK" -p "$tree" --format=json -o real.json 2> real.err
+"$TRAPCHECK" -p "$tree" --format=json -o real.json --fix-dir fixes 2> real.err
 rc=$?
 echo "# 6.12 run: exit $rc in $(( $(date +%s) - start )) s"
 sed 's/^/# /' real.err | tail -n 12
@@ -90,7 +90,7 @@ PY
 check "6.12 (seed 004 applied): cpu_has_hw_af() not reported" [ $? -eq 0 ]
 
 start=$(date +%s)
-"$TRAPCHECK" -p "$rev" -q --format=json -o rev.json
+"$TRAPCHECK" -p "$rev" -q --format=json -o rev.json --fix-dir fixes-004
 echo "# reverted run: exit $? in $(( $(date +%s) - start )) s"
 python3 - rev.json <<'PY'
 import json, sys
@@ -113,6 +113,36 @@ for c in [f['chain']] + f['other_chains']:
 assert ok
 PY
 check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
+
+SEEDS="$TOP/../shared/seeds"
+p000=$(ls fixes/*__cpu_has_rng.patch 2>/dev/null | head -n 1)
+check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
+check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
+python3 "$TOP/tests/kernel/seed-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
+check "its diff is the reviewed upstream form of seed 000" [ $? -eq 0 ]
+p004=$(ls fixes-004/*cpu_has_hw_af.patch 2>/dev/null | head -n 1)
+python3 "$TOP/tests/kernel/seed-diff.py" "$p004" "$SEEDS"/004_*.txt first
+check "with seed 004 reverted, the cpu_has_hw_af patch is seed 004's change" \
+	[ $? -eq 0 ]
+
+# Apply the patch to a full copy (kbuild writes objects: no hard links)
+# and build what includes archrandom.h with the real cross compiler.
+build="$tree-fix-build"
+rm -rf "$build"
+cp -a "$tree" "$build"
+(cd "$build" && git apply --check "$SCRATCH/$p000" && git apply "$SCRATCH/$p000")
+check "the patch applies with git apply" [ $? -eq 0 ]
+start=$(date +%s)
+make -s -C "$build" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	-j"$(nproc)" drivers/char/random.o arch/arm64/kernel/ > build.log 2>&1
+rc=$?
+echo "# kbuild of the patched tree: exit $rc in $(( $(date +%s) - start )) s"
+tail -n 5 build.log | sed 's/^/# /'
+check "the patched tree builds drivers/char/random.o and arch/arm64/kernel/" \
+	[ $rc -eq 0 ]
+check "random.o was rebuilt from the patched header" \
+	[ "$build/drivers/char/random.o" -nt "$build/arch/arm64/include/asm/archrandom.h" ]
+rm -rf "$build"
 
 # Seed 000's fix, as reviewed, and the same without !preemptible().
 for v in fix-000 fix-000-nopreempt; do
