@@ -38,7 +38,8 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
 	    checker/rule-preempt-guard.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
-	    checker/guards.o checker/patchlint.o checker/fix.o
+	    checker/guards.o checker/patchlint.o checker/fix.o \
+	    checker/baseline.o checker/picture.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -63,6 +64,10 @@ checker/sinks.o: checker/sinks.def checker/registers.def
 checker/caps.o: checker/tables.def
 checker/guards.o: checker/phases.def
 checker/graph.o: checker/preempt.def
+checker/emit.o: checker/rule-help.inc
+checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
+	$(quiet) GEN $@
+	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
 
 $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@
@@ -96,7 +101,8 @@ install: all
 
 clean:
 	$(quiet) CLEAN
-	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS)
+	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS) \
+	    checker/rule-help.inc
 
 .PHONY: all check demo install clean deps-checked
 

@@ -29,20 +29,55 @@ void findings_sort(struct findings *fs)
 	qsort(fs->v, fs->nr, sizeof(*fs->v), finding_cmp);
 }
 
+void finding_free(struct finding *f)
+{
+	size_t j;
+
+	free(f->message);
+	free(f->fix_note);
+	free(f->waiver);
+	free(f->chain.steps);
+	for (j = 0; j < f->nr_others; j++)
+		free(f->others[j].steps);
+	free(f->others);
+}
+
+char *finding_fingerprint(const struct finding *f)
+{
+	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,
+			 f->reg ? f->reg : "-", f->root ? f->root : "-");
+}
+
+char *finding_fingerprint_hash(const struct finding *f)
+{
+	char *text = finding_fingerprint(f);
+	char *h = xasprintf("%016llx", (unsigned long long)hash_str(text));
+
+	free(text);
+	return h;
+}
+
+void findings_filter(struct findings *fs,
+		     bool (*keep)(const struct finding *f, void *data),
+		     void *data)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < fs->nr; i++) {
+		if (keep(&fs->v[i], data))
+			fs->v[k++] = fs->v[i];
+		else
+			finding_free(&fs->v[i]);
+	}
+	fs->nr = k;
+}
+
 void findings_free(struct findings *fs)
 {
 	size_t i;
 
-	for (i = 0; i < fs->nr; i++) {
-		size_t j;
-
-		free(fs->v[i].message);
-		free(fs->v[i].fix_note);
-		free(fs->v[i].chain.steps);
-		for (j = 0; j < fs->v[i].nr_others; j++)
-			free(fs->v[i].others[j].steps);
-		free(fs->v[i].others);
-	}
+	for (i = 0; i < fs->nr; i++)
+		finding_free(&fs->v[i]);
 	free(fs->v);
 	if (fs->pool) {
 		strpool_free(fs->pool);

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "trapcheck/analyze.h"
+#include "trapcheck/baseline.h"
+#include "trapcheck/picture.h"
 #include "trapcheck/caps.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/fix.h"
@@ -29,7 +31,8 @@
 enum {
 	OPT_FORMAT = 256, OPT_ROOTS, OPT_ROOTS_DIR, OPT_NO_PROGRESS,
 	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF, OPT_FIX, OPT_FIX_DIR,
-	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY,
+	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
+	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +48,12 @@ static const struct option long_opts[] = {
 	{ "apply", no_argument, NULL, OPT_APPLY },
 	{ "signoff", required_argument, NULL, OPT_SIGNOFF },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
+	{ "baseline", required_argument, NULL, OPT_BASELINE },
+	{ "write-baseline", required_argument, NULL, OPT_WRITE_BASELINE },
+	{ "waivers", required_argument, NULL, OPT_WAIVERS },
+	{ "no-waivers", no_argument, NULL, OPT_NO_WAIVERS },
+	{ "graph", required_argument, NULL, OPT_GRAPH },
+	{ "html", required_argument, NULL, OPT_HTML },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -59,7 +68,7 @@ static void usage(FILE *f)
 	fputs("usage: trapcheck [options] -p <tree | compile_commands.json>\n"
 	      "  -p PATH            the tree (its compile_commands.json) or "
 	      "the database\n"
-	      "  --format=FMT       text (gcc-style, default) or json\n"
+	      "  --format=FMT       text (gcc-style, default), json or sarif\n"
 	      "  -o, --output FILE  write findings to FILE (atomically)\n"
 	      "  --roots FILE       add a root set file (name.roots)\n"
 	      "  --roots-dir DIR    use DIR's *.roots instead of the "
@@ -80,6 +89,13 @@ static void usage(FILE *f)
 	      "verified fix\n"
 	      "  --apply            apply the verified fixes to the tree\n"
 	      "  --signoff ID       author and Signed-off-by of the patches\n"
+	      "  --write-baseline F write the findings' fingerprints to F\n"
+	      "  --baseline F       report only findings not in baseline F\n"
+	      "  --waivers F        waivers file: <rule> <function|file:line> "
+	      "<reason>\n"
+	      "  --no-waivers       show waived findings too\n"
+	      "  --graph DIR        one DOT (and SVG) picture per finding\n"
+	      "  --html FILE        one self-contained page of the findings\n"
 	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
 	      "3 internal error\n", f);
 }
@@ -124,6 +140,58 @@ static char *find_compdb(const char *p)
 	return xstrdup(p);
 }
 
+static int emit(FILE *out, const struct analysis *a, const char *format,
+		const struct emit_opts *eo)
+{
+	if (!strcmp(format, "json"))
+		return emit_json(out, &a->findings, &a->summary);
+	if (!strcmp(format, "sarif"))
+		return emit_sarif(out, &a->findings, &a->summary, a->root);
+	return emit_text(out, &a->findings, eo);
+}
+
+struct report_opts {
+	const char *baseline, *write_baseline, *waivers;
+	const char *graph_dir, *html;
+	bool no_waivers;
+};
+
+/*
+ * Waivers, then the baseline to write (every unwaived finding), then the
+ * baseline to compare with, then the pictures of what is left.
+ */
+static int report_stage(struct analysis *a, const struct report_opts *r,
+			char *err, size_t errlen)
+{
+	struct waivers w = { 0 };
+	int ret = 0;
+
+	*err = '\0';
+	if (r->waivers && waivers_load(&w, r->waivers, err, errlen))
+		return -EINVAL;
+	if (waivers_apply(&w, a->root, &a->findings, &a->summary,
+			  r->no_waivers))
+		ret = -EINVAL;	/* each one already printed */
+	waivers_free(&w);
+	if (ret)
+		return ret;
+	if (r->write_baseline &&
+	    baseline_write(r->write_baseline, &a->findings, err, errlen))
+		return -EIO;
+	if (r->baseline &&
+	    baseline_apply(r->baseline, &a->findings, &a->summary, err,
+			   errlen))
+		return -EINVAL;
+	if (r->graph_dir &&
+	    picture_graphs(r->graph_dir, &a->findings, err, errlen))
+		return -EIO;
+	if (r->html &&
+	    picture_html(r->html, &a->findings, &a->summary, a->root, err,
+			 errlen))
+		return -EIO;
+	return 0;
+}
+
 /*
  * Emit to stdout, or to @output through a temporary name renamed into
  * place, so that a failed run never leaves half a file. Returns 0 or
@@ -146,9 +214,7 @@ static int write_findings(const struct analysis *a, const char *format,
 				"%s\n", output, strerror(errno));
 			return TC_EXIT_OUTPUT;
 		}
-		ret = !strcmp(format, "json") ?
-			emit_json(out, &a->findings, &a->summary) :
-			emit_text(out, &a->findings, eo);
+		ret = emit(out, a, format, eo);
 		if (fclose(out) || ret) {
 			fprintf(stderr, "trapcheck: error: %s: write failed\n",
 				output);
@@ -168,10 +234,8 @@ static int write_findings(const struct analysis *a, const char *format,
 	}
 	if (!out)
 		ret = 0;	/* written in place above */
-	else if (!strcmp(format, "json"))
-		ret = emit_json(out, &a->findings, &a->summary);
 	else
-		ret = emit_text(out, &a->findings, eo);
+		ret = emit(out, a, format, eo);
 	if (output && fclose(out))
 		ret = -EIO;
 	if (ret) {
@@ -202,6 +266,7 @@ int main(int argc, char **argv)
 	struct emit_opts eo = { 0 };
 	struct analysis_opts ao = { 0 };
 	struct fix_opts fo = { .verify = true };
+	struct report_opts rep = { 0 };
 	struct root_sets roots = { 0 };
 	struct analysis a;
 	const char **extra = NULL;
@@ -271,6 +336,24 @@ int main(int argc, char **argv)
 		case OPT_NO_VERIFY:
 			fo.verify = false;
 			break;
+		case OPT_BASELINE:
+			rep.baseline = optarg;
+			break;
+		case OPT_WRITE_BASELINE:
+			rep.write_baseline = optarg;
+			break;
+		case OPT_WAIVERS:
+			rep.waivers = optarg;
+			break;
+		case OPT_NO_WAIVERS:
+			rep.no_waivers = true;
+			break;
+		case OPT_GRAPH:
+			rep.graph_dir = optarg;
+			break;
+		case OPT_HTML:
+			rep.html = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return TC_EXIT_CLEAN;
@@ -286,9 +369,10 @@ int main(int argc, char **argv)
 		usage(stderr);
 		goto out_free_extra;
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
+	if (strcmp(format, "text") && strcmp(format, "json") &&
+	    strcmp(format, "sarif")) {
 		fprintf(stderr, "trapcheck: error: unknown format '%s' "
-			"(text, json)\n", format);
+			"(text, json, sarif)\n", format);
 		goto out_free_extra;
 	}
 
@@ -368,6 +452,13 @@ int main(int argc, char **argv)
 		analysis_free(&a);
 		goto out_free_roots;
 	}
+	ret = report_stage(&a, &rep, err, sizeof(err));
+	if (ret) {
+		analysis_free(&a);
+		if (ret == -EINVAL && !*err)
+			goto out_usage;
+		goto out_err;
+	}
 	ret = write_findings(&a, format, output, &eo, quiet);
 	if (!ret)
 		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
@@ -376,6 +467,7 @@ int main(int argc, char **argv)
 
 out_err:
 	fprintf(stderr, "trapcheck: error: %s\n", err);
+out_usage:
 	ret = TC_EXIT_USAGE;
 out_free_roots:
 	free((char *)ao.compdb);

@@ -100,21 +100,15 @@ static struct finding *new_finding(struct findings *out,
 	f->line = ctx->site->line;
 	f->col = ctx->site->col;
 	f->function = ctx->func->name;
+	f->func_file = ctx->func->file;
+	f->func_line = ctx->func->line;
 	f->sink = ctx->def->name;
 	return f;
 }
 
 static void drop_last(struct findings *out)
 {
-	struct finding *f = &out->v[--out->nr];
-	size_t i;
-
-	free(f->message);
-	free(f->fix_note);
-	free(f->chain.steps);
-	for (i = 0; i < f->nr_others; i++)
-		free(f->others[i].steps);
-	free(f->others);
+	finding_free(&out->v[--out->nr]);
 }
 
 /*

@@ -19,6 +19,9 @@ int emit_text(FILE *out, const struct findings *fs,
 	      const struct emit_opts *o);
 int emit_json(FILE *out, const struct findings *fs,
 	      const struct run_summary *sum);
+/* SARIF 2.1.0: the chain as codeFlows; paths relative to @root. */
+int emit_sarif(FILE *out, const struct findings *fs,
+	       const struct run_summary *sum, const char *root);
 
 /* TUs with errors and the totals, for a human, on @diag (stderr). */
 void emit_summary(FILE *diag, const struct run_summary *sum,

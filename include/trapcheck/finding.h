@@ -40,8 +40,11 @@ struct finding {
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
+	const char *func_file;	/* where the function is defined */
+	unsigned int func_line;
 	char *message;
 	char *fix_note;			/* what --fix did, or NULL */
+	char *waiver;			/* why it is waived, or NULL */
 	struct chain chain;		/* the shortest */
 	struct chain *others;		/* through the sink's other callers */
 	size_t nr_others;
@@ -75,8 +78,27 @@ struct run_summary {
 	size_t nr_unresolved, alloc_unresolved;
 	const char **unknown_regs;	/* arm64_ftr_regs[] not in the table */
 	size_t nr_unknown_regs, alloc_unknown_regs;
+
+	/* Filled by the report stage: baseline and waivers. */
+	bool baseline;
+	size_t known, fixed;	/* in the baseline: still found, gone */
+	size_t waived;
 };
 
+/*
+ * The stable fingerprint of a finding: rule, function, sink, register
+ * and root set, which survive unrelated edits (no line numbers). The
+ * text form is "rule:function:sink:register:root" ("-" for none); the
+ * hash is its 64-bit FNV-1a in hex, for SARIF's partialFingerprints.
+ */
+char *finding_fingerprint(const struct finding *f);
+char *finding_fingerprint_hash(const struct finding *f);
+
+/* Drop the findings @keep says no to, freeing them. */
+void findings_filter(struct findings *fs,
+		     bool (*keep)(const struct finding *f, void *data),
+		     void *data);
+void finding_free(struct finding *f);
 void findings_sort(struct findings *fs);
 void findings_free(struct findings *fs);
 void run_summary_free(struct run_summary *s);
