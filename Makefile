@@ -20,7 +20,7 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) \
 	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
 LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
-	  -ljansson -lpthread
+	  -ljansson -lsqlite3 -lpthread
 
 V ?= 0
 ifeq ($(V),1)
@@ -39,7 +39,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/rule-preempt-guard.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
-	    checker/baseline.o checker/picture.o
+	    checker/baseline.o checker/picture.o checker/db.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 

@@ -10,25 +10,32 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <clang-c/Index.h>
 
 #include "trapcheck/analyze.h"
 #include "trapcheck/compdb.h"
+#include "trapcheck/db.h"
 #include "trapcheck/extract.h"
 #include "trapcheck/flags.h"
 #include "trapcheck/rules.h"
 
 struct tu_status {
 	enum flags_skip skip;
+	bool parse;		/* to be parsed in this run */
+	bool reused;		/* its facts come from the database */
+	char *key;		/* database key (flags + contents) */
 	int parse_error;
 	unsigned int nr_errors;
 	char *first_error;
+	struct tu_facts facts;	/* parsed facts, kept for the link (DB) */
 };
 
 struct pool {
@@ -39,20 +46,91 @@ struct pool {
 	struct claims claims;
 	struct flag_warnings warnings;
 	pthread_mutex_t merge_lock;
+	struct db *fdb;			/* the facts database, or NULL */
+	pthread_mutex_t db_lock;
+	size_t *work;			/* entries to parse, in db order */
+	size_t nr_work;
+	char **ofiles;			/* files of possibly orphaned funcs */
+	size_t nr_ofiles, alloc_ofiles;
 	atomic_size_t next;
 	atomic_size_t done;
+	time_t start;
 };
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+bool analysis_interrupted(void)
+{
+	return interrupted;
+}
 
 static void progress(struct pool *p, const char *file)
 {
 	size_t done = atomic_fetch_add(&p->done, 1) + 1;
+	time_t now = time(NULL);
+	long eta;
 
 	if (!p->opts->progress)
 		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, p->db->nr, file);
-	if (done == p->db->nr)
+	size_t n = strlen(p->a->root);
+
+	eta = done ? (long)((now - p->start) * (p->nr_work - done) / done) : 0;
+	if (!strncmp(file, p->a->root, n) && file[n] == '/')
+		file += n + 1;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s  ETA %ldm%02lds", done,
+		p->nr_work, file, eta / 60, eta % 60);
+	if (done == p->nr_work)
 		fputs("\r\033[K", stderr);
 	fflush(stderr);
+}
+
+/* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
+static char *tu_key(struct pool *p, const struct clang_args *args,
+		    const char *rel, char **includes, size_t nr)
+{
+	uint64_t h = 0xcbf29ce484222325ULL, c = h;
+	size_t i;
+	int j;
+
+	for (j = 0; j < args->argc; j++)
+		h = hash_mix(h, hash_str(args->argv[j]));
+	pthread_mutex_lock(&p->db_lock);
+	for (i = 0; i <= nr; i++) {
+		const char *file = i ? includes[i - 1] : rel;
+		char *fh = db_file_hash(p->fdb, p->a->root, file);
+
+		c = hash_mix(c, hash_str(file));
+		c = hash_mix(c, hash_str(fh));
+		free(fh);
+	}
+	pthread_mutex_unlock(&p->db_lock);
+	return xasprintf("%016llx:%016llx", (unsigned long long)h,
+			 (unsigned long long)c);
+}
+
+static bool includes_unsaved(const struct pool *p, char **inc, size_t nr)
+{
+	unsigned int u;
+	size_t i;
+
+	for (u = 0; u < p->opts->nr_unsaved; u++) {
+		char *rel = path_relative(p->opts->unsaved[u].Filename,
+					  p->a->root);
+		bool hit = false;
+
+		for (i = 0; i < nr && !hit; i++)
+			hit = !strcmp(inc[i], rel);
+		free(rel);
+		if (hit)
+			return true;
+	}
+	return false;
 }
 
 static void one_tu(struct pool *p, CXIndex idx, size_t i)
@@ -62,6 +140,7 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 	struct extract_opts eo = {
 		.root = p->a->root,
 		.claims = &p->claims,
+		.owner = (int)i,
 		.warnings = &p->warnings,
 		.unsaved = p->opts->unsaved,
 		.nr_unsaved = p->opts->nr_unsaved,
@@ -69,27 +148,33 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 	struct clang_args args;
 	struct tu_facts facts;
 
-	st->skip = flags_translate(e, p->a->root, &args);
-	if (st->skip == FLAGS_SKIP_COMPILER && e->argc &&
-	    flag_warn_once(&p->warnings, e->argv[0]))
-		fprintf(stderr, "%s: warning: unknown compiler '%s': entry "
-			"skipped\n", e->file, e->argv[0]);
-	if (st->skip != FLAGS_PARSE)
-		goto out_progress;
-
+	flags_translate(e, p->a->root, &args);
 	extract_tu(idx, e->file, &args, &eo, &facts);
 	st->parse_error = facts.parse_error;
 	st->nr_errors = facts.nr_errors;
-	st->first_error = facts.first_error;
-	facts.first_error = NULL;
-	if (!facts.parse_error) {
-		pthread_mutex_lock(&p->merge_lock);
-		graph_merge(&p->a->graph, &facts);
-		pthread_mutex_unlock(&p->merge_lock);
+	st->first_error = facts.first_error ? xstrdup(facts.first_error) :
+					      NULL;
+	if (p->fdb && !p->opts->unsaved) {
+		/* Stored now (one transaction), read back at the link. */
+		char *key = tu_key(p, &args, facts.file, facts.includes,
+				   facts.nr_includes);
+
+		pthread_mutex_lock(&p->db_lock);
+		db_store(p->fdb, facts.file, key, &facts);
+		pthread_mutex_unlock(&p->db_lock);
+		free(key);
+		tu_facts_free(&facts);
+	} else if (p->fdb) {
+		st->facts = facts;	/* unsaved contents: never stored */
+	} else {
+		if (!facts.parse_error) {
+			pthread_mutex_lock(&p->merge_lock);
+			graph_merge(&p->a->graph, &facts);
+			pthread_mutex_unlock(&p->merge_lock);
+		}
+		tu_facts_free(&facts);
 	}
-	tu_facts_free(&facts);
 	clang_args_free(&args);
-out_progress:
 	progress(p, e->file);
 }
 
@@ -99,10 +184,33 @@ static void *worker(void *arg)
 	CXIndex idx = clang_createIndex(0, 0);
 	size_t i;
 
-	while ((i = atomic_fetch_add(&p->next, 1)) < p->db->nr)
-		one_tu(p, idx, i);
+	while (!interrupted &&
+	       (i = atomic_fetch_add(&p->next, 1)) < p->nr_work)
+		one_tu(p, idx, p->work[i]);
 	clang_disposeIndex(idx);
 	return NULL;
+}
+
+static void run_workers(struct pool *p)
+{
+	pthread_t *threads;
+	int i, jobs = p->opts->jobs > 0 ? p->opts->jobs : 1;
+
+	if ((size_t)jobs > p->nr_work)
+		jobs = p->nr_work ? (int)p->nr_work : 1;
+	atomic_store(&p->next, 0);
+	atomic_store(&p->done, 0);
+	p->start = time(NULL);
+	threads = xcalloc(jobs, sizeof(*threads));
+	for (i = 1; i < jobs; i++)
+		if (pthread_create(&threads[i], NULL, worker, p)) {
+			jobs = i;	/* fewer threads, same result */
+			break;
+		}
+	worker(p);
+	for (i = 1; i < jobs; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
 }
 
 static void summarise_tables(const struct cap_table *t,
@@ -163,13 +271,124 @@ static void summarise(struct pool *p)
 	s->sinks = p->a->graph.nr_sinks;
 }
 
+/* Index of @file in the pool's list of orphan candidate files. */
+static int orphan_file(struct pool *p, const char *file)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_ofiles; i++)
+		if (!strcmp(p->ofiles[i], file))
+			return (int)i;
+	*PUSH(p->ofiles, p->nr_ofiles, p->alloc_ofiles) = xstrdup(file);
+	return (int)p->nr_ofiles - 1;
+}
+
+/*
+ * With a database: which TUs can keep their stored facts (same flags,
+ * same contents of the TU and of everything it included last time), and
+ * the header functions they own, which the re-parsed TUs need not
+ * extract again.
+ */
+static void plan_incremental(struct pool *p, struct strmap *prev_owned)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->db->nr; i++) {
+		struct tu_status *st = &p->status[i];
+		char *rel = path_relative(p->db->entries[i].file, p->a->root);
+		char *stored = db_tu_key(p->fdb, rel), *key = NULL;
+		char **inc = NULL, **keys, **files;
+		size_t nr = 0, nk;
+		struct clang_args args;
+
+		if (st->skip == FLAGS_PARSE && stored) {
+			flags_translate(&p->db->entries[i], p->a->root, &args);
+			nr = db_tu_includes(p->fdb, rel, &inc);
+			key = tu_key(p, &args, rel, inc, nr);
+			clang_args_free(&args);
+			st->reused = !strcmp(key, stored) &&
+				     !includes_unsaved(p, inc, nr);
+		}
+		nk = stored ? db_tu_header_funcs(p->fdb, rel, &keys, &files) :
+			      0;
+		for (j = 0; j < nk; j++) {
+			/* Owned by a kept TU: claimed; else maybe orphaned. */
+			if (st->reused)
+				claims_take(&p->claims, keys[j], (int)i);
+			else
+				strmap_put(prev_owned, keys[j],
+					   orphan_file(p, files[j]));
+			free(keys[j]);
+			free(files[j]);
+		}
+		if (nk) {
+			free(keys);
+			free(files);
+		}
+		st->parse = st->skip == FLAGS_PARSE && !st->reused;
+		for (j = 0; j < nr; j++)
+			free(inc[j]);
+		free(inc);
+		free(key);
+		free(stored);
+		free(rel);
+	}
+}
+
+/*
+ * A header function whose owner was re-parsed or removed, and that no
+ * re-parsed TU claimed, would vanish from the graph: re-parse a kept TU
+ * that includes its file; it re-extracts what it owned and the orphan.
+ */
+static void adopt_orphans(struct pool *p, struct strmap *prev_owned)
+{
+	size_t i, t;
+
+	for (i = 0; i <= prev_owned->mask; i++) {
+		const char *key = prev_owned->slots[i].key;
+		const char *file;
+
+		if (!key || strmap_get(&p->claims.set, key) >= 0)
+			continue;
+		file = p->ofiles[prev_owned->slots[i].value];
+		for (t = 0; t < p->db->nr; t++) {
+			struct tu_status *st = &p->status[t];
+			char *rel, **inc;
+			size_t n, j;
+			bool has = false;
+
+			if (!st->reused)
+				continue;
+			rel = path_relative(p->db->entries[t].file,
+					    p->a->root);
+			n = db_tu_includes(p->fdb, rel, &inc);
+			for (j = 0; j < n; j++) {
+				has |= !strcmp(inc[j], file);
+				free(inc[j]);
+			}
+			free(inc);
+			free(rel);
+			if (!has)
+				continue;
+			st->reused = false;
+			st->parse = true;
+			p->work[p->nr_work++] = t;
+			claims_take(&p->claims, key, (int)t);
+			break;
+		}
+	}
+}
+
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen)
 {
 	struct compdb db;
 	struct pool p;
-	pthread_t *threads;
-	int i, jobs, ret;
+	struct strmap prev_owned;
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	const char **keep;
+	size_t i, nr_keep = 0;
+	int ret;
 
 	memset(a, 0, sizeof(*a));
 	ret = compdb_load(&db, o->compdb, err, errlen);
@@ -186,34 +405,123 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	claims_init(&p.claims);
 	flag_warnings_init(&p.warnings);
 	pthread_mutex_init(&p.merge_lock, NULL);
-	atomic_init(&p.next, 0);
-	atomic_init(&p.done, 0);
+	pthread_mutex_init(&p.db_lock, NULL);
+	strmap_init(&prev_owned);
 
-	jobs = o->jobs > 0 ? o->jobs : 1;
-	if ((size_t)jobs > db.nr)
-		jobs = (int)db.nr;
-	threads = xcalloc(jobs, sizeof(*threads));
-	for (i = 1; i < jobs; i++)
-		if (pthread_create(&threads[i], NULL, worker, &p)) {
-			jobs = i;	/* fewer threads, same result */
-			break;
+	if (o->db_path) {
+		ret = db_open(&p.fdb, o->db_path, err, errlen);
+		if (ret)
+			goto out_free;
+		if (db_root(p.fdb) && strcmp(db_root(p.fdb), a->root)) {
+			snprintf(err, errlen, "%s: the database describes %s, "
+				 "not %s", o->db_path, db_root(p.fdb), a->root);
+			ret = -EINVAL;
+			goto out_free;
 		}
-	worker(&p);
-	for (i = 1; i < jobs; i++)
-		pthread_join(threads[i], NULL);
-	free(threads);
+		if (!db_root(p.fdb))
+			db_set_root(p.fdb, a->root);
+	}
+	for (i = 0; i < db.nr; i++) {
+		struct clang_args args;
+		struct tu_status *st = &p.status[i];
+
+		st->skip = flags_translate(&db.entries[i], a->root, &args);
+		clang_args_free(&args);
+		if (st->skip == FLAGS_SKIP_COMPILER && db.entries[i].argc &&
+		    flag_warn_once(&p.warnings, db.entries[i].argv[0]))
+			fprintf(stderr, "%s: warning: unknown compiler '%s': "
+				"entry skipped\n", db.entries[i].file,
+				db.entries[i].argv[0]);
+		st->parse = st->skip == FLAGS_PARSE;
+	}
+	if (p.fdb)
+		plan_incremental(&p, &prev_owned);
+	p.work = xcalloc(db.nr + 1, sizeof(*p.work));
+	for (i = 0; i < db.nr; i++)
+		if (p.status[i].parse)
+			p.work[p.nr_work++] = i;
+	a->summary.parsed = p.nr_work;
+
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	run_workers(&p);
+	if (p.fdb && !interrupted) {
+		size_t first = p.nr_work;
+
+		adopt_orphans(&p, &prev_owned);
+		if (p.nr_work > first) {
+			/* Parse just the adopted ones. */
+			memmove(p.work, p.work + first,
+				(p.nr_work - first) * sizeof(*p.work));
+			p.nr_work -= first;
+			a->summary.parsed += p.nr_work;
+			run_workers(&p);
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (interrupted) {
+		snprintf(err, errlen, "interrupted: %zu TUs parsed%s",
+			 (size_t)atomic_load(&p.done), p.fdb ?
+			 " and stored in the database" : "");
+		ret = -EINTR;
+		goto out_free;
+	}
+
+	if (p.fdb) {
+		/* The link: every TU's facts, stored or new, in db order. */
+		keep = xcalloc(db.nr + 1, sizeof(*keep));
+		for (i = 0; i < db.nr; i++) {
+			struct tu_status *st = &p.status[i];
+			char *rel;
+
+			if (st->skip != FLAGS_PARSE)
+				continue;
+			rel = path_relative(db.entries[i].file, a->root);
+			/* Kept or just stored; with unsaved files, in memory. */
+			if ((st->reused || !o->unsaved) &&
+			    !db_load(p.fdb, rel, &st->facts)) {
+				st->parse_error = st->facts.parse_error;
+				st->nr_errors = st->facts.nr_errors;
+				st->first_error = st->facts.first_error ?
+					xstrdup(st->facts.first_error) : NULL;
+			}
+			if (!st->facts.parse_error)
+				graph_merge(&a->graph, &st->facts);
+			tu_facts_free(&st->facts);
+			keep[nr_keep++] = rel;
+		}
+		if (!o->unsaved)
+			a->summary.removed = db_prune(p.fdb, keep, nr_keep);
+		for (i = 0; i < nr_keep; i++)
+			free((char *)keep[i]);
+		free(keep);
+	}
 
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise(&p);
 	rules_run(&a->graph, roots, &a->findings);
+	ret = 0;
 
+out_free:
+	for (i = 0; i < db.nr; i++) {
+		free(p.status[i].key);
+		tu_facts_free(&p.status[i].facts);
+	}
+	strmap_free(&prev_owned);
+	for (i = 0; i < p.nr_ofiles; i++)
+		free(p.ofiles[i]);
+	free(p.ofiles);
+	db_close(p.fdb);
 	pthread_mutex_destroy(&p.merge_lock);
+	pthread_mutex_destroy(&p.db_lock);
 	flag_warnings_free(&p.warnings);
 	claims_free(&p.claims);
+	free(p.work);
 	free(p.status);
 	compdb_free(&db);
-	return 0;
+	return ret;
 }
 
 void analysis_free(struct analysis *a)

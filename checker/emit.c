@@ -110,6 +110,10 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			"fixed\n", nr_findings, sum->known, sum->fixed);
 	if (sum->waived)
 		fprintf(diag, "trapcheck: %zu waived\n", sum->waived);
+	if (sum->parsed != sum->tus)
+		fprintf(diag, "trapcheck: %zu TUs parsed, %zu from the database"
+			"%s\n", sum->parsed, sum->tus - sum->parsed,
+			sum->removed ? " (some removed from it)" : "");
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
 		"findings\n", sum->tus, sum->nr_problems, sum->skipped,
@@ -218,6 +222,7 @@ int emit_json(FILE *out, const struct findings *fs,
 	}
 	json_object_set_new(s, "entries", json_integer(sum->entries));
 	json_object_set_new(s, "tus_analysed", json_integer(sum->tus));
+	json_object_set_new(s, "tus_parsed", json_integer(sum->parsed));
 	json_object_set_new(s, "tus_with_errors",
 			    json_integer(sum->nr_problems));
 	json_object_set_new(s, "tus_skipped", json_integer(sum->skipped));

@@ -32,16 +32,14 @@ void claims_free(struct claims *c)
 	pthread_mutex_destroy(&c->lock);
 }
 
-bool claims_take(struct claims *c, const char *key)
+bool claims_take(struct claims *c, const char *key, int owner)
 {
-	bool mine;
+	int cur;
 
 	pthread_mutex_lock(&c->lock);
-	mine = strmap_get(&c->set, key) < 0;
-	if (mine)
-		strmap_put(&c->set, key, 1);
+	cur = strmap_put(&c->set, key, owner);
 	pthread_mutex_unlock(&c->lock);
-	return mine;
+	return cur == owner;
 }
 
 const char *cx_error_name(int code)
@@ -627,7 +625,7 @@ static void visit_function(struct walk *w, CXCursor c)
 
 	mine = !w->opts->claims ||
 	       clang_Location_isFromMainFile(clang_getCursorLocation(c)) ||
-	       claims_take(w->opts->claims, fn.key);
+	       claims_take(w->opts->claims, fn.key, w->opts->owner);
 	x = PUSH(w->ext, w->nr_ext, w->alloc_ext);
 	x->file = sf;
 	x->start = so;
@@ -806,6 +804,18 @@ static void count_diagnostics(struct walk *w, struct clang_args *args,
 	}
 }
 
+static void collect_include(CXFile included, CXSourceLocation *stack,
+			    unsigned int depth, CXClientData data)
+{
+	struct walk *w = data;
+
+	(void)stack;
+	if (!depth)
+		return;		/* the main file itself */
+	*PUSH(w->out->includes, w->out->nr_includes, w->out->alloc_includes) =
+		xstrdup(file_rel(w, included));
+}
+
 static void warn_unknown(const struct extract_opts *opts,
 			 const struct clang_args *args, const char *tu,
 			 const char *what)
@@ -872,6 +882,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		goto out_free_walk;
 	}
 
+	clang_getInclusions(w.tu, collect_include, &w);
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), top_visit,
 			    &w);
 	resolve_pending(&w);
@@ -919,6 +930,9 @@ void tu_facts_free(struct tu_facts *f)
 		tu_cap_free(&f->caps[i]);
 	for (i = 0; i < f->nr_ftr; i++)
 		free(f->ftr_regs[i]);
+	for (i = 0; i < f->nr_includes; i++)
+		free(f->includes[i]);
+	free(f->includes);
 	free(f->caps);
 	free(f->ftr_regs);
 	free(f->funcs);

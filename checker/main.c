@@ -33,6 +33,7 @@ enum {
 	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF, OPT_FIX, OPT_FIX_DIR,
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
+	OPT_DB,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "no-waivers", no_argument, NULL, OPT_NO_WAIVERS },
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "html", required_argument, NULL, OPT_HTML },
+	{ "db", required_argument, NULL, OPT_DB },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -74,6 +76,8 @@ static void usage(FILE *f)
 	      "  --roots-dir DIR    use DIR's *.roots instead of the "
 	      "shipped sets\n"
 	      "  -j, --jobs N       parser threads (default: CPUs)\n"
+	      "  --db FILE          facts database: re-parse only what "
+	      "changed\n"
 	      "  -v, --verbose      a note for every step of each chain\n"
 	      "  -q, --quiet        no summary on stderr\n"
 	      "  --no-progress      no progress line on a terminal\n"
@@ -353,6 +357,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_HTML:
 			rep.html = optarg;
+			break;
+		case OPT_DB:
+			ao.db_path = optarg;
 			break;
 		case 'h':
 			usage(stdout);

@@ -24,6 +24,12 @@ struct analysis_opts {
 	/* Parse these files with these contents (fix verification). */
 	struct CXUnsavedFile *unsaved;
 	unsigned int nr_unsaved;
+	/*
+	 * The facts database: TUs whose flags and contents did not change
+	 * keep their stored facts; the others are parsed and stored (not
+	 * with unsaved files, which only read it).
+	 */
+	const char *db_path;
 };
 
 struct analysis {
@@ -40,6 +46,8 @@ struct analysis {
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
+/* SIGINT or SIGTERM arrived during the last analysis_run(). */
+bool analysis_interrupted(void);
 
 /*
  * Print, for every entry that would be parsed, the equivalent plain clang

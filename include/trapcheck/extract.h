@@ -68,6 +68,10 @@ struct tu_facts {
 	char **ftr_regs;
 	size_t nr_ftr, alloc_ftr;
 	bool have_ftr, have_caps;
+
+	/* Every file the TU included, relative to the tree (invalidation). */
+	char **includes;
+	size_t nr_includes, alloc_includes;
 };
 
 /*
@@ -82,11 +86,13 @@ struct claims {
 
 void claims_init(struct claims *c);
 void claims_free(struct claims *c);
-bool claims_take(struct claims *c, const char *key);
+/* True when @key is unclaimed (it becomes @owner's) or @owner's already. */
+bool claims_take(struct claims *c, const char *key, int owner);
 
 struct extract_opts {
 	const char *root;		/* tree root, for relative paths */
 	struct claims *claims;		/* NULL: extract every body */
+	int owner;			/* who claims: the TU's index */
 	struct flag_warnings *warnings;	/* unknown flag reporting */
 	/* Files parsed with these contents instead of the disk's. */
 	struct CXUnsavedFile *unsaved;

@@ -65,7 +65,9 @@ struct tu_problem {
 
 struct run_summary {
 	size_t entries;		/* compile database entries */
-	size_t tus;		/* TUs parsed */
+	size_t tus;		/* TUs analysed */
+	size_t parsed;		/* of which parsed in this run (the rest: DB) */
+	size_t removed;		/* TUs dropped from the database */
 	size_t skipped;		/* not C, host programs, unknown compiler */
 	size_t functions, edges, sinks;
 	struct tu_problem *problems;	/* TUs with errors, in db order */

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The facts database (SQLite): per TU its functions, calls, sinks,
+ * guards, capability tables, included files and diagnostics, keyed by the
+ * TU's path, its translated flags and a content hash of the TU and every
+ * file it included. Each TU is written in one transaction, so Ctrl-C or a
+ * crash never leaves half a TU; a database of another schema version or
+ * another program is refused with a clear error.
+ */
+#ifndef TRAPCHECK_DB_H
+#define TRAPCHECK_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/extract.h"
+#include "trapcheck/util.h"
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+/* Open (creating it if needed) @path; -EINVAL for a foreign file. */
+int db_open(struct db **dbp, const char *path, char *err, size_t errlen);
+void db_close(struct db *db);
+
+/* The tree the database describes (set on first use). */
+const char *db_root(struct db *db);
+int db_set_root(struct db *db, const char *root);
+
+/*
+ * A file's content hash, cached in the database by (mtime, size): a file
+ * that has not changed is not read again.
+ */
+char *db_file_hash(struct db *db, const char *root, const char *rel);
+
+/* The stored key of TU @path, or NULL. */
+char *db_tu_key(struct db *db, const char *path);
+/* Files TU @path included last time it was parsed (a new array). */
+size_t db_tu_includes(struct db *db, const char *path, char ***files);
+
+/* Replace TU @path's facts by @f, under @key, in one transaction. */
+int db_store(struct db *db, const char *path, const char *key,
+	     const struct tu_facts *f);
+/* Read TU @path's facts into @f (as extract_tu() would fill it). */
+int db_load(struct db *db, const char *path, struct tu_facts *f);
+/* Forget the TUs not in @keep. Returns how many were removed. */
+size_t db_prune(struct db *db, const char *const *keep, size_t nr);
+/* Every TU path in the database, in insertion order. */
+size_t db_tus(struct db *db, char ***paths);
+/*
+ * Keys of the functions TU @path defines outside its own file (header
+ * functions whose bodies it extracted).
+ */
+size_t db_tu_header_funcs(struct db *db, const char *path, char ***keys,
+			  char ***files);
+
+#endif /* TRAPCHECK_DB_H */
