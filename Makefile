@@ -39,12 +39,14 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/rule-preempt-guard.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
-	    checker/baseline.o checker/picture.o checker/db.o
+	    checker/baseline.o checker/picture.o checker/db.o \
+	    checker/query.o checker/check.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
-	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks
+	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
+	      tests/unit/test-guards
 
 all: deps-checked $(PROG)
 

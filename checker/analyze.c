@@ -379,6 +379,68 @@ static void adopt_orphans(struct pool *p, struct strmap *prev_owned)
 	}
 }
 
+/*
+ * No compile database: link what the facts database holds (filled by
+ * "trapcheck check" under make C=1, or by earlier runs) and report.
+ */
+static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
+			    const struct root_sets *roots, char *err,
+			    size_t errlen)
+{
+	struct db *fdb;
+	char **tus;
+	size_t n, i;
+	int ret;
+
+	ret = db_open(&fdb, o->db_path, err, errlen);
+	if (ret)
+		return ret;
+	if (!db_root(fdb)) {
+		snprintf(err, errlen, "%s: the database is empty", o->db_path);
+		db_close(fdb);
+		return -ENOENT;
+	}
+	a->root = xstrdup(db_root(fdb));
+	graph_init(&a->graph);
+	n = db_tus(fdb, &tus);
+	a->summary.entries = n;
+	for (i = 0; i < n; i++) {
+		struct tu_facts f;
+
+		if (!db_load(fdb, tus[i], &f)) {
+			struct run_summary *s = &a->summary;
+
+			if (!f.parse_error)
+				s->tus++;
+			if (f.parse_error || f.nr_errors) {
+				struct tu_problem *pr = PUSH(s->problems,
+							     s->nr_problems,
+							     s->alloc_problems);
+
+				pr->file = xstrdup(tus[i]);
+				pr->nr_errors = f.nr_errors;
+				pr->first_error = f.first_error ?
+					xstrdup(f.first_error) : NULL;
+				pr->parse_error = f.parse_error;
+			}
+			if (!f.parse_error)
+				graph_merge(&a->graph, &f);
+			tu_facts_free(&f);
+		}
+		free(tus[i]);
+	}
+	free(tus);
+	db_close(fdb);
+	graph_finish(&a->graph);
+	caps_resolve(&a->graph);
+	summarise_tables(&a->graph.caps, &a->summary);
+	a->summary.functions = a->graph.nr_nodes;
+	a->summary.edges = a->graph.nr_edges;
+	a->summary.sinks = a->graph.nr_sinks;
+	rules_run(&a->graph, roots, &a->findings);
+	return 0;
+}
+
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen)
 {
@@ -391,6 +453,8 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	int ret;
 
 	memset(a, 0, sizeof(*a));
+	if (!o->compdb)
+		return analysis_from_db(a, o, roots, err, errlen);
 	ret = compdb_load(&db, o->compdb, err, errlen);
 	if (ret)
 		return ret;

@@ -135,8 +135,8 @@ static bool is_primary(const char *const *toks, size_t n)
 		else if (!strcmp(t, ")") || !strcmp(t, "]"))
 			depth--;
 		else if (!depth && !is_word(t) && strcmp(t, ".") &&
-			 strcmp(t, "->") && !(i == 0 && !strcmp(t, "!")) &&
-			 strcmp(t, "&"))
+			 strcmp(t, "->") &&
+			 !(i == 0 && (!strcmp(t, "!") || !strcmp(t, "&"))))
 			return false;
 	}
 	return true;

@@ -17,6 +17,7 @@
 #include "trapcheck/analyze.h"
 #include "trapcheck/baseline.h"
 #include "trapcheck/picture.h"
+#include "trapcheck/query.h"
 #include "trapcheck/caps.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/fix.h"
@@ -68,6 +69,12 @@ static const struct option long_opts[] = {
 static void usage(FILE *f)
 {
 	fputs("usage: trapcheck [options] -p <tree | compile_commands.json>\n"
+	      "       trapcheck report --db FILE [options]\n"
+	      "       trapcheck callers|callees FN  (-p TREE | --db FILE)\n"
+	      "       trapcheck path FROM TO        (-p TREE | --db FILE)\n"
+	      "       trapcheck why FILE:LINE       (-p TREE | --db FILE)\n"
+	      "       trapcheck check --db=FILE <gcc flags> file.c  "
+	      "(make C=1 CHECK=...)\n"
 	      "  -p PATH            the tree (its compile_commands.json) or "
 	      "the database\n"
 	      "  --format=FMT       text (gcc-style, default), json or sarif\n"
@@ -263,6 +270,37 @@ static int write_findings(const struct analysis *a, const char *format,
 	return 0;
 }
 
+/* Subcommands and how many words follow their options. */
+static const struct {
+	const char *name;
+	int args;
+} commands[] = {
+	{ "report", 0 }, { "callers", 1 }, { "callees", 1 }, { "path", 2 },
+	{ "why", 1 },
+};
+
+static int run_query(const char *cmd, char **words, const struct analysis *a,
+		     const struct root_sets *roots)
+{
+	int r;
+
+	if (!strcmp(cmd, "callers"))
+		r = query_callers(stdout, &a->graph, words[0]);
+	else if (!strcmp(cmd, "callees"))
+		r = query_callees(stdout, &a->graph, words[0]);
+	else if (!strcmp(cmd, "path"))
+		r = query_path(stdout, &a->graph, words[0], words[1]);
+	else
+		r = query_why(stdout, &a->graph, roots, words[0]);
+	if (r < 0) {
+		fprintf(stderr, "trapcheck: error: %s: bad argument\n", cmd);
+		return TC_EXIT_USAGE;
+	}
+	if (r)
+		fprintf(stderr, "trapcheck: %s: nothing found\n", cmd);
+	return r ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+}
+
 int main(int argc, char **argv)
 {
 	const char *tree = NULL, *format = "text", *output = NULL;
@@ -278,8 +316,21 @@ int main(int argc, char **argv)
 	char err[1024], *roots_dir = NULL;
 	bool no_progress = false, quiet = false, print_commands = false;
 	bool list_caps = false;
-	int c, ret = TC_EXIT_USAGE;
+	const char *cmd = NULL;
+	int c, ret = TC_EXIT_USAGE, nr_words = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "check"))
+		return check_main(argc - 1, argv + 1);
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			cmd = commands[i].name;
+			nr_words = commands[i].args;
+			argv[1] = argv[0];
+			argc--;
+			argv++;
+			break;
+		}
+	}
 	ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	while ((c = getopt_long(argc, argv, "p:o:j:vqhV", long_opts,
 				NULL)) != -1) {
@@ -372,7 +423,7 @@ int main(int argc, char **argv)
 			return TC_EXIT_USAGE;
 		}
 	}
-	if (!tree || optind != argc) {
+	if ((!tree && !(cmd && ao.db_path)) || argc - optind != nr_words) {
 		usage(stderr);
 		goto out_free_extra;
 	}
@@ -383,7 +434,7 @@ int main(int argc, char **argv)
 		goto out_free_extra;
 	}
 
-	if (print_commands) {
+	if (print_commands && tree) {
 		char *db = find_compdb(tree);
 
 		ret = analysis_print_commands(db, stdout, err, sizeof(err));
@@ -407,10 +458,22 @@ int main(int argc, char **argv)
 		if (roots_load_file(&roots, extra[i], err, sizeof(err)))
 			goto out_err;
 
-	ao.compdb = find_compdb(tree);
+	/* Without -p, a subcommand links what the facts database holds. */
+	ao.compdb = tree ? find_compdb(tree) : NULL;
 	ao.progress = !no_progress && !quiet && isatty(STDERR_FILENO);
-	if (analysis_run(&a, &ao, &roots, err, sizeof(err)))
+	ret = analysis_run(&a, &ao, &roots, err, sizeof(err));
+	if (ret == -EINTR) {
+		fprintf(stderr, "trapcheck: %s\n", err);
+		ret = TC_EXIT_INTERRUPTED;
+		goto out_free_roots;
+	}
+	if (ret)
 		goto out_err;
+	if (cmd && nr_words) {
+		ret = run_query(cmd, argv + optind, &a, &roots);
+		analysis_free(&a);
+		goto out_free_roots;
+	}
 
 	if (list_caps) {
 		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :

@@ -18,7 +18,8 @@
 struct CXUnsavedFile;
 
 struct analysis_opts {
-	const char *compdb;		/* path of compile_commands.json */
+	const char *compdb;		/* compile_commands.json; NULL: link
+					 * what db_path holds */
 	int jobs;			/* parser threads, >= 1 */
 	bool progress;			/* one-line progress on stderr */
 	/* Parse these files with these contents (fix verification). */
@@ -46,6 +47,16 @@ struct analysis {
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
+
+/*
+ * The sparse protocol: kbuild runs "$(CHECK) $(CHECKFLAGS) $(c_flags)
+ * file.c" for each TU (make C=1 / C=2). With CHECK="trapcheck check
+ * --db=FILE", this parses the one TU with gcc's flags, stores its facts
+ * in FILE (safe under make -j: SQLite transactions) and prints what a
+ * single TU can show (preempt-guard). Returns an exit status: 0 unless
+ * --fail was given and something was printed, 2 on usage errors.
+ */
+int check_main(int argc, char **argv);
 /* SIGINT or SIGTERM arrived during the last analysis_run(). */
 bool analysis_interrupted(void);
 

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * query.c - callers, callees, path and why over the call graph.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/query.h"
+#include "trapcheck/reach.h"
+#include "trapcheck/util.h"
+
+static void site(FILE *out, const struct gedge *e)
+{
+	fprintf(out, "%s:%u:%u", e->file, e->line, e->col);
+	if (e->via)
+		fprintf(out, " (as %s)", e->via);
+	if (e->guards)
+		fprintf(out, " when %s", e->guards);
+}
+
+int query_callers(FILE *out, const struct graph *g, const char *fn)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *node = &g->nodes[i];
+
+		if (strcmp(node->name, fn))
+			continue;
+		for (j = 0; j < node->nr_in; j++) {
+			const struct gedge *e = &g->edges[node->in[j]];
+
+			fprintf(out, "%s\t", g->nodes[e->caller].name);
+			site(out, e);
+			fputc('\n', out);
+			n++;
+		}
+	}
+	return n ? 0 : 1;
+}
+
+int query_callees(FILE *out, const struct graph *g, const char *fn)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *node = &g->nodes[i];
+
+		if (strcmp(node->name, fn))
+			continue;
+		for (j = 0; j < node->nr_out; j++) {
+			const struct gedge *e = &g->edges[node->out[j]];
+
+			fprintf(out, "%s\t", g->nodes[e->callee].name);
+			site(out, e);
+			fputc('\n', out);
+			n++;
+		}
+	}
+	return n ? 0 : 1;
+}
+
+static void print_edges(FILE *out, const struct graph *g, const int *edges,
+			size_t n, int last)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct gedge *e = &g->edges[edges[i]];
+
+		fprintf(out, "%s\t", g->nodes[e->caller].name);
+		site(out, e);
+		fputc('\n', out);
+	}
+	fprintf(out, "%s\n", g->nodes[last].name);
+}
+
+int query_path(FILE *out, const struct graph *g, const char *from,
+	       const char *to)
+{
+	char *name = xstrdup(from);
+	struct root_set set = { .name = "from", .funcs = &name, .nr = 1 };
+	struct reach r;
+	size_t i, n;
+	int best = -1, *edges;
+
+	reach_compute(g, &set, false, &r);
+	for (i = 0; i < g->nr_nodes; i++)
+		if (!strcmp(g->nodes[i].name, to) && reach_has(&r, (int)i) &&
+		    (best < 0 || r.depth[i] < r.depth[best]))
+			best = (int)i;
+	if (best >= 0) {
+		n = reach_chain(g, &r, best, &edges);
+		print_edges(out, g, edges, n, best);
+		free(edges);
+	}
+	reach_free(&r);
+	free(name);
+	return best >= 0 ? 0 : 1;
+}
+
+int query_why(FILE *out, const struct graph *g, const struct root_sets *rs,
+	      const char *file_line)
+{
+	const char *colon = strrchr(file_line, ':');
+	size_t i, j, hits = 0;
+	unsigned int line;
+	char *file;
+
+	if (!colon)
+		return -EINVAL;
+	file = xstrndup(file_line, colon - file_line);
+	line = (unsigned int)atoi(colon + 1);
+	for (i = 0; i < g->nr_sinks; i++) {
+		const struct gsink *s = &g->sinks[i];
+
+		if (s->line != line || strcmp(s->file, file))
+			continue;
+		fprintf(out, "%s:%u:%u: %s(%s) in %s()%s%s\n", s->file, s->line,
+			s->col, sink_table[s->sink].name, s->arg ? s->arg : "",
+			g->nodes[s->func].name, s->guards ? " when " : "",
+			s->guards ? s->guards : "");
+		for (j = 0; j < rs->nr; j++) {
+			struct reach r;
+			int *edges;
+			size_t n;
+
+			reach_compute(g, &rs->sets[j], false, &r);
+			if (reach_has(&r, s->func)) {
+				fprintf(out, "reached from %s:\n",
+					rs->sets[j].name);
+				n = reach_chain(g, &r, s->func, &edges);
+				print_edges(out, g, edges, n, s->func);
+				free(edges);
+				hits++;
+			} else {
+				fprintf(out, "not reached from %s\n",
+					rs->sets[j].name);
+			}
+			reach_free(&r);
+		}
+	}
+	free(file);
+	return hits ? 0 : 1;
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/// Under KVM, HCR_EL2.TID3 traps every guest read of the ID group 3
+/// registers: each read_cpuid(ID_*), read_sysreg_s(SYS_ID_*) or
+/// read_sysreg(id_*) is a vmexit of a few microseconds. On a hot path that
+/// adds up (seed 004: cpu_has_hw_af() on every page fault cost 15% more
+/// system time in kernbench). The registers are invariant after boot and
+/// the kernel keeps a sanitised copy: read it with read_sanitised_ftr_reg().
+///
+//# Finds the reads inside the functions listed as hot. The built-in list
+//# (HOT below) holds the arm64 functions of trapcheck's root sets and the
+//# helpers of seeds 000 and 004; replace it with
+//# -D hot_functions=f1,f2,... and/or -D hot_file=FILE (one function per
+//# line, `#` comments: trapcheck's roots/*.roots format); under make
+//# coccicheck pass them in SPFLAGS. Coccinelle sees one function at a
+//# time: reachability from the hot paths, through calls and macro aliases
+//# (arch_wants_old_prefaulted_pte -> cpu_has_hw_af), is trapcheck's job.
+//# read_cpuid(reg) pastes SYS_ ## reg: the rule matches the macro call as
+//# written and builds the SYS_ name itself. Patch mode rewrites only the
+//# registers that have a sanitised copy (SANITISED below: arm64_ftr_regs[]
+//# of Linux 6.12); it adds no comment (seed 004's comment is optional and
+//# a tree may already carry it), so on a tree with seed 004 reverted the
+//# patch restores cpu_has_hw_af() exactly.
+//
+// Confidence: Moderate
+// Copyright: (C) 2026 The trapcheck authors.
+// Options: --no-includes --include-headers
+// Keywords: read_cpuid, read_sysreg_s, read_sysreg, read_sanitised_ftr_reg
+
+virtual patch
+virtual context
+virtual org
+virtual report
+
+@initialize:python@
+@@
+HOT = set([
+	# seed 004: page faults through arch_wants_old_prefaulted_pte and
+	# arch_has_hw_pte_young
+	"cpu_has_hw_af",
+	# seed 000: every early get_random_*()
+	"__cpu_has_rng", "arch_get_random_longs", "arch_get_random_seed_longs",
+	# roots/page-fault.roots (arm64)
+	"do_mem_abort", "do_page_fault", "do_translation_fault",
+	"handle_mm_fault", "fixup_user_fault",
+	# roots/crng.roots
+	"get_random_bytes", "get_random_bytes_user", "get_random_u8",
+	"get_random_u16", "get_random_u32", "get_random_u64",
+	# context switch
+	"__switch_to",
+])
+hot_given = set()
+
+def add_hot(names):
+	# the first -D replaces the built-in list; further ones add to it
+	global HOT
+	if not hot_given:
+		HOT = set()
+	for n in names:
+		n = n.split("#", 1)[0].strip()
+		if n:
+			HOT.add(n)
+			hot_given.add(n)
+
+# registers with a sanitised copy: arm64_ftr_regs[] of Linux 6.12
+SANITISED = set("""
+	ID_PFR0_EL1 ID_PFR1_EL1 ID_PFR2_EL1 ID_DFR0_EL1 ID_DFR1_EL1
+	ID_MMFR0_EL1 ID_MMFR1_EL1 ID_MMFR2_EL1 ID_MMFR3_EL1 ID_MMFR4_EL1
+	ID_MMFR5_EL1 ID_ISAR0_EL1 ID_ISAR1_EL1 ID_ISAR2_EL1 ID_ISAR3_EL1
+	ID_ISAR4_EL1 ID_ISAR5_EL1 ID_ISAR6_EL1
+	ID_AA64PFR0_EL1 ID_AA64PFR1_EL1 ID_AA64PFR2_EL1 ID_AA64ZFR0_EL1
+	ID_AA64SMFR0_EL1 ID_AA64FPFR0_EL1 ID_AA64DFR0_EL1 ID_AA64DFR1_EL1
+	ID_AA64ISAR0_EL1 ID_AA64ISAR1_EL1 ID_AA64ISAR2_EL1 ID_AA64ISAR3_EL1
+	ID_AA64MMFR0_EL1 ID_AA64MMFR1_EL1 ID_AA64MMFR2_EL1 ID_AA64MMFR3_EL1
+	ID_AA64MMFR4_EL1
+""".split())
+
+def register(rd, arg):
+	# the register a read names, or None when the argument does not
+	# spell an ID register for that accessor
+	if rd == "read_cpuid" and arg.startswith("ID_"):
+		return arg
+	if rd == "read_sysreg_s" and arg.startswith("SYS_ID_"):
+		return arg[len("SYS_"):]
+	if rd == "read_sysreg" and arg.startswith("id_"):
+		return arg.upper()
+	return None
+
+def message(rd, arg, fn):
+	reg = register(rd, arg)
+	head = ("WARNING: %s(%s) reads %s from hardware in hot function %s() "
+		"(traps under HCR_EL2.TID3); " % (rd, arg, reg, fn))
+	if reg in SANITISED:
+		return head + "the sanitised copy is read_sanitised_ftr_reg(SYS_%s)" % reg
+	return head + "%s is not in arm64_ftr_regs[]: cache a per-CPU or boot-time value" % reg
+
+@script:python@
+h << virtual.hot_functions;
+@@
+add_hot(h.split(","))
+
+@script:python@
+h << virtual.hot_file;
+@@
+with open(h) as f:
+	add_hot(f.read().splitlines())
+
+@r@
+identifier fn;
+identifier rd = {read_cpuid, read_sysreg_s, read_sysreg};
+identifier reg =~ "^(ID_|SYS_ID_|id_)";
+position p;
+@@
+
+fn(...)
+{
+<...
+rd@p(reg)
+...>
+}
+
+@script:python@
+fn << r.fn;
+rd << r.rd;
+reg << r.reg;
+@@
+if fn not in HOT or register(rd, reg) is None:
+	cocci.include_match(False)
+
+@depends on context@
+identifier r.rd, r.reg;
+position r.p;
+@@
+
+* rd@p(reg)
+
+@script:python depends on report@
+fn << r.fn;
+rd << r.rd;
+reg << r.reg;
+p << r.p;
+@@
+coccilib.report.print_report(p[0], message(rd, reg, fn))
+
+@script:python depends on org@
+fn << r.fn;
+rd << r.rd;
+reg << r.reg;
+p << r.p;
+@@
+coccilib.org.print_todo(p[0], message(rd, reg, fn))
+
+@script:python mk depends on patch@
+rd << r.rd;
+reg << r.reg;
+sysreg;
+@@
+name = register(rd, reg)
+if name not in SANITISED:
+	cocci.include_match(False)
+else:
+	coccinelle.sysreg = cocci.make_ident("SYS_" + name)
+
+@depends on patch@
+identifier r.rd, r.reg;
+position r.p;
+identifier mk.sysreg;
+@@
+
+- rd@p(reg)
++ read_sanitised_ftr_reg(sysreg)

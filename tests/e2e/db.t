@@ -1,0 +1,143 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The facts database on the fixture tree: incremental runs, -j, Ctrl-C,
+# foreign databases, the sparse protocol (trapcheck check + report), and
+# the graph queries.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+ROOTS="--roots $FX/variants.roots"
+cd "$SCRATCH" || exit 1
+
+cp -a "$FX" tree
+"$TRAPCHECK" -p tree -q $ROOTS > ref.txt
+parsed() { sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' "$1"; }
+
+"$TRAPCHECK" -p tree $ROOTS --db f.db > cold.txt 2> cold.err
+check "cold run: same findings as without a database" cmp -s ref.txt cold.txt
+"$TRAPCHECK" -p tree $ROOTS --db f.db > warm.txt 2> warm.err
+check "warm run: 0 TUs parsed" grep -q '^trapcheck: 0 TUs parsed, 7 from the database$' warm.err
+check "warm run: same findings" cmp -s ref.txt warm.txt
+touch tree/mm/memory.c
+"$TRAPCHECK" -p tree $ROOTS --db f.db > /dev/null 2> touch.err
+check "a new mtime with the same contents re-parses nothing" \
+	grep -q '^trapcheck: 0 TUs parsed' touch.err
+echo '/* edited */' >> tree/mm/memory.c
+"$TRAPCHECK" -p tree $ROOTS --db f.db > one.txt 2> one.err
+check "one .c edited: exactly 1 TU parsed" [ "$(parsed one.err)" = 1 ]
+check "... and the same findings" cmp -s ref.txt one.txt
+echo '/* edited */' >> tree/arch/arm64/include/asm/archrandom.h
+python3 - f.db > including.txt <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT count(DISTINCT tu) FROM include WHERE file = "
+                "'arch/arm64/include/asm/archrandom.h'").fetchone()[0])
+PY
+"$TRAPCHECK" -p tree $ROOTS --db f.db > hdr.txt 2> hdr.err
+check "a header edited: exactly the TUs that include it ($(cat including.txt))" \
+	[ "$(parsed hdr.err)" = "$(cat including.txt)" ]
+check "... and the same findings" cmp -s ref.txt hdr.txt
+
+rm -f j1.db j2.db
+"$TRAPCHECK" -p tree $ROOTS --db j1.db -j1 -q > j1.txt
+"$TRAPCHECK" -p tree $ROOTS --db j2.db -j2 -q > j2.txt
+check "-j1 and -j2 with a database: identical findings" cmp -s j1.txt j2.txt
+
+# Foreign and corrupt databases.
+echo "not a database at all, just text" > text.db
+"$TRAPCHECK" -p tree -q --db text.db > /dev/null 2> text.err
+rc=$?
+check_that "a text file as database: exit 2, clear error" \
+	'[ $rc -eq 2 ] && grep -q "text.db: not a trapcheck database" text.err'
+python3 -c "import sqlite3; c = sqlite3.connect('other.db'); c.execute('CREATE TABLE t (x)'); c.commit()"
+"$TRAPCHECK" -p tree -q --db other.db > /dev/null 2> other.err
+rc=$?
+check_that "another program's SQLite database: exit 2, not touched" \
+	'[ $rc -eq 2 ] && grep -q "other.db: not a trapcheck database (schema none" other.err &&
+	 [ "$(python3 -c "import sqlite3; print(len(sqlite3.connect(\"other.db\").execute(\"SELECT name FROM sqlite_master\").fetchall()))")" = 1 ]'
+
+# Ctrl-C: a bigger tree (copies of a TU), interrupted mid-run.
+mkdir big && cp -a "$FX"/. big/
+python3 - big <<'PY'
+import json, os, shutil, sys
+tree = sys.argv[1]
+d = json.load(open(os.path.join(tree, 'compile_commands.json')))
+base = [e for e in d if e['file'] == 'mm/memory.c'][0]
+for i in range(2000):
+    name = 'mm/copy%03d.c' % i
+    shutil.copy(os.path.join(tree, 'mm/memory.c'), os.path.join(tree, name))
+    e = dict(base)
+    e['arguments'] = [a.replace('mm/memory.', 'mm/copy%03d.' % i)
+                      for a in base['arguments']]
+    e['file'] = name
+    d.append(e)
+json.dump(d, open(os.path.join(tree, 'compile_commands.json'), 'w'))
+PY
+"$TRAPCHECK" -p big -q -j2 --db big.db > /dev/null 2> int.err &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+check_that "SIGINT: exit 130 and a one-line note of what was stored" \
+	'[ $rc -eq 130 ] && grep -q "^trapcheck: interrupted: [0-9]* TUs parsed and stored in the database$" int.err'
+"$TRAPCHECK" -p big -j2 --db big.db > after.txt 2> after.err
+rc=$?
+check_that "the next run uses the database and completes" \
+	'[ $rc -eq 1 ] && grep -q "^trapcheck: [0-9]* TUs parsed, [1-9][0-9]* from the database$" after.err'
+"$TRAPCHECK" -p big -q > clean.txt
+check "... with the findings of a clean run" cmp -s clean.txt after.txt
+
+# The sparse protocol: kbuild's "$(CHECK) $(CHECKFLAGS) $(c_flags) file.c".
+python3 - tree > checks.sh <<'PY'
+import json, os, shlex, sys
+tree = sys.argv[1]
+for e in json.load(open(os.path.join(tree, 'compile_commands.json'))):
+    if not e['file'].endswith('.c') or e['file'].startswith('scripts/'):
+        continue
+    argv = e.get('arguments') or shlex.split(e['command'])
+    flags = [a for a in argv[1:] if a not in ('-c', e['file'])]
+    if '-o' in flags:
+        i = flags.index('-o')
+        del flags[i:i + 2]
+    checkflags = ['-D__linux__', '-Dlinux', '-D__STDC__', '-Dunix',
+                  '-D__unix__', '-Wbitwise', '-Wno-return-void',
+                  '-Wno-unknown-attribute', '-D__aarch64__',
+                  '-mlittle-endian']
+    print('(cd %s && "$TRAPCHECK" check --db="$SCRATCH/check.db" %s %s '
+          '%s) &' % (shlex.quote(tree), ' '.join(checkflags),
+                     ' '.join(shlex.quote(f) for f in flags),
+                     shlex.quote(e['file'])))
+print('wait')
+PY
+cp -a "$FX"/. tree/
+TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" sh checks.sh > check.out 2>&1
+check "trapcheck check per TU, in parallel, prints the per-TU preempt-guard" \
+	grep -q 'seed_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check' check.out
+"$TRAPCHECK" report --db check.db $ROOTS --format=json -o rep.json 2>/dev/null
+"$TRAPCHECK" -p tree $ROOTS --format=json -o cdb.json 2>/dev/null
+python3 - rep.json cdb.json <<'PY'
+import json, sys
+a = sorted(f['fingerprint'] for f in json.load(open(sys.argv[1]))['findings'])
+b = sorted(f['fingerprint'] for f in json.load(open(sys.argv[2]))['findings'])
+assert a == b and len(a) == 12, (a, b)
+PY
+check "trapcheck report --db: the findings of the compile-database mode" [ $? -eq 0 ]
+
+# Queries.
+"$TRAPCHECK" callers cpu_has_hw_af --db f.db -q > callers.txt
+check "callers: set_pte_range through the alias, with the site" \
+	grep -q '^set_pte_range	mm/memory.c:[0-9]*:[0-9]* (as arch_wants_old_prefaulted_pte) when prefault$' callers.txt
+"$TRAPCHECK" callees extract_entropy --db f.db -q > callees.txt
+check "callees: extract_entropy calls arch_get_random_seed_longs" \
+	grep -q '^arch_get_random_seed_longs	drivers/char/random.c:' callees.txt
+"$TRAPCHECK" path handle_mm_fault cpu_has_hw_af --db f.db -q > path.txt
+check_that "path: the shortest chain, with locations" \
+	'[ "$(head -n 1 path.txt | cut -f1)" = handle_mm_fault ] &&
+	 [ "$(tail -n 1 path.txt)" = cpu_has_hw_af ] && [ "$(wc -l < path.txt)" = 9 ]'
+"$TRAPCHECK" why arch/arm64/include/asm/archrandom.h:60 --db f.db -q > why.txt
+check_that "why: the roots that reach a line, and how" \
+	'grep -q "^reached from crng:$" why.txt && grep -q "^not reached from page-fault$" why.txt'
+"$TRAPCHECK" path cpu_has_hw_af handle_mm_fault --db f.db -q > /dev/null 2>&1
+check "path: nothing found is exit 1" [ $? -eq 1 ]
+
+done_testing
