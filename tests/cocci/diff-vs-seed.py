@@ -32,15 +32,19 @@ def changed(lines, code_only):
 
 
 def file_hunks(lines, path):
-    """The lines of the per-file diffs whose name ends with PATH."""
-    out, keep = [], path is None
+    """The lines of the per-file diffs whose file name ends with PATH."""
+    out, keep, prev = [], path is None, ''
     for l in lines:
-        if l.startswith('diff ') or l.startswith('--- '):
-            if l.startswith('diff ') or not out or not keep:
-                name = l.split()[-1] if l.startswith('diff ') else l[4:].split()[0]
-                keep = path is None or name.endswith(path)
+        name = None
+        if l.startswith('diff '):
+            name = l.split()[-1]
+        elif l.startswith('--- ') and not prev.startswith('diff '):
+            name = l[4:].split()[0]
+        if name is not None:
+            keep = path is None or name.endswith(path)
         if keep:
             out.append(l)
+        prev = l
     return out
 
 

@@ -11,6 +11,8 @@ Usage: tree-variant.py TREE COPY VARIANT
   fix-000            seed 000's fix in the reviewed SYS_FIELD_GET() form,
                      !preemptible() kept
   fix-000-nopreempt  the same fix without the !preemptible() guard
+  plain              no change (a copy the tests may edit: write edited
+                     files anew, never in place)
 """
 import os
 import shutil
@@ -47,6 +49,7 @@ VARIANTS = {
                 FIX_RNG % '!system_capabilities_finalized() && !preemptible()'),
     'fix-000-nopreempt': (ARCHRANDOM, OLD_RNG,
                           FIX_RNG % '!system_capabilities_finalized()'),
+    'plain': None,
 }
 
 
@@ -62,7 +65,7 @@ def rewrite(path, old, new, count=1):
 
 def main():
     tree, copy, variant = sys.argv[1:4]
-    rel, old, new = VARIANTS[variant]
+    change = VARIANTS[variant]
     stamp = os.path.join(copy, '.trapcheck-variant-' + variant)
     if not os.path.exists(stamp):
         tmp = copy + '.tmp'
@@ -70,7 +73,9 @@ def main():
             if os.path.exists(d):
                 shutil.rmtree(d)
         subprocess.run(['cp', '-al', tree, tmp], check=True)
-        rewrite(os.path.join(tmp, rel), old, new)
+        if change:
+            rel, old, new = change
+            rewrite(os.path.join(tmp, rel), old, new)
         rewrite(os.path.join(tmp, 'compile_commands.json'), tree, copy, -1)
         open(os.path.join(tmp, '.trapcheck-variant-' + variant), 'w').close()
         os.rename(tmp, copy)

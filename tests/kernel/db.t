@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The facts database on real Linux 6.12 (arm64 defconfig subset): cold,
+# warm, one .c edited, archrandom.h edited; -j1 against -j2; and kbuild's
+# own make C=2 CHECK="trapcheck check ..." followed by trapcheck report.
+. "$(dirname "$0")/../tap.sh"
+cd "$SCRATCH" || exit 1
+
+tree=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
+copy=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-db" plain)
+rm -f k.db k.db-wal k.db-shm
+parsed() { sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' "$1"; }
+fps() {
+	python3 -c "import json,sys; print('\n'.join(sorted(f['fingerprint'] for f in json.load(open(sys.argv[1]))['findings'])))" "$1"
+}
+timed() {
+	start=$(date +%s)
+	"$@"
+	echo "# $(( $(date +%s) - start )) s: $*" | cut -c1-160
+}
+
+# The copy's files may have been edited by an earlier run of this test.
+for f in drivers/char/random.c arch/arm64/include/asm/archrandom.h; do
+	cp --remove-destination "$tree/$f" "$copy/$f"
+done
+
+timed "$TRAPCHECK" -p "$copy" --db k.db -j2 --format=json -o cold.json \
+	2> cold.err
+n=$(python3 -c "import json; print(json.load(open('cold.json'))['summary']['tus_analysed'])")
+check "cold run fills the database ($n TUs)" [ "$n" -ge 700 ]
+timed "$TRAPCHECK" -p "$copy" --db k.db --format=json -o warm.json 2> warm.err
+check "warm run: 0 TUs parsed" grep -q '^trapcheck: 0 TUs parsed, ' warm.err
+fps cold.json > cold.fp
+fps warm.json > warm.fp
+check "warm: identical findings" cmp -s cold.fp warm.fp
+
+# One .c edited (a new file: the copy is hard-linked to the cache).
+f=drivers/char/random.c
+{ cat "$tree/$f"; echo '/* edited */'; } > "$copy/$f.new" && mv "$copy/$f.new" "$copy/$f"
+timed "$TRAPCHECK" -p "$copy" --db k.db --format=json -o one.json 2> one.err
+check "one .c edited: exactly 1 TU parsed" [ "$(parsed one.err)" = 1 ]
+fps one.json > one.fp
+check "... identical findings" cmp -s cold.fp one.fp
+
+f=arch/arm64/include/asm/archrandom.h
+n=$(python3 -c "
+import sqlite3; c = sqlite3.connect('k.db')
+print(c.execute(\"SELECT count(DISTINCT tu) FROM include WHERE file = '$f'\").fetchone()[0])")
+{ cat "$tree/$f"; echo '/* edited */'; } > "$copy/$f.new" && mv "$copy/$f.new" "$copy/$f"
+timed "$TRAPCHECK" -p "$copy" --db k.db --format=json -o hdr.json 2> hdr.err
+check "archrandom.h edited: exactly the $n TUs that include it" \
+	[ "$(parsed hdr.err)" = "$n" ]
+fps hdr.json > hdr.fp
+check "... identical findings" cmp -s cold.fp hdr.fp
+
+timed "$TRAPCHECK" -p "$copy" -j1 --format=json -o j1.json 2> /dev/null
+fps j1.json > j1.fp
+check "-j1 (no database) and -j2 (database): identical findings" \
+	cmp -s cold.fp j1.fp
+
+# kbuild: make C=2 runs $(CHECK) on each object's source.
+rm -f c2.db c2.db-wal c2.db-shm
+objs="drivers/char/random.o mm/memory.o arch/arm64/kernel/cpufeature.o
+      arch/arm64/kernel/cpu_errata.o"
+timed make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+	C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2.db" $objs \
+	> c2.out 2>&1
+check "make C=2 CHECK=\"trapcheck check --db=...\" succeeds" [ $? -eq 0 ]
+tail -n 3 c2.out | sed 's/^/# /'
+"$TRAPCHECK" report --db c2.db --format=json -o c2.json 2> c2.err
+python3 - c2.json cold.json <<'PY'
+import json, sys
+def rng(path):
+    return [(f['file'], f['line'], f['rule'], f['root'], f['register'],
+             [s['function'] for s in f['chain']])
+            for f in json.load(open(path))['findings']
+            if f['function'] == '__cpu_has_rng' and f['root'] == 'crng']
+a, b = rng(sys.argv[1]), rng(sys.argv[2])
+print('# C=2:', a)
+assert a and a == b, (a, b)
+PY
+check "trapcheck report after make C=2: the __cpu_has_rng finding of the compile-database mode" [ $? -eq 0 ]
+
+done_testing
