@@ -65,6 +65,7 @@ checker/flags.o: checker/flags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
 checker/caps.o: checker/tables.def
 checker/guards.o: checker/phases.def
+checker/extract.o: checker/cold.def
 checker/graph.o: checker/preempt.def
 checker/emit.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py

@@ -29,7 +29,7 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS include (tu INTEGER, file TEXT);"
 	"CREATE TABLE IF NOT EXISTS func (tu INTEGER, ord INTEGER, key TEXT,"
 	" name TEXT, file TEXT, line INTEGER, col INTEGER, is_static INTEGER,"
-	" indirect INTEGER);"
+	" indirect INTEGER, cold INTEGER);"
 	"CREATE TABLE IF NOT EXISTS call (tu INTEGER, caller INTEGER,"
 	" callee_key TEXT, callee_name TEXT, callee_file TEXT,"
 	" callee_line INTEGER, file TEXT, line INTEGER, col INTEGER,"
@@ -383,7 +383,7 @@ int db_store(struct db *db, const char *path, const char *key,
 			goto err_rollback;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO func VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st = prep(db, "INSERT INTO func VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	for (i = 0; st && i < f->nr_funcs; i++) {
 		const struct tu_func *fn = &f->funcs[i];
 
@@ -396,6 +396,7 @@ int db_store(struct db *db, const char *path, const char *key,
 		sqlite3_bind_int(st, 7, (int)fn->col);
 		sqlite3_bind_int(st, 8, fn->is_static);
 		sqlite3_bind_int(st, 9, fn->indirect_calls);
+		sqlite3_bind_int(st, 10, fn->cold);
 		if (done(st))
 			goto err_rollback;
 	}
@@ -513,8 +514,8 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	sqlite3_finalize(st);
 	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
 
-	st = prep(db, "SELECT key, name, file, line, col, is_static, indirect "
-		  "FROM func WHERE tu = ? ORDER BY ord");
+	st = prep(db, "SELECT key, name, file, line, col, is_static, indirect, "
+		  "cold FROM func WHERE tu = ? ORDER BY ord");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct tu_func *fn = PUSH(f->funcs, f->nr_funcs,
@@ -527,6 +528,7 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		fn->col = (unsigned int)sqlite3_column_int(st, 4);
 		fn->is_static = sqlite3_column_int(st, 5);
 		fn->indirect_calls = sqlite3_column_int(st, 6);
+		fn->cold = sqlite3_column_int(st, 7);
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT caller, callee_key, callee_name, callee_file, "

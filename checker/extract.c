@@ -578,6 +578,28 @@ static void free_function_tokens(struct walk *w)
 	w->nr_ftok = 0;
 }
 
+static const char *const cold_markers[] = {
+#define COLD(token) token,
+#include "cold.def"
+#undef COLD
+};
+
+/* A cold marker among the specifiers before the function's name. */
+static bool is_cold(struct walk *w, const char *name)
+{
+	unsigned int i;
+	size_t k;
+
+	for (i = 0; i + 1 < w->nr_ftok; i++) {
+		if (!strcmp(w->ftok[i], name) && !strcmp(w->ftok[i + 1], "("))
+			break;
+		for (k = 0; k < ARRAY_SIZE(cold_markers); k++)
+			if (!strcmp(w->ftok[i], cold_markers[k]))
+				return true;
+	}
+	return false;
+}
+
 /* Walk a body; calls and regions of this function get their guards. */
 static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 {
@@ -585,6 +607,8 @@ static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	size_t i;
 
 	function_tokens(w, fn);
+	w->out->funcs[w->cur_func].cold =
+		is_cold(w, w->out->funcs[w->cur_func].name);
 	w->regions = NULL;
 	w->nr_regions = w->alloc_regions = 0;
 	clang_visitChildren(fn, walk_kid, w);
@@ -618,6 +642,7 @@ static void visit_function(struct walk *w, CXCursor c)
 
 	fn.key = func_key(w, c, &file, &fn.line, &fn.is_static);
 	fn.indirect_calls = false;
+	fn.cold = false;
 	clang_getExpansionLocation(clang_getRangeStart(r), &sf, &sl, &sc, &so);
 	clang_getExpansionLocation(clang_getRangeEnd(r), &ef, &el, &ec, &eo);
 	(void)expansion_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,

@@ -209,6 +209,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			n->defined = true;
 			n->is_static = fn->is_static;
 			n->indirect_calls = fn->indirect_calls;
+			n->cold = fn->cold;
 			n->file = intern(g, fn->file);
 			n->line = fn->line;
 			n->col = fn->col;

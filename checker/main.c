@@ -34,7 +34,7 @@ enum {
 	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF, OPT_FIX, OPT_FIX_DIR,
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
-	OPT_DB,
+	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS,
 };
 
 static const struct option long_opts[] = {
@@ -57,6 +57,8 @@ static const struct option long_opts[] = {
 	{ "graph", required_argument, NULL, OPT_GRAPH },
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "db", required_argument, NULL, OPT_DB },
+	{ "root-set", required_argument, NULL, OPT_ROOT_SET },
+	{ "list-roots", no_argument, NULL, OPT_LIST_ROOTS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -82,6 +84,9 @@ static void usage(FILE *f)
 	      "  --roots FILE       add a root set file (name.roots)\n"
 	      "  --roots-dir DIR    use DIR's *.roots instead of the "
 	      "shipped sets\n"
+	      "  --root-set A,B     only these root sets\n"
+	      "  --list-roots       print the root sets (with -p: which "
+	      "roots exist)\n"
 	      "  -j, --jobs N       parser threads (default: CPUs)\n"
 	      "  --db FILE          facts database: re-parse only what "
 	      "changed\n"
@@ -279,6 +284,35 @@ static const struct {
 	{ "why", 1 },
 };
 
+/*
+ * --list-roots: "set<TAB>weight<TAB>function<TAB>reason", and with a
+ * graph whether the function exists there. Returns the number missing.
+ */
+static int print_roots(FILE *out, const struct root_sets *rs,
+		       const struct graph *g)
+{
+	size_t i, j, missing = 0;
+
+	for (i = 0; i < rs->nr; i++) {
+		const struct root_set *s = &rs->sets[i];
+
+		for (j = 0; j < s->nr; j++) {
+			int n[1];
+			bool have = g && graph_find_name(g, s->funcs[j], n, 1);
+
+			fprintf(out, "%s\t%g\t%s\t%s", s->name, s->weight,
+				s->funcs[j], s->reasons[j]);
+			if (g) {
+				fprintf(out, "\t%s", have ? "present" :
+					"missing");
+				missing += !have;
+			}
+			fputc('\n', out);
+		}
+	}
+	return (int)missing;
+}
+
 static int run_query(const char *cmd, char **words, const struct analysis *a,
 		     const struct root_sets *roots)
 {
@@ -315,8 +349,8 @@ int main(int argc, char **argv)
 	size_t nr_extra = 0, alloc_extra = 0, i;
 	char err[1024], *roots_dir = NULL;
 	bool no_progress = false, quiet = false, print_commands = false;
-	bool list_caps = false;
-	const char *cmd = NULL;
+	bool list_caps = false, list_roots = false;
+	const char *cmd = NULL, *root_set = NULL;
 	int c, ret = TC_EXIT_USAGE, nr_words = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "check"))
@@ -412,6 +446,12 @@ int main(int argc, char **argv)
 		case OPT_DB:
 			ao.db_path = optarg;
 			break;
+		case OPT_ROOT_SET:
+			root_set = optarg;
+			break;
+		case OPT_LIST_ROOTS:
+			list_roots = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return TC_EXIT_CLEAN;
@@ -423,7 +463,8 @@ int main(int argc, char **argv)
 			return TC_EXIT_USAGE;
 		}
 	}
-	if ((!tree && !(cmd && ao.db_path)) || argc - optind != nr_words) {
+	if ((!tree && !(cmd && ao.db_path) && !list_roots) ||
+	    argc - optind != nr_words) {
 		usage(stderr);
 		goto out_free_extra;
 	}
@@ -457,6 +498,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr_extra; i++)
 		if (roots_load_file(&roots, extra[i], err, sizeof(err)))
 			goto out_err;
+	if (root_set && roots_select(&roots, root_set, err, sizeof(err)))
+		goto out_err;
+	if (list_roots && !tree && !ao.db_path) {
+		print_roots(stdout, &roots, NULL);
+		ret = TC_EXIT_CLEAN;
+		goto out_free_roots;
+	}
 
 	/* Without -p, a subcommand links what the facts database holds. */
 	ao.compdb = tree ? find_compdb(tree) : NULL;
@@ -475,6 +523,12 @@ int main(int argc, char **argv)
 		goto out_free_roots;
 	}
 
+	if (list_roots) {
+		ret = print_roots(stdout, &roots, &a.graph) ? TC_EXIT_FINDINGS :
+							       TC_EXIT_CLEAN;
+		analysis_free(&a);
+		goto out_free_roots;
+	}
 	if (list_caps) {
 		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :
 							  TC_EXIT_CLEAN;

@@ -34,7 +34,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 		const struct gnode *n = &g->nodes[i];
 		size_t j;
 
-		if (!n->defined || n->opaque)
+		if (!n->defined || n->opaque || n->cold)
 			continue;
 		for (j = 0; j < set->nr; j++) {
 			if (!strcmp(n->name, set->funcs[j])) {
@@ -57,7 +57,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 
 			/* Opaque sinks are reported at the call, not entered. */
 			if (r->parent[v] != REACH_NONE || g->nodes[v].opaque ||
-			    (steady && e->boot))
+			    g->nodes[v].cold || (steady && e->boot))
 				continue;
 			r->parent[v] = n->out[i];
 			r->depth[v] = r->depth[u] + 1;

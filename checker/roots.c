@@ -24,6 +24,7 @@ static struct root_set *set_get(struct root_sets *rs, const char *name,
 	memset(s, 0, sizeof(*s));
 	s->name = xstrdup(name);
 	s->path = xstrdup(path);
+	s->weight = 1000;
 	return s;
 }
 
@@ -62,12 +63,17 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 	free(name);
 
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
+		char *p = line, *end, *reason = "";
 
 		lineno++;
 		end = strchr(p, '#');
-		if (end)
+		if (end) {
 			*end = '\0';
+			reason = end + 1;
+			while (*reason == ' ')
+				reason++;
+			reason[strcspn(reason, "\n")] = '\0';
+		}
 		while (*p == ' ' || *p == '\t')
 			p++;
 		end = p + strlen(p);
@@ -76,12 +82,26 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 			*--end = '\0';
 		if (!*p)
 			continue;
+		if (!strncmp(p, "weight:", 7)) {
+			char *num = p + 7;
+
+			s->weight = strtod(num, &end);
+			if (end == num || *end || s->weight <= 0) {
+				snprintf(err, errlen, "%s:%u: bad weight: '%s'",
+					 path, lineno, num);
+				ret = -EINVAL;
+				break;
+			}
+			continue;
+		}
 		if (!is_ident(p)) {
 			snprintf(err, errlen, "%s:%u: not a function name: "
 				 "'%s'", path, lineno, p);
 			ret = -EINVAL;
 			break;
 		}
+		GROW(s->reasons, s->alloc_reasons, s->nr + 1);
+		s->reasons[s->nr] = xstrdup(reason);
 		*PUSH(s->funcs, s->nr, s->alloc) = xstrdup(p);
 	}
 	if (!ret && ferror(f)) {
@@ -136,12 +156,55 @@ void roots_free(struct root_sets *rs)
 	size_t i, j;
 
 	for (i = 0; i < rs->nr; i++) {
-		for (j = 0; j < rs->sets[i].nr; j++)
+		for (j = 0; j < rs->sets[i].nr; j++) {
 			free(rs->sets[i].funcs[j]);
+			free(rs->sets[i].reasons[j]);
+		}
 		free(rs->sets[i].funcs);
+		free(rs->sets[i].reasons);
 		free(rs->sets[i].name);
 		free(rs->sets[i].path);
 	}
 	free(rs->sets);
 	memset(rs, 0, sizeof(*rs));
+}
+
+int roots_select(struct root_sets *rs, const char *names, char *err,
+		 size_t errlen)
+{
+	char *copy = xstrdup(names), *save = NULL, *n;
+	bool *keep = xcalloc(rs->nr + 1, sizeof(*keep));
+	size_t i, k = 0;
+	int ret = 0;
+
+	for (n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (i = 0; i < rs->nr; i++)
+			if (!strcmp(rs->sets[i].name, n))
+				found = keep[i] = true;
+		if (!found) {
+			snprintf(err, errlen, "no root set named '%s'", n);
+			ret = -ENOENT;
+		}
+	}
+	for (i = 0; !ret && i < rs->nr; i++) {
+		if (keep[i]) {
+			rs->sets[k++] = rs->sets[i];
+			continue;
+		}
+		for (size_t j = 0; j < rs->sets[i].nr; j++) {
+			free(rs->sets[i].funcs[j]);
+			free(rs->sets[i].reasons[j]);
+		}
+		free(rs->sets[i].funcs);
+		free(rs->sets[i].reasons);
+		free(rs->sets[i].name);
+		free(rs->sets[i].path);
+	}
+	if (!ret)
+		rs->nr = k;
+	free(keep);
+	free(copy);
+	return ret;
 }

@@ -23,6 +23,7 @@ struct tu_func {
 	unsigned int line, col;
 	bool is_static;
 	bool indirect_calls;	/* calls through a function pointer */
+	bool cold;		/* __init, __exit, __cold, __noreturn */
 };
 
 struct tu_call {

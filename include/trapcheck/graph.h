@@ -24,6 +24,7 @@ struct gnode {
 	bool opaque;		/* a sink the walk does not enter */
 	bool indirect_calls;	/* calls through a function pointer */
 	bool disables_preemption; /* calls a preempt.def function */
+	bool cold;		/* never hot: checker/cold.def */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
 	int *in;		/* edges into this node, by graph_finish() */

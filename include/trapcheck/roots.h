@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hot-path root sets: data files, one function name per line ("#" starts
- * a comment); the set is named after the file (roots/crng.roots: "crng").
+ * Hot-path root sets: data files, one function name per line, each with
+ * a one-line reason after "#"; a "weight: N" line gives the set's events
+ * per second class (for ranking). The set is named after the file
+ * (roots/crng.roots: "crng").
  */
 #ifndef TRAPCHECK_ROOTS_H
 #define TRAPCHECK_ROOTS_H
@@ -12,7 +14,9 @@ struct root_set {
 	char *name;
 	char *path;
 	char **funcs;
-	size_t nr, alloc;
+	char **reasons;		/* per function: its "# comment", or "" */
+	size_t nr, alloc, alloc_reasons;
+	double weight;		/* events a second ("weight: N"), default 1000 */
 };
 
 struct root_sets {
@@ -30,5 +34,9 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 		   size_t errlen);
 void roots_free(struct root_sets *rs);
+/* Keep only the sets named in @names (comma-separated); -ENOENT if any
+ * name is unknown (named in @err). */
+int roots_select(struct root_sets *rs, const char *names, char *err,
+		 size_t errlen);
 
 #endif /* TRAPCHECK_ROOTS_H */

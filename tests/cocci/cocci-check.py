@@ -28,6 +28,26 @@ def modes(text):
             if re.search(r'^virtual\s+%s\s*$' % m, text, re.M)]
 
 
+def matching_rules(lines):
+    """Headers of the rules that match code (not script rules)."""
+    rules, in_meta = [], False
+    for l in lines:
+        l = l.rstrip()
+        if in_meta:
+            if l == '@@':
+                in_meta = False
+            continue
+        if not l.startswith('@'):
+            continue
+        if l == '@@ @@':            # an anonymous rule without metavariables
+            rules.append(l)
+            continue
+        in_meta = True
+        if not re.match(r'^@\s*(script|initialize|finalize)\s*:', l):
+            rules.append(l)
+    return rules
+
+
 def header(path):
     text = open(path).read()
     lines = text.split('\n')
@@ -51,10 +71,7 @@ def header(path):
         bad.append('a message that does not begin with WARNING:')
     if 'WARNING: ' not in text:
         bad.append('no WARNING: message')
-    # rule headers: @name@, @name depends on ...@, @@ -- not script rules
-    rules = [l for l in lines
-             if re.match(r'^@[^@]+@\s*$', l) and
-             not re.match(r'^@\s*(script|initialize|finalize)\s*:', l)]
+    rules = matching_rules(lines)
     if len(rules) > 5:
         bad.append('%d matching rules (at most 5: token prefilter)' %
                    len(rules))

@@ -74,7 +74,12 @@ json.dump(d, open(os.path.join(tree, 'compile_commands.json'), 'w'))
 PY
 "$TRAPCHECK" -p big -q -j2 --db big.db > /dev/null 2> int.err &
 pid=$!
-sleep 1
+# Interrupt once some TUs are stored (not by the clock: machines differ).
+for i in $(seq 1 300); do
+	n=$(python3 -c "import sqlite3; print(sqlite3.connect('big.db', timeout=30).execute('SELECT count(*) FROM tu').fetchone()[0])" 2>/dev/null)
+	[ "${n:-0}" -ge 20 ] && break
+	sleep 0.1
+done
 kill -INT $pid
 wait $pid
 rc=$?

@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The Coccinelle rules of semantic-patches/ on their fixtures (tests/cocci/):
+# for every rule R and fixture R.c or R.<variant>.c, report mode prints
+# exactly R[.<variant>].report, org and context modes flag the same lines,
+# patch mode turns the fixture into R[.<variant>].res (the kernel's
+# scripts/coccinelle convention: the expected transformed file), and spatch
+# prints nothing on stderr. Then what the fixtures alone cannot show: seed
+# 000's reviewed diff, idempotence, the scope of the CRNG rule, the hot
+# function list of hot_idreg_read.
+. "$(dirname "$0")/../tap.sh"
+SP="$TOP/semantic-patches"
+FX="$TOP/tests/cocci"
+HELP="$FX/cocci-check.py"
+SEEDS=${TRAPCHECK_SEEDS:-/work/shared/seeds}
+cd "$SCRATCH" || exit 1
+start=$(date +%s)
+
+if ! command -v spatch > /dev/null; then
+	fail "spatch (Coccinelle) is installed"
+	done_testing
+	exit 1
+fi
+echo "# $(spatch --version | head -n 1)"
+
+# The options the rule's header asks for, as scripts/coccicheck reads them.
+options() {
+	grep "Options:" "$1" | cut -d: -f2
+}
+
+# run RULE MODE FILE [spatch args]: stdout to out.MODE, stderr to err.MODE
+# (spatch -o OUT writes OUT only when the file changed.)
+run() {
+	_rule=$1 _mode=$2 _file=$3
+	shift 3
+	_flags="--very-quiet"
+	case $_mode in report|org) _flags="--no-show-diff $_flags" ;; esac
+	# shellcheck disable=SC2046
+	spatch --sp-file "$_rule" -D "$_mode" $_flags $(options "$_rule") \
+		"$@" "$_file" > "out.$_mode" 2> "err.$_mode"
+}
+
+nrules=0
+for rule in "$SP"/*.cocci; do
+	r=$(basename "$rule" .cocci)
+	nrules=$((nrules + 1))
+	check "$r: kernel header conventions, at most 5 matching rules" \
+		python3 "$HELP" header "$rule"
+	check "$r: spatch parses it" \
+		sh -c "spatch --parse-cocci '$rule' -D report > /dev/null 2>&1"
+	modes=$(python3 "$HELP" modes "$rule")
+	check_that "$r: has a fixture with expected report lines" \
+		'[ -f "$FX/$r.c" ] && [ -f "$FX/$r.report" ]'
+	check_that "$r: the fixture has findings (the test can fail)" \
+		'[ -s "$FX/$r.report" ]'
+	case " $modes " in
+	*" patch "*)
+		check_that "$r: the expected patch output changes the fixture" \
+			'[ -f "$FX/$r.res" ] && ! cmp -s "$FX/$r.c" "$FX/$r.res"'
+		;;
+	*)
+		run "$rule" patch "$FX/$r.c"
+		check_that "$r: no patch mode (not mechanically safe): spatch refuses it" \
+			'grep -q "virtual rule patch not supported" err.patch'
+		;;
+	esac
+
+	# One spatch run per mode over all of the rule's fixtures (spatch
+	# starts in ~0.3 s; each file is still matched on its own).
+	mkdir -p "$r" "$r/p" && cd "$r" || exit 1
+	names=
+	for fx in "$FX/$r".c "$FX/$r".*.c; do
+		[ -f "$fx" ] || continue
+		name=$(basename "$fx" .c)
+		names="$names $name"
+		cp "$fx" "$name.c"
+		cp "$fx" "p/$name.c"
+	done
+	for mode in report org context; do
+		# shellcheck disable=SC2086
+		run "$rule" $mode $(for n in $names; do echo "$n.c"; done)
+		echo $? > "rc.$mode"
+	done
+	python3 "$HELP" report out.report > got.report
+	python3 "$HELP" org out.org > got.org
+	python3 "$HELP" context out.context > got.context
+	check_that "$r: report, org and context modes: exit 0, nothing on stderr" \
+		'[ "$(cat rc.report rc.org rc.context)" = "$(printf "0\n0\n0")" ] &&
+		 [ ! -s err.report ] && [ ! -s err.org ] && [ ! -s err.context ]'
+	check "$r: report lines are file:line:col-col: WARNING: ..." \
+		python3 -c 'import re, sys
+sys.exit(any(not re.match(r"^[^:]+:\d+:\d+-\d+: WARNING: ", l)
+             for l in open(sys.argv[1]) if l.strip()))' out.report
+	case " $modes " in *" patch "*)
+		(cd p && run "$rule" patch "--in-place" $(for n in $names; do echo "$n.c"; done))
+		check_that "$r: patch mode: exit 0, nothing on stderr" \
+			'[ ! -s p/err.patch ]'
+		(cd p && run "$rule" patch $(for n in $names; do echo "$n.c"; done))
+		check_that "$r: patch mode is idempotent (a second run changes nothing)" \
+			'[ ! -s p/out.patch ] && [ ! -s p/err.patch ]'
+		;;
+	esac
+
+	for name in $names; do
+		grep "^$name\.c:" got.report > "$name.got.report"
+		python3 "$HELP" report "$FX/$name.report" > "$name.want.report"
+		if cmp -s "$name.got.report" "$name.want.report"; then
+			ok "$name: report lines as expected"
+		else
+			fail "$name: report lines as expected"
+			diff "$name.want.report" "$name.got.report" | sed 's/^/# /'
+		fi
+		grep "^$name\.c:" got.org > "$name.got.org"
+		check "$name: org mode gives the report's lines and messages" \
+			cmp -s "$name.got.org" "$name.want.report"
+		grep "^$name\.c:" got.context | sort -u > "$name.got.context"
+		cut -d: -f1,2 "$name.want.report" | sort -u > "$name.want.context"
+		check "$name: context mode marks the reported lines" \
+			cmp -s "$name.got.context" "$name.want.context"
+		case " $modes " in *" patch "*)
+			if cmp -s "p/$name.c" "$FX/$name.res"; then
+				ok "$name: patch mode gives $name.res"
+			else
+				fail "$name: patch mode gives $name.res"
+				diff -u "$FX/$name.res" "p/$name.c" | sed 's/^/# /'
+			fi
+			;;
+		esac
+	done
+	cd "$SCRATCH" || exit 1
+done
+check "four rules or more in semantic-patches/" [ "$nrules" -ge 4 ]
+
+# Seed 000: the rewrite is the reviewer's diff (Will Deacon's SYS_FIELD_GET()
+# form after "--->8"), whitespace aside.
+R="$SP/this_cpu_has_cap_prefinal.cocci"
+cp "$FX/this_cpu_has_cap_prefinal.seed000.c" seed000.c
+run "$R" patch seed000.c
+check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to seed 000's reviewed diff" \
+	python3 "$FX/diff-vs-seed.py" out.patch "$SEEDS"/000_*.txt reviewed
+check "this_cpu_has_cap_prefinal: the comparison can fail (seed 004 differs)" \
+	sh -c "! python3 '$FX/diff-vs-seed.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
+check_that "this_cpu_has_cap_prefinal: the !preemptible() guard is kept" \
+	'grep -q "^+.*!system_capabilities_finalized() && !preemptible())) {$" out.patch'
+
+# Seed 003: the fix, character for character.
+R="$SP/crng_arch_random_ungated.cocci"
+run "$R" patch "$FX/crng_arch_random_ungated.c"
+check_that "crng_arch_random_ungated: seed 003's line" \
+	'grep -qx "+	if (unlikely(!crng_ready()) && arch_get_random_long(&v))" out.patch'
+# Scope: drivers/char/random.c is CRNG code without a crng_ready()
+# definition; the same code elsewhere is not.
+mkdir -p drivers/char
+cp "$FX/crng_arch_random_ungated.outside.c" drivers/char/random.c
+run "$R" report drivers/char/random.c
+check_that "crng_arch_random_ungated: drivers/char/random.c is in scope" \
+	'[ "$(grep -c "^drivers/char/random.c:9:5-25: WARNING: arch_get_random_long()" out.report)" = 1 ]'
+cp "$FX/crng_arch_random_ungated.outside.c" drivers/char/hw_random.c
+run "$R" report drivers/char/hw_random.c
+check_that "crng_arch_random_ungated: another file without crng_ready() is not" \
+	'[ ! -s out.report ] && [ ! -s err.report ]'
+
+# hot_idreg_read: the hot list comes from -D hot_functions= or -D hot_file=.
+R="$SP/hot_idreg_read.cocci"
+cp "$FX/hot_idreg_read.c" hot.c
+run "$R" report hot.c -D hot_functions=cpu_probe_af,nosuchfunction
+cut -d: -f1,2 out.report > got
+check_that "hot_idreg_read: -D hot_functions= replaces the built-in list" \
+	'[ "$(cat got)" = "hot.c:40" ]'
+run "$R" report hot.c -D hot_file="$TOP/roots/page-fault.roots"
+cut -d: -f1,2 out.report | sort > got
+check_that "hot_idreg_read: -D hot_file= reads a roots file (do_page_fault)" \
+	'[ "$(tr "\n" " " < got)" = "hot.c:22 hot.c:23 " ]'
+run "$R" report hot.c -D hot_functions=cpu_has_hw_af -D hot_file="$TOP/roots/page-fault.roots"
+check_that "hot_idreg_read: both options: the union" \
+	'[ "$(wc -l < out.report)" -eq 3 ] && [ ! -s err.report ]'
+run "$R" patch hot.c
+check_that "hot_idreg_read: read_sysreg(id_*) is upper-cased into SYS_ID_*" \
+	'grep -qx "+	u64 mmfr0 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR0_EL1);" out.patch'
+check_that "hot_idreg_read: a register outside arm64_ftr_regs[] is not rewritten" \
+	'! grep -q "SYS_ID_AA64AFR0_EL1" out.patch'
+
+# The timing baseline of docs/coccinelle.md parses and runs.
+B="$FX/baseline_read_cpuid.cocci"
+run "$B" context hot.c
+check_that "baseline rule: runs, marks every read_cpuid()" \
+	'[ ! -s err.context ] && [ "$(grep -c "^-.*read_cpuid(" out.context)" -eq 4 ]'
+
+echo "# cocci.t: $(( $(date +%s) - start )) s"
+done_testing

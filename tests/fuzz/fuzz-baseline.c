@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz-baseline.c - the input is a baseline file: baseline_apply() on a
+ * temporary file against an empty list of findings.
+ */
+#include "fuzz.h"
+
+#include "trapcheck/baseline.h"
+#include "trapcheck/finding.h"
+#include "trapcheck/util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct findings fs = { 0 };
+	struct run_summary sum;
+	char path[256], err[1024];
+	int ret;
+
+	memset(&sum, 0, sizeof(sum));
+	if (!fuzz_temp(path, sizeof(path), "baseline", ".json", data, size))
+		return 0;
+	memset(err, 0x5a, sizeof(err));
+	ret = baseline_apply(path, &fs, &sum, err, sizeof(err));
+	unlink(path);
+	fuzz_check_err(err, sizeof(err), ret);
+	if (!ret && (!sum.baseline || sum.known || fs.nr))
+		abort();	/* nothing found can be known */
+	findings_free(&fs);
+	run_summary_free(&sum);
+	return 0;
+}

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz-compdb.c - the input is a compile_commands.json file: load it with
+ * compdb_load() and translate every entry with flags_translate(), as the
+ * analysis does before parsing.
+ */
+#include "fuzz.h"
+
+#include "trapcheck/compdb.h"
+#include "trapcheck/flags.h"
+#include "trapcheck/util.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[256], err[1024];
+	struct compdb db;
+	size_t i;
+	int ret;
+
+	if (!fuzz_temp(path, sizeof(path), "compdb", ".json", data, size))
+		return 0;
+	memset(err, 0x5a, sizeof(err));
+	ret = compdb_load(&db, path, err, sizeof(err));
+	unlink(path);
+	fuzz_check_err(err, sizeof(err), ret);
+	if (ret)
+		return 0;
+	if (!db.nr || !db.root || db.root[0] != '/')
+		abort();	/* success means entries under an absolute root */
+	for (i = 0; i < db.nr; i++) {
+		const struct compdb_entry *e = &db.entries[i];
+		struct clang_args args;
+		enum flags_skip skip;
+		int j;
+
+		if (e->argc < 1 || e->directory[0] != '/' ||
+		    e->file[0] != '/')
+			abort();
+		skip = flags_translate(e, db.root, &args);
+		if (skip == FLAGS_PARSE) {
+			/* Every argument is a string; "-w" always ends it. */
+			if (args.argc < 1 ||
+			    strcmp(args.argv[args.argc - 1], "-w"))
+				abort();
+			for (j = 0; j < args.argc; j++)
+				if (!args.argv[j])
+					abort();
+			flags_drop_unknown(&args);
+		}
+		clang_args_free(&args);
+	}
+	compdb_free(&db);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the libFuzzer targets of tests/fuzz/: a temporary
+ * file with a per-process name under /tmp, removed after each input.
+ */
+#ifndef TRAPCHECK_FUZZ_H
+#define TRAPCHECK_FUZZ_H
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * Write @size bytes of @data to /tmp/trapcheck-fuzz-<pid>-<tag><suffix>
+ * (the same name for every input of one process) and return the path
+ * in @path, or NULL when it could not be written.
+ */
+static inline const char *fuzz_temp(char *path, size_t len, const char *tag,
+				    const char *suffix, const uint8_t *data,
+				    size_t size)
+{
+	size_t off = 0;
+	int fd;
+
+	snprintf(path, len, "/tmp/trapcheck-fuzz-%d-%s%s", (int)getpid(), tag,
+		 suffix);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return NULL;
+	while (off < size) {
+		ssize_t n = write(fd, data + off, size - off);
+
+		if (n <= 0) {
+			close(fd);
+			unlink(path);
+			return NULL;
+		}
+		off += (size_t)n;
+	}
+	if (close(fd)) {
+		unlink(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* A NUL-terminated copy of the input (libFuzzer's is not terminated). */
+static inline char *fuzz_string(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+
+	if (!s)
+		abort();
+	memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+/*
+ * The error message contract: a module that fails writes one line into
+ * @err; it must be NUL-terminated within @errlen and hold no newline.
+ */
+static inline void fuzz_check_err(const char *err, size_t errlen, int ret)
+{
+	if (!ret)
+		return;
+	if (!memchr(err, '\0', errlen) || !err[0] || strchr(err, '\n')) {
+		fprintf(stderr, "error message not one line: '%.*s'\n",
+			(int)errlen, err);
+		abort();
+	}
+}
+
+#endif /* TRAPCHECK_FUZZ_H */

@@ -1,0 +1,154 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/fuzz/run.sh [SECONDS] [TARGET...]
+#
+# Build the libFuzzer targets of tests/fuzz/ (clang, -fsanitize=fuzzer,
+# address,undefined; every UBSan report aborts) against the library
+# sources, then run each one for SECONDS (default 10) on a scratch copy
+# of its seed corpus. One line per target:
+#
+#	fuzz <target>: <execs> execs, <cov> cov, <n> crashes
+#
+# Exit status: 0 when no target crashed, leaked, timed out or ran out of
+# memory; 1 otherwise (the reproducer is kept in the build directory and
+# named); 2 when the targets could not be built.
+#
+# Environment:
+#	FUZZ_BUILD   build directory (default: build-fuzz/ in the repository,
+#	             ignored by git through /build-*/)
+#	FUZZ_JOBS    targets run at the same time (default: the CPUs)
+#	CLANG        the compiler (default: clang)
+#	LLVM_CONFIG  (default: llvm-config-14 or llvm-config)
+#
+# The seed corpora in tests/fuzz/corpus/ are never written to: new inputs
+# go to $FUZZ_BUILD/run/<target>/corpus, crashes to
+# $FUZZ_BUILD/run/<target>/crash-*.
+set -u
+
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+SECS=${1:-10}
+[ $# -gt 0 ] && shift
+case $SECS in
+''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;;
+esac
+ALL="compdb flags roots waivers baseline guards paths"
+TARGETS=${*:-$ALL}
+BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
+CLANG=${CLANG:-clang}
+JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+LLVM_CONFIG=${LLVM_CONFIG:-$(command -v llvm-config-14 || command -v llvm-config)}
+LLVM_INCDIR=$($LLVM_CONFIG --includedir)
+LLVM_LIBDIR=$($LLVM_CONFIG --libdir)
+LLVM_VERSION=$($LLVM_CONFIG --version)
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
+CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -w"
+CPPFLAGS="-I$TOP/include -I$TOP/checker -I$LLVM_INCDIR"
+RES="-DCLANG_RESOURCE_INCLUDE=\"$LLVM_LIBDIR/clang/$LLVM_VERSION/include\""
+LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -lpthread"
+
+die() {
+	echo "fuzz: $*" >&2
+	exit 2
+}
+
+for t in $TARGETS; do
+	[ -f "$TOP/tests/fuzz/fuzz-$t.c" ] || die "no target '$t' ($ALL)"
+done
+mkdir -p "$BUILD/obj" || die "cannot create $BUILD"
+
+# checker/emit.c includes the generated rule help.
+make -s -C "$TOP" checker/rule-help.inc || die "cannot generate checker/rule-help.inc"
+
+# The library, instrumented; an object is rebuilt when its source, or
+# any header or table, is newer.
+newest_dep=$(ls -t "$TOP"/include/trapcheck/*.h "$TOP"/checker/*.def \
+	"$TOP"/checker/*.inc "$0" 2>/dev/null | head -n 1)
+objs=
+for src in "$TOP"/checker/*.c; do
+	name=$(basename "$src" .c)
+	[ "$name" = main ] && continue
+	obj="$BUILD/obj/$name.o"
+	objs="$objs $obj"
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_dep" -nt "$obj" ]; then
+		echo "$src $obj"
+	fi
+done > "$BUILD/stale"
+# Up to $JOBS compilers at once.
+compile() {
+	$CLANG $SAN -fsanitize=fuzzer-no-link $CFLAGS $CPPFLAGS "$RES" \
+		-c -o "$2.tmp" "$1" && mv "$2.tmp" "$2"
+}
+n=0
+while read -r src obj; do
+	compile "$src" "$obj" &
+	n=$((n + 1))
+	[ $((n % JOBS)) -eq 0 ] && wait
+done < "$BUILD/stale"
+wait
+for obj in $objs; do
+	[ -f "$obj" ] || die "the library did not build ($obj)"
+done
+rm -f "$BUILD/libtrapcheck-fuzz.a"
+ar rcs "$BUILD/libtrapcheck-fuzz.a" $objs || die "ar failed"
+
+for t in $TARGETS; do
+	$CLANG $SAN -fsanitize=fuzzer $CFLAGS $CPPFLAGS \
+		-o "$BUILD/fuzz-$t" "$TOP/tests/fuzz/fuzz-$t.c" \
+		"$BUILD/libtrapcheck-fuzz.a" $LIBS ||
+		die "fuzz-$t did not build"
+done
+
+# One target: fresh scratch corpus, run, summary line into $dir/result.
+run_one() {
+	t=$1
+	dir="$BUILD/run/$t"
+	rm -rf "$dir"
+	mkdir -p "$dir/corpus"
+	cp "$TOP/tests/fuzz/corpus/$t/"* "$dir/corpus/" 2>/dev/null
+	max_len=4096
+	[ "$t" = compdb ] && max_len=16384
+	(cd "$dir" &&
+	 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	 "$BUILD/fuzz-$t" -max_total_time="$SECS" -max_len=$max_len \
+		-timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$dir/" corpus > log 2>&1)
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)
+	cov=$(sed -n 's/^#[0-9]*[	 ]*DONE .*cov: \([0-9]*\).*/\1/p' "$dir/log" | tail -n 1)
+	[ -n "$cov" ] || cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' "$dir/log" | tail -n 1)
+	crashes=$(ls "$dir" | grep -c '^\(crash\|leak\|timeout\|oom\)-')
+	if [ $rc -ne 0 ] && [ "$crashes" -eq 0 ]; then
+		crashes=1	# died without an artifact: see the log
+	fi
+	echo "fuzz $t: ${execs:-0} execs, ${cov:-0} cov, $crashes crashes" > "$dir/result"
+	echo $rc > "$dir/rc"
+}
+
+running=0
+for t in $TARGETS; do
+	run_one "$t" &
+	running=$((running + 1))
+	if [ $running -ge "$JOBS" ]; then
+		wait
+		running=0
+	fi
+done
+wait
+
+status=0
+for t in $TARGETS; do
+	dir="$BUILD/run/$t"
+	cat "$dir/result"
+	if [ "$(cat "$dir/rc")" != 0 ]; then
+		status=1
+		for a in "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*; do
+			[ -e "$a" ] && echo "  reproducer: $a (run: $BUILD/fuzz-$t $a)"
+		done
+		echo "  log: $dir/log"
+		grep -m 3 -E 'ERROR: |runtime error|SUMMARY' "$dir/log" | sed 's/^/  /'
+	fi
+done
+exit $status
