@@ -266,6 +266,10 @@ static void summarise(struct pool *p)
 		pr->parse_error = st->parse_error;
 	}
 	summarise_tables(&p->a->graph.caps, s);
+	s->inferred = p->a->graph.inferred_edges;
+	s->pruned = p->a->graph.pruned;
+	s->nr_pruned = p->a->graph.nr_pruned;
+	s->max_targets = p->a->graph.max_targets;
 	s->functions = p->a->graph.nr_nodes;
 	s->edges = p->a->graph.nr_edges;
 	s->sinks = p->a->graph.nr_sinks;
@@ -402,6 +406,8 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 	}
 	a->root = xstrdup(db_root(fdb));
 	graph_init(&a->graph);
+	if (o->max_targets)
+		a->graph.max_targets = o->max_targets;
 	n = db_tus(fdb, &tus);
 	a->summary.entries = n;
 	for (i = 0; i < n; i++) {
@@ -434,6 +440,10 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise_tables(&a->graph.caps, &a->summary);
+	a->summary.inferred = a->graph.inferred_edges;
+	a->summary.pruned = a->graph.pruned;
+	a->summary.nr_pruned = a->graph.nr_pruned;
+	a->summary.max_targets = a->graph.max_targets;
 	a->summary.functions = a->graph.nr_nodes;
 	a->summary.edges = a->graph.nr_edges;
 	a->summary.sinks = a->graph.nr_sinks;
@@ -460,6 +470,8 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		return ret;
 	a->root = xstrdup(db.root);
 	graph_init(&a->graph);
+	if (o->max_targets)
+		a->graph.max_targets = o->max_targets;
 
 	memset(&p, 0, sizeof(p));
 	p.db = &db;

@@ -33,10 +33,15 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS call (tu INTEGER, caller INTEGER,"
 	" callee_key TEXT, callee_name TEXT, callee_file TEXT,"
 	" callee_line INTEGER, file TEXT, line INTEGER, col INTEGER,"
-	" off INTEGER, via TEXT, guards TEXT);"
+	" off INTEGER, via TEXT, guards TEXT, loop INTEGER);"
 	"CREATE TABLE IF NOT EXISTS sink (tu INTEGER, func INTEGER, sink TEXT,"
 	" arg TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
-	" guards TEXT);"
+	" guards TEXT, loop INTEGER);"
+	"CREATE TABLE IF NOT EXISTS assign (tu INTEGER, member TEXT,"
+	" fn_key TEXT, fn_name TEXT, fn_file TEXT, fn_line INTEGER);"
+	"CREATE TABLE IF NOT EXISTS icall (tu INTEGER, caller INTEGER,"
+	" member TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
+	" guards TEXT, loop INTEGER);"
 	"CREATE TABLE IF NOT EXISTS cap (tu INTEGER, name TEXT, type TEXT,"
 	" scope INTEGER, matches TEXT, reg TEXT, field TEXT, min TEXT,"
 	" midr INTEGER, tbl TEXT, file TEXT, line INTEGER);"
@@ -95,6 +100,7 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 	sqlite3_stmt *st;
 	char *ver, want[16];
 	bool fresh;
+	int i;
 
 	*dbp = NULL;
 	db->path = xstrdup(path);
@@ -105,7 +111,7 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 		goto err_close;
 	}
 	sqlite3_busy_timeout(db->h, 60000);
-	/* Is it a database at all, and whose? */
+	/* Is it a database at all? */
 	st = prep(db, "SELECT count(*) FROM sqlite_master");
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
 		snprintf(err, errlen, "%s: not a trapcheck database (not "
@@ -113,7 +119,23 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 		sqlite3_finalize(st);
 		goto err_close;
 	}
-	fresh = sqlite3_column_int(st, 0) == 0;
+	sqlite3_finalize(st);
+	/* WAL: readers and one writer at a time (make -j runs many of us). */
+	for (i = 0; i < 100 && exec(db, "PRAGMA journal_mode=WAL"); i++)
+		sqlite3_sleep(50);
+	exec(db, "PRAGMA synchronous=NORMAL");
+	/*
+	 * Creation and the version check under the write lock, so that a
+	 * process never sees the tables of another one half made.
+	 */
+	if (exec(db, "BEGIN IMMEDIATE")) {
+		snprintf(err, errlen, "%s: cannot lock the database: %s", path,
+			 sqlite3_errmsg(db->h));
+		goto err_close;
+	}
+	st = prep(db, "SELECT count(*) FROM sqlite_master");
+	fresh = st && sqlite3_step(st) == SQLITE_ROW &&
+		sqlite3_column_int(st, 0) == 0;
 	sqlite3_finalize(st);
 	snprintf(want, sizeof(want), "%d", DB_SCHEMA_VERSION);
 	if (!fresh) {
@@ -125,26 +147,19 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 				     : "not a trapcheck database",
 				 ver ? ver : "none", want);
 			free(ver);
+			exec(db, "ROLLBACK");
 			goto err_close;
 		}
 		free(ver);
 	}
-	if (exec(db, "PRAGMA journal_mode=WAL") ||
-	    exec(db, "PRAGMA synchronous=NORMAL") || exec(db, schema) ||
-	    (fresh && meta_set(db, "trapcheck_schema", want))) {
+	if (exec(db, schema) ||
+	    (fresh && meta_set(db, "trapcheck_schema", want)) ||
+	    exec(db, "COMMIT")) {
 		snprintf(err, errlen, "%s: cannot set up the database: %s",
 			 path, sqlite3_errmsg(db->h));
+		exec(db, "ROLLBACK");
 		goto err_close;
 	}
-	st = prep(db, "PRAGMA quick_check");
-	if (!st || sqlite3_step(st) != SQLITE_ROW ||
-	    strcmp((const char *)sqlite3_column_text(st, 0), "ok")) {
-		snprintf(err, errlen, "%s: the database is corrupt: remove it "
-			 "to start again", path);
-		sqlite3_finalize(st);
-		goto err_close;
-	}
-	sqlite3_finalize(st);
 	db->root = meta_get(db, "root");
 	*dbp = db;
 	return 0;
@@ -315,7 +330,8 @@ static void bind_str(sqlite3_stmt *st, int i, const char *s)
 static int delete_tu(struct db *db, sqlite3_int64 id)
 {
 	static const char *const tables[] = {
-		"include", "func", "call", "sink", "cap", "ftr",
+		"include", "func", "call", "sink", "cap", "ftr", "assign",
+		"icall",
 	};
 	size_t i;
 
@@ -402,7 +418,7 @@ int db_store(struct db *db, const char *path, const char *key,
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "INSERT INTO call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		  "?, ?)");
+		  "?, ?, ?)");
 	for (i = 0; st && i < f->nr_calls; i++) {
 		const struct tu_call *c = &f->calls[i];
 
@@ -418,11 +434,12 @@ int db_store(struct db *db, const char *path, const char *key,
 		sqlite3_bind_int(st, 10, (int)c->off);
 		bind_str(st, 11, c->via);
 		bind_str(st, 12, c->guards);
+		sqlite3_bind_int(st, 13, (int)c->loop);
 		if (done(st))
 			goto err_rollback;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO sink VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st = prep(db, "INSERT INTO sink VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	for (i = 0; st && i < f->nr_sinks; i++) {
 		const struct tu_sink *k = &f->sinks[i];
 
@@ -435,6 +452,38 @@ int db_store(struct db *db, const char *path, const char *key,
 		sqlite3_bind_int(st, 7, (int)k->col);
 		sqlite3_bind_int(st, 8, (int)k->off);
 		bind_str(st, 9, k->guards);
+		sqlite3_bind_int(st, 10, (int)k->loop);
+		if (done(st))
+			goto err_rollback;
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "INSERT INTO assign VALUES (?, ?, ?, ?, ?, ?)");
+	for (i = 0; st && i < f->nr_assigns; i++) {
+		const struct tu_assign *a = &f->assigns[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		bind_str(st, 2, a->member);
+		bind_str(st, 3, a->fn_key);
+		bind_str(st, 4, a->fn_name);
+		bind_str(st, 5, a->fn_file);
+		sqlite3_bind_int(st, 6, (int)a->fn_line);
+		if (done(st))
+			goto err_rollback;
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "INSERT INTO icall VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	for (i = 0; st && i < f->nr_icalls; i++) {
+		const struct tu_icall *c = &f->icalls[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, c->caller);
+		bind_str(st, 3, c->member);
+		bind_str(st, 4, c->file);
+		sqlite3_bind_int(st, 5, (int)c->line);
+		sqlite3_bind_int(st, 6, (int)c->col);
+		sqlite3_bind_int(st, 7, (int)c->off);
+		bind_str(st, 8, c->guards);
+		sqlite3_bind_int(st, 9, (int)c->loop);
 		if (done(st))
 			goto err_rollback;
 	}
@@ -532,7 +581,7 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT caller, callee_key, callee_name, callee_file, "
-		  "callee_line, file, line, col, off, via, guards FROM call "
+		  "callee_line, file, line, col, off, via, guards, loop FROM call "
 		  "WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
@@ -550,10 +599,11 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		c->off = (unsigned int)sqlite3_column_int(st, 8);
 		c->via = col_str(st, 9);
 		c->guards = col_str(st, 10);
+		c->loop = (unsigned int)sqlite3_column_int(st, 11);
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "SELECT func, sink, arg, file, line, col, off, guards "
-		  "FROM sink WHERE tu = ? ORDER BY rowid");
+	st = prep(db, "SELECT func, sink, arg, file, line, col, off, guards, "
+		  "loop FROM sink WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -573,6 +623,38 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		k->col = (unsigned int)sqlite3_column_int(st, 5);
 		k->off = (unsigned int)sqlite3_column_int(st, 6);
 		k->guards = col_str(st, 7);
+		k->loop = (unsigned int)sqlite3_column_int(st, 8);
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "SELECT member, fn_key, fn_name, fn_file, fn_line FROM "
+		  "assign WHERE tu = ? ORDER BY rowid");
+	sqlite3_bind_int64(st, 1, id);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct tu_assign *a = PUSH(f->assigns, f->nr_assigns,
+					   f->alloc_assigns);
+
+		a->member = col_str(st, 0);
+		a->fn_key = col_str(st, 1);
+		a->fn_name = col_str(st, 2);
+		a->fn_file = col_str(st, 3);
+		a->fn_line = (unsigned int)sqlite3_column_int(st, 4);
+	}
+	sqlite3_finalize(st);
+	st = prep(db, "SELECT caller, member, file, line, col, off, guards, "
+		  "loop FROM icall WHERE tu = ? ORDER BY rowid");
+	sqlite3_bind_int64(st, 1, id);
+	while (st && sqlite3_step(st) == SQLITE_ROW) {
+		struct tu_icall *c = PUSH(f->icalls, f->nr_icalls,
+					  f->alloc_icalls);
+
+		c->caller = sqlite3_column_int(st, 0);
+		c->member = col_str(st, 1);
+		c->file = col_str(st, 2);
+		c->line = (unsigned int)sqlite3_column_int(st, 3);
+		c->col = (unsigned int)sqlite3_column_int(st, 4);
+		c->off = (unsigned int)sqlite3_column_int(st, 5);
+		c->guards = col_str(st, 6);
+		c->loop = (unsigned int)sqlite3_column_int(st, 7);
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT name, type, scope, matches, reg, field, min, "

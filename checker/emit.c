@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "trapcheck/emit.h"
+#include "trapcheck/graph.h"
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
@@ -24,7 +25,8 @@ static void print_chain(FILE *out, const struct chain *c)
 
 		fprintf(out, "%s%s", i ? " -> " : "", s->function);
 		if (s->via)
-			fprintf(out, " (as %s)", s->via);
+			fprintf(out, " (%s %s)", s->inferred ? "via" : "as",
+				s->via);
 	}
 }
 
@@ -50,6 +52,9 @@ int emit_text(FILE *out, const struct findings *fs,
 			f->file, f->line, f->col, f->root, f->phase);
 		print_chain(out, &f->chain);
 		fputc('\n', out);
+		fprintf(out, "%s:%u:%u: note: about %.0f a second: %s "
+			"weight %.0f x loops %.0f\n", f->file, f->line, f->col,
+			f->estimate, f->root, f->weight, f->loops);
 		for (j = 0; j < f->nr_others; j++) {
 			fprintf(out, "%s:%u:%u: note: also reached from %s: ",
 				f->file, f->line, f->col, f->root);
@@ -66,7 +71,8 @@ int emit_text(FILE *out, const struct findings *fs,
 				s->file, s->line, s->col, s->function,
 				n->function);
 			if (n->via)
-				fprintf(out, " as %s()", n->via);
+				fprintf(out, n->inferred ? " through %s" :
+					" as %s()", n->via);
 			if (s->guards)
 				fprintf(out, " when %s", s->guards);
 			fputc('\n', out);
@@ -104,6 +110,15 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			fprintf(diag, "%s%s", i ? ", " : ": ",
 				sum->unknown_regs[i]);
 		fputs(")\n", diag);
+	}
+	if (sum->nr_pruned) {
+		fprintf(diag, "trapcheck: %zu call%s through struct members "
+			"not followed (more than %zu targets):", sum->nr_pruned,
+			sum->nr_pruned == 1 ? "" : "s", sum->max_targets);
+		for (i = 0; i < sum->nr_pruned; i++)
+			fprintf(diag, "%s %s (%zu)", i ? "," : "",
+				sum->pruned[i].member, sum->pruned[i].targets);
+		fputc('\n', diag);
 	}
 	if (sum->baseline)
 		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
@@ -152,6 +167,10 @@ static json_t *chain_json(const struct chain *c)
 		json_object_set_new(step, "column", json_integer(s->col));
 		if (s->via)
 			json_object_set_new(step, "via", json_string(s->via));
+		if (s->inferred)
+			json_object_set_new(step, "inferred", json_true());
+		if (s->loop > 1)
+			json_object_set_new(step, "loop", json_integer(s->loop));
 		if (s->guards)
 			json_object_set_new(step, "guards",
 					    json_string(s->guards));
@@ -179,6 +198,15 @@ static json_t *finding_json(const struct finding *f)
 			    json_boolean(f->sanitised));
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_string(f->phase));
+	if (f->root) {
+		json_t *est = json_object();
+
+		json_object_set_new(est, "per_second", json_real(f->estimate));
+		json_object_set_new(est, "root_weight", json_real(f->weight));
+		json_object_set_new(est, "loop_factor", json_real(f->loops));
+		json_object_set_new(est, "reads_per_call", json_integer(1));
+		json_object_set_new(o, "estimate", est);
+	}
 	json_object_set_new(o, "message", json_string(f->message));
 	if (f->fix_note)
 		json_object_set_new(o, "fix", json_string(f->fix_note));
@@ -232,6 +260,21 @@ int emit_json(FILE *out, const struct findings *fs,
 	json_object_set_new(s, "findings", json_integer(fs->nr));
 	json_object_set_new(s, "errors", probs);
 	json_object_set_new(s, "waived", json_integer(sum->waived));
+	json_object_set_new(s, "inferred_edges", json_integer(sum->inferred));
+	{
+		json_t *pr = json_array();
+
+		for (i = 0; i < sum->nr_pruned; i++) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "member", json_string(
+						    sum->pruned[i].member));
+			json_object_set_new(o, "targets", json_integer(
+						    sum->pruned[i].targets));
+			json_array_append_new(pr, o);
+		}
+		json_object_set_new(s, "pruned", pr);
+	}
 	if (sum->baseline) {
 		json_object_set_new(s, "baseline_known",
 				    json_integer(sum->known));
@@ -317,7 +360,9 @@ static json_t *sarif_flow(const struct chain *c)
 		if (i + 1 < c->len)
 			msg = xasprintf("%s() calls %s()%s%s%s%s",
 					s->function, c->steps[i + 1].function,
-					c->steps[i + 1].via ? " as " : "",
+					!c->steps[i + 1].via ? "" :
+					c->steps[i + 1].inferred ? " through " :
+					" as ",
 					c->steps[i + 1].via ?
 					c->steps[i + 1].via : "",
 					s->guards ? " when " : "",

@@ -67,6 +67,11 @@ struct file_slot {
 	char *rel;
 };
 
+/* A loop of a body and its trip-count factor. */
+struct loop_region {
+	unsigned int from, to, factor;
+};
+
 /* A stretch of a body that runs only when a condition holds. */
 struct region {
 	unsigned int from, to;	/* file offsets, [from, to) */
@@ -80,6 +85,8 @@ struct extent {
 	int func;		/* -1: body skipped (claimed by another TU) */
 	struct region *regions;
 	size_t nr_regions;
+	struct loop_region *loops;
+	size_t nr_loops;
 };
 
 struct pending_sink {
@@ -110,6 +117,10 @@ struct walk {
 	unsigned int nr_ftok;
 	struct region *regions;
 	size_t nr_regions, alloc_regions;
+	struct loop_region *loops;
+	size_t nr_loops, alloc_loops;
+	unsigned int bound;
+	bool bound_found;
 };
 
 static size_t ptr_hash(const void *p)
@@ -287,6 +298,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 					NULL));
 	c->via = call_via(w, loc, c->callee_name);
 	c->guards = NULL;
+	c->loop = 1;
 	clang_getExpansionLocation(loc, NULL, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
@@ -304,6 +316,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->col = c->col;
 		k->off = c->off;
 		k->guards = NULL;
+		k->loop = 1;
 	}
 }
 
@@ -398,6 +411,199 @@ static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p,
 	return CXChildVisit_Continue;
 }
 
+static const char *binary_op(struct walk *w, CXCursor lhs, CXCursor rhs);
+
+/* "struct.member" of a FieldDecl: the key of calls through it. */
+static char *member_id(CXCursor field)
+{
+	CXCursor parent = clang_getCursorSemanticParent(field);
+	CXString p = clang_getCursorSpelling(parent);
+	CXString m = clang_getCursorSpelling(field);
+	const char *ps = clang_getCString(p);
+	char *id = xasprintf("%s.%s", ps && *ps ? ps : "(anonymous)",
+			     clang_getCString(m));
+
+	clang_disposeString(p);
+	clang_disposeString(m);
+	return id;
+}
+
+struct fn_ref {
+	CXCursor fn;
+	bool found, call;
+};
+
+static enum CXChildVisitResult find_fn_ref(CXCursor c, CXCursor p,
+					   CXClientData d)
+{
+	struct fn_ref *r = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	(void)p;
+	if (k == CXCursor_CallExpr) {
+		r->call = true;
+		return CXChildVisit_Break;
+	}
+	if (k == CXCursor_DeclRefExpr && !r->found) {
+		CXCursor ref = clang_getCursorReferenced(c);
+
+		if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
+			r->fn = ref;
+			r->found = true;
+		}
+	}
+	return CXChildVisit_Recurse;
+}
+
+/* The function @value names (foo, &foo, (cast)foo), not a call's result. */
+static bool function_value(CXCursor value, CXCursor *fn)
+{
+	struct fn_ref r = { .found = false };
+
+	if (clang_getCursorKind(value) == CXCursor_DeclRefExpr) {
+		CXCursor ref = clang_getCursorReferenced(value);
+
+		if (clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
+			*fn = ref;
+			return true;
+		}
+	}
+	clang_visitChildren(value, find_fn_ref, &r);
+	*fn = r.fn;
+	return r.found && !r.call;
+}
+
+static void record_assign(struct walk *w, CXCursor field, CXCursor fn)
+{
+	struct tu_assign *a = PUSH(w->out->assigns, w->out->nr_assigns,
+				   w->out->alloc_assigns);
+	const char *file;
+	bool is_static;
+
+	a->member = member_id(field);
+	a->fn_key = func_key(w, fn, &file, &a->fn_line, &is_static);
+	a->fn_name = cursor_name(fn);
+	a->fn_file = xstrdup(file);
+}
+
+/* Designated initialisers ".member = function", at any depth. */
+static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
+					       CXClientData d)
+{
+	struct walk *w = d;
+	struct kids k = { .n = 0 };
+
+	(void)p;
+	if (clang_getCursorKind(c) == CXCursor_InitListExpr) {
+		clang_visitChildren(c, visit_init_list, w);
+		return CXChildVisit_Continue;
+	}
+	clang_visitChildren(c, collect_kid, &k);
+	if (k.n >= 2 && k.n <= 4 &&
+	    clang_getCursorKind(k.c[0]) == CXCursor_MemberRef) {
+		CXCursor field = clang_getCursorReferenced(k.c[0]), fn;
+		CXCursor value = k.c[k.n - 1];
+
+		if (clang_getCursorKind(value) == CXCursor_InitListExpr)
+			clang_visitChildren(value, visit_init_list, w);
+		else if (clang_getCursorKind(field) == CXCursor_FieldDecl &&
+			 function_value(value, &fn))
+			record_assign(w, field, fn);
+	}
+	return CXChildVisit_Continue;
+}
+
+static void record_icall(struct walk *w, CXCursor call, CXCursor field)
+{
+	struct tu_icall *ic = PUSH(w->out->icalls, w->out->nr_icalls,
+				   w->out->alloc_icalls);
+	CXSourceLocation loc = clang_getCursorLocation(call);
+
+	ic->caller = w->cur_func;
+	ic->member = member_id(field);
+	ic->file = xstrdup(expansion_loc(w, loc, &ic->line, &ic->col,
+					 &ic->off, NULL));
+	ic->guards = NULL;
+	ic->loop = 1;
+}
+
+#define LOOP_DEFAULT 8		/* a loop with no constant trip count */
+#define LOOP_MAX 1024
+
+struct loop_bound {
+	unsigned int n;
+	bool found;
+};
+
+/* "i < N" / "i <= N" with N constant: the trip count. */
+static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
+					  CXClientData d);
+
+static void add_loop(struct walk *w, CXCursor loop)
+{
+	struct loop_bound b = { LOOP_DEFAULT, false };
+	struct loop_region *r;
+	unsigned int from, to;
+
+	if (clang_getCursorKind(loop) == CXCursor_ForStmt)
+		clang_visitChildren(loop, find_bound, w);
+	if (w->bound_found) {
+		b.n = w->bound;
+		b.found = true;
+	}
+	w->bound_found = false;
+	extent_offsets(loop, &from, &to);
+	r = PUSH(w->loops, w->nr_loops, w->alloc_loops);
+	r->from = from;
+	r->to = to;
+	r->factor = b.n ? (b.n > LOOP_MAX ? LOOP_MAX : b.n) : 1;
+}
+
+static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
+					  CXClientData d)
+{
+	struct walk *w = d;
+	struct kids k = { .n = 0 };
+	const char *op;
+	CXEvalResult ev;
+
+	(void)p;
+	if (w->bound_found || clang_getCursorKind(c) != CXCursor_BinaryOperator)
+		return CXChildVisit_Continue;
+	clang_visitChildren(c, collect_kid, &k);
+	if (k.n != 2)
+		return CXChildVisit_Continue;
+	op = binary_op(w, k.c[0], k.c[1]);
+	if (strcmp(op, "<") && strcmp(op, "<="))
+		return CXChildVisit_Continue;
+	ev = clang_Cursor_Evaluate(k.c[1]);
+	if (ev) {
+		if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+			long long n = clang_EvalResult_getAsLongLong(ev);
+
+			if (n > 0) {
+				w->bound = (unsigned int)(n > LOOP_MAX ?
+							  LOOP_MAX : n) +
+					   !strcmp(op, "<=");
+				w->bound_found = true;
+			}
+		}
+		clang_EvalResult_dispose(ev);
+	}
+	return CXChildVisit_Continue;
+}
+
+static unsigned int loop_at(const struct walk *w, unsigned int off)
+{
+	unsigned long long f = 1;
+	size_t i;
+
+	for (i = 0; i < w->nr_loops; i++)
+		if (off >= w->loops[i].from && off < w->loops[i].to)
+			f *= w->loops[i].factor;
+	return f > 1000000 ? 1000000 : (unsigned int)f;
+}
+
 static void walk_stmt(struct walk *w, CXCursor c);
 
 static enum CXChildVisitResult walk_kid(CXCursor c, CXCursor p,
@@ -470,13 +676,26 @@ static void walk_stmt(struct walk *w, CXCursor c)
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_CallExpr: {
 		CXCursor callee = clang_getCursorReferenced(c);
+		enum CXCursorKind ck = clang_getCursorKind(callee);
 
-		if (clang_getCursorKind(callee) == CXCursor_FunctionDecl)
+		if (ck == CXCursor_FunctionDecl) {
 			record_call(w, c, callee);
-		else	/* through a pointer: no referenced function */
+		} else {
+			/* Through a pointer; through a member: resolved later. */
 			w->out->funcs[w->cur_func].indirect_calls = true;
+			if (ck == CXCursor_FieldDecl)
+				record_icall(w, c, callee);
+		}
 		break;
 	}
+	case CXCursor_InitListExpr:
+		clang_visitChildren(c, visit_init_list, w);
+		return;
+	case CXCursor_ForStmt:
+	case CXCursor_WhileStmt:
+	case CXCursor_DoStmt:
+		add_loop(w, c);
+		break;
 	case CXCursor_IfStmt:
 	case CXCursor_ConditionalOperator:
 		clang_visitChildren(c, collect_kid, &k);
@@ -495,6 +714,17 @@ static void walk_stmt(struct walk *w, CXCursor c)
 		if (k.n != 2)
 			break;
 		op = binary_op(w, k.c[0], k.c[1]);
+		if (!strcmp(op, "=")) {
+			/* ops->member = function */
+			CXCursor field = clang_getCursorReferenced(k.c[0]), fn;
+
+			if (clang_getCursorKind(k.c[0]) ==
+			    CXCursor_MemberRefExpr &&
+			    clang_getCursorKind(field) == CXCursor_FieldDecl &&
+			    function_value(k.c[1], &fn))
+				record_assign(w, field, fn);
+			break;
+		}
 		if (strcmp(op, "&&") && strcmp(op, "||"))
 			break;
 		/* a && b: b runs when a; a || b: b runs when !a. */
@@ -606,27 +836,42 @@ static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
 	size_t i;
 
+	size_t first_icall = w->out->nr_icalls;
+
 	function_tokens(w, fn);
 	w->out->funcs[w->cur_func].cold =
 		is_cold(w, w->out->funcs[w->cur_func].name);
 	w->regions = NULL;
 	w->nr_regions = w->alloc_regions = 0;
+	w->loops = NULL;
+	w->nr_loops = w->alloc_loops = 0;
 	clang_visitChildren(fn, walk_kid, w);
 	qsort(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
 	for (i = first_call; i < w->out->nr_calls; i++) {
 		struct tu_call *c = &w->out->calls[i];
 
 		c->guards = guards_at(w->regions, w->nr_regions, c->off);
+		c->loop = loop_at(w, c->off);
+	}
+	for (i = first_icall; i < w->out->nr_icalls; i++) {
+		struct tu_icall *c = &w->out->icalls[i];
+
+		c->guards = guards_at(w->regions, w->nr_regions, c->off);
+		c->loop = loop_at(w, c->off);
 	}
 	for (i = first_sink; i < w->out->nr_sinks; i++) {
 		struct tu_sink *k = &w->out->sinks[i];
 
 		k->guards = guards_at(w->regions, w->nr_regions, k->off);
+		k->loop = loop_at(w, k->off);
 	}
 	/* Kept for the macro sinks, tied to functions after the walk. */
 	x->regions = w->regions;
 	x->nr_regions = w->nr_regions;
+	x->loops = w->loops;
+	x->nr_loops = w->nr_loops;
 	w->regions = NULL;
+	w->loops = NULL;
 	free_function_tokens(w);
 }
 
@@ -658,6 +903,8 @@ static void visit_function(struct walk *w, CXCursor c)
 	x->func = -1;
 	x->regions = NULL;
 	x->nr_regions = 0;
+	x->loops = NULL;
+	x->nr_loops = 0;
 	if (!mine) {
 		free(fn.key);
 		return;
@@ -710,6 +957,8 @@ static void visit_var(struct walk *w, CXCursor c)
 
 	if (!clang_isCursorDefinition(c))
 		return;
+	/* Function pointers in initialisers: ops tables. */
+	clang_visitChildren(c, visit_init_list, w);
 	name = cursor_name(c);
 	kind = caps_table_kind(name);
 	if (kind >= 0) {
@@ -786,6 +1035,11 @@ static void resolve_pending(struct walk *w)
 			k->off = p->offset;
 			k->guards = guards_at(in->regions, in->nr_regions,
 					      p->offset);
+			k->loop = 1;
+			for (j = 0; j < in->nr_loops; j++)
+				if (p->offset >= in->loops[j].from &&
+				    p->offset < in->loops[j].to)
+					k->loop *= in->loops[j].factor;
 		}
 		free(p->arg);
 	}
@@ -920,6 +1174,7 @@ out_free_walk:
 		for (j = 0; j < w.ext[i].nr_regions; j++)
 			free(w.ext[i].regions[j].atoms);
 		free(w.ext[i].regions);
+		free(w.ext[i].loops);
 	}
 	for (i = 0; w.files && i <= w.files_mask; i++)
 		free(w.files[i].rel);
@@ -958,6 +1213,19 @@ void tu_facts_free(struct tu_facts *f)
 	for (i = 0; i < f->nr_includes; i++)
 		free(f->includes[i]);
 	free(f->includes);
+	for (i = 0; i < f->nr_assigns; i++) {
+		free(f->assigns[i].member);
+		free(f->assigns[i].fn_key);
+		free(f->assigns[i].fn_name);
+		free(f->assigns[i].fn_file);
+	}
+	free(f->assigns);
+	for (i = 0; i < f->nr_icalls; i++) {
+		free(f->icalls[i].member);
+		free(f->icalls[i].file);
+		free(f->icalls[i].guards);
+	}
+	free(f->icalls);
 	free(f->caps);
 	free(f->ftr_regs);
 	free(f->funcs);

@@ -10,8 +10,12 @@
 static int finding_cmp(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
+	int c;
 
+	/* The costliest first; then by place. */
+	if (x->estimate != y->estimate)
+		return x->estimate > y->estimate ? -1 : 1;
+	c = strcmp(x->file, y->file);
 	if (c)
 		return c;
 	if (x->line != y->line)

@@ -120,7 +120,8 @@ char *fix_chain_text(const struct finding *f)
 
 		p += sprintf(p, "%s%s()", i ? " -> " : "", st->function);
 		if (st->via)
-			p += sprintf(p, " (as %s())", st->via);
+			p += sprintf(p, st->inferred ? " (via %s)" :
+				     " (as %s())", st->via);
 	}
 	return s;
 }

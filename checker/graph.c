@@ -15,6 +15,7 @@ void graph_init(struct graph *g)
 	strpool_init(&g->pool);
 	strmap_init(&g->node_index);
 	g->pairs_mask = 1023;
+	g->max_targets = GRAPH_MAX_TARGETS;
 	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
 }
 
@@ -31,6 +32,9 @@ void graph_free(struct graph *g)
 	free(g->sinks);
 	free(g->caps.caps);
 	free(g->caps.ftr_regs);
+	free(g->icalls);
+	free(g->assigns);
+	free(g->pruned);
 	free(g->pairs);
 	strmap_free(&g->node_index);
 	strpool_free(&g->pool);
@@ -117,7 +121,7 @@ static int site_cmp(const char *fa, unsigned int la, unsigned int ca,
 }
 
 static void edge_add(struct graph *g, int caller, int callee,
-		     const struct tu_call *c)
+		     const struct tu_call *c, bool inferred)
 {
 	/* +1 keeps pair 0 free as the empty marker. */
 	uint64_t pair = ((uint64_t)caller << 32 | (uint32_t)callee) + 1;
@@ -133,16 +137,24 @@ static void edge_add(struct graph *g, int caller, int callee,
 		bool boot = guards_boot(c->guards);
 
 		e = &g->edges[s->edge];
-		if ((e->boot && !boot) ||
-		    (e->boot == boot &&
-		     site_cmp(c->file, c->line, c->col, e->file, e->line,
-			      e->col) < 0)) {
+		/*
+		 * A direct call beats one inferred through a member; then a
+		 * steady site beats a boot one; then source order.
+		 */
+		if ((e->inferred && !inferred) ||
+		    (e->inferred == inferred &&
+		     ((e->boot && !boot) ||
+		      (e->boot == boot &&
+		       site_cmp(c->file, c->line, c->col, e->file, e->line,
+				e->col) < 0)))) {
+			e->inferred = inferred;
 			e->file = intern(g, c->file);
 			e->line = c->line;
 			e->col = c->col;
 			e->via = intern(g, c->via);
 			e->guards = intern(g, c->guards);
 			e->boot = boot;
+			e->loop = c->loop;
 		}
 		return;
 	}
@@ -157,6 +169,8 @@ static void edge_add(struct graph *g, int caller, int callee,
 	e->via = intern(g, c->via);
 	e->guards = intern(g, c->guards);
 	e->boot = guards_boot(c->guards);
+	e->inferred = inferred;
+	e->loop = c->loop ? c->loop : 1;
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
@@ -222,7 +236,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 				      c->callee_file, c->callee_line, 0,
 				      false);
 
-		edge_add(g, map[c->caller], callee, c);
+		edge_add(g, map[c->caller], callee, c, false);
 	}
 	for (i = 0; i < f->nr_sinks; i++) {
 		const struct tu_sink *k = &f->sinks[i];
@@ -236,6 +250,29 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		s->col = k->col;
 		s->guards = intern(g, k->guards);
 		s->boot = guards_boot(k->guards);
+		s->loop = k->loop ? k->loop : 1;
+	}
+	for (i = 0; i < f->nr_assigns; i++) {
+		const struct tu_assign *as = &f->assigns[i];
+		struct gassign *a = PUSH(g->assigns, g->nr_assigns,
+					 g->alloc_assigns);
+
+		a->member = intern(g, as->member);
+		a->fn = node_get(g, as->fn_key, as->fn_name, as->fn_file,
+				 as->fn_line, 0, false);
+	}
+	for (i = 0; i < f->nr_icalls; i++) {
+		const struct tu_icall *ic = &f->icalls[i];
+		struct gicall *c = PUSH(g->icalls, g->nr_icalls,
+					g->alloc_icalls);
+
+		c->caller = map[ic->caller];
+		c->member = intern(g, ic->member);
+		c->file = intern(g, ic->file);
+		c->line = ic->line;
+		c->col = ic->col;
+		c->loop = ic->loop ? ic->loop : 1;
+		c->guards = intern(g, ic->guards);
 	}
 	merge_tables(g, f);
 	free(map);
@@ -297,9 +334,83 @@ static int cap_order(const void *a, const void *b)
 	return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
+static int assign_order(const void *a, const void *b, void *graph)
+{
+	const struct graph *g = graph;
+	const struct gassign *x = a, *y = b;
+	int c = strcmp(x->member, y->member);
+
+	return c ? c : strcmp(g->nodes[x->fn].key, g->nodes[y->fn].key);
+}
+
+/*
+ * Calls through struct members: an inferred edge to every function stored
+ * in that member anywhere (ops tables, assignments), unless the member has
+ * more than max_targets of them (then it is pruned, and said so).
+ */
+static void resolve_icalls(struct graph *g)
+{
+	size_t i, lo, hi, j;
+
+	qsort_r(g->assigns, g->nr_assigns, sizeof(*g->assigns), assign_order,
+		g);
+	for (i = 0; i < g->nr_icalls; i++) {
+		const struct gicall *ic = &g->icalls[i];
+		size_t targets = 0;
+
+		/* The run of assignments of this member (sorted). */
+		lo = 0;
+		hi = g->nr_assigns;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(g->assigns[mid].member, ic->member) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < g->nr_assigns &&
+		     g->assigns[j].member == ic->member; j++)
+			if (j == lo || g->assigns[j].fn != g->assigns[j - 1].fn)
+				targets++;
+		if (!targets)
+			continue;
+		if (targets > g->max_targets) {
+			size_t p;
+			bool seen = false;
+
+			for (p = 0; p < g->nr_pruned; p++)
+				seen |= g->pruned[p].member == ic->member;
+			if (!seen) {
+				struct pruned *pr = PUSH(g->pruned,
+							 g->nr_pruned,
+							 g->alloc_pruned);
+
+				pr->member = ic->member;
+				pr->targets = targets;
+			}
+			continue;
+		}
+		for (j = lo; j < g->nr_assigns &&
+		     g->assigns[j].member == ic->member; j++) {
+			struct tu_call c = {
+				.file = (char *)ic->file, .line = ic->line,
+				.col = ic->col, .via = (char *)ic->member,
+				.guards = (char *)ic->guards, .loop = ic->loop,
+			};
+			size_t before = g->nr_edges;
+
+			edge_add(g, ic->caller, g->assigns[j].fn, &c, true);
+			g->inferred_edges += g->nr_edges - before;
+		}
+	}
+}
+
 void graph_finish(struct graph *g)
 {
 	size_t i, k = 0;
+
+	resolve_icalls(g);
 
 	qsort(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
 	for (i = 0; i < g->nr_edges; i++)

@@ -34,7 +34,7 @@ enum {
 	OPT_PRINT_COMMANDS, OPT_LIST_CAPS, OPT_DIFF, OPT_FIX, OPT_FIX_DIR,
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
-	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS,
+	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS, OPT_MAX_TARGETS,
 };
 
 static const struct option long_opts[] = {
@@ -59,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "root-set", required_argument, NULL, OPT_ROOT_SET },
 	{ "list-roots", no_argument, NULL, OPT_LIST_ROOTS },
+	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -85,6 +86,8 @@ static void usage(FILE *f)
 	      "  --roots-dir DIR    use DIR's *.roots instead of the "
 	      "shipped sets\n"
 	      "  --root-set A,B     only these root sets\n"
+	      "  --max-targets N    follow calls through a struct member "
+	      "with at most N targets (32)\n"
 	      "  --list-roots       print the root sets (with -p: which "
 	      "roots exist)\n"
 	      "  -j, --jobs N       parser threads (default: CPUs)\n"
@@ -451,6 +454,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_LIST_ROOTS:
 			list_roots = true;
+			break;
+		case OPT_MAX_TARGETS:
+			ao.max_targets = (size_t)atol(optarg);
+			if (!ao.max_targets) {
+				fprintf(stderr, "trapcheck: error: --max-targets "
+					"needs a positive number\n");
+				return TC_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);

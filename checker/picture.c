@@ -77,14 +77,16 @@ void picture_dot(FILE *out, const struct finding *f)
 		const struct chain_step *n = &f->chain.steps[i + 1];
 		bool boot = guards_boot(s->guards);
 		char *label = xasprintf("%s:%u%s%s%s%s", s->file, s->line,
-					n->via ? "\\nas " : "",
+					!n->via ? "" : n->inferred ?
+					"\\nvia " : "\\nas ",
 					n->via ? n->via : "",
 					s->guards ? "\\nwhen " : "",
 					s->guards ? s->guards : "");
 
 		fprintf(out, "\tn%zu -> n%zu [label=", i, i + 1);
 		dot_str(out, label);
-		fprintf(out, "%s%s];\n", n->via ? ", style=dashed" : "",
+		fprintf(out, "%s%s];\n", n->inferred ? ", style=dotted" :
+			n->via ? ", style=dashed" : "",
 			boot ? ", color=\"#d97706\", fontcolor=\"#d97706\"" :
 			"");
 		free(label);
@@ -259,7 +261,7 @@ static void html_chain(FILE *out, const struct finding *f)
 			i + 1 == f->chain.len ? " sinkfn" : "");
 		html_str(out, s->function);
 		if (s->via) {
-			fputs("<small> as ", out);
+			fputs(s->inferred ? "<small> via " : "<small> as ", out);
 			html_str(out, s->via);
 			fputs("</small>", out);
 		}

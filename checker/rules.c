@@ -45,45 +45,63 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 		c->steps[i].line = e->line;
 		c->steps[i].col = e->col;
 		c->steps[i].guards = e->guards;
+		c->steps[i].loop = e->loop;
 		c->steps[i + 1].via = e->via;
+		c->steps[i + 1].inferred = e->inferred;
 	}
 	c->steps[n].function = g->nodes[s->func].name;
 	c->steps[n].file = s->file;
 	c->steps[n].line = s->line;
 	c->steps[n].col = s->col;
 	c->steps[n].guards = s->guards;
+	c->steps[n].loop = s->loop;
 }
+
+/* How many steps back from the sink other hot callers are looked for. */
+#define OTHER_CHAIN_DEPTH 3
 
 static void fill_chains(const struct graph *g, const struct reach *r,
 			const struct gsink *s, struct finding *f)
 {
-	const struct gnode *fn = &g->nodes[s->func];
-	int *edges;
-	size_t n = reach_chain(g, r, s->func, &edges), i;
+	int *edges, *alt;
+	size_t n = reach_chain(g, r, s->func, &edges), i, k, m;
 
 	build_chain(g, edges, n, s, &f->chain);
-	free(edges);
 
 	/*
-	 * The sink's function may be entered from several hot callers
-	 * (cpu_has_hw_af() as arch_has_hw_pte_young() and as
-	 * arch_wants_old_prefaulted_pte()): one chain through each.
+	 * The same sink entered another way: near the sink, every other
+	 * hot caller of a function of the chain gives one more chain (its
+	 * shortest way in, then the chain's own tail): cpu_has_hw_af() as
+	 * arch_has_hw_pte_young() and as arch_wants_old_prefaulted_pte(),
+	 * set_pte_range() from finish_fault() and from filemap_map_pages()
+	 * through vm_ops->map_pages().
 	 */
-	for (i = 0; i < fn->nr_in && f->nr_others < FINDING_MAX_OTHER_CHAINS;
-	     i++) {
-		int e = fn->in[i], caller = g->edges[e].caller;
+	for (k = n + 1; k-- > 0 && k + OTHER_CHAIN_DEPTH > n &&
+	     f->nr_others < FINDING_MAX_OTHER_CHAINS;) {
+		int node = k == n ? s->func : g->edges[edges[k]].caller;
+		int primary = k ? edges[k - 1] : -1;
+		const struct gnode *fn = &g->nodes[node];
 
-		if (e == r->parent[s->func] || !reach_has(r, caller) ||
-		    g->nodes[caller].opaque)
-			continue;
-		n = reach_chain(g, r, caller, &edges);
-		edges = xrealloc(edges, (n + 1) * sizeof(*edges));
-		edges[n] = e;
-		f->others = xrealloc(f->others, (f->nr_others + 1) *
-				     sizeof(*f->others));
-		build_chain(g, edges, n + 1, s, &f->others[f->nr_others++]);
-		free(edges);
+		for (i = 0; i < fn->nr_in &&
+		     f->nr_others < FINDING_MAX_OTHER_CHAINS; i++) {
+			int e = fn->in[i], caller = g->edges[e].caller;
+
+			if (e == primary || !reach_has(r, caller) ||
+			    g->nodes[caller].opaque || g->nodes[caller].cold ||
+			    (r->steady && g->edges[e].boot))
+				continue;
+			m = reach_chain(g, r, caller, &alt);
+			alt = xrealloc(alt, (m + 1 + n - k) * sizeof(*alt));
+			alt[m] = e;
+			memcpy(alt + m + 1, edges + k, (n - k) * sizeof(*alt));
+			f->others = xrealloc(f->others, (f->nr_others + 1) *
+					     sizeof(*f->others));
+			build_chain(g, alt, m + 1 + n - k, s,
+				    &f->others[f->nr_others++]);
+			free(alt);
+		}
 	}
+	free(edges);
 }
 
 static struct finding *new_finding(struct findings *out,
@@ -122,6 +140,19 @@ static const struct reach *pick(const struct reach *steady,
 	if (reach_has(steady, s->func) && !s->boot)
 		return steady;
 	return reach_has(any, s->func) ? any : NULL;
+}
+
+/* The ranking: root weight x loop factors along the chain x 1 read. */
+static void estimate(struct finding *f, const struct root_set *set)
+{
+	double loops = 1;
+	size_t i;
+
+	for (i = 0; i < f->chain.len; i++)
+		loops *= f->chain.steps[i].loop ? f->chain.steps[i].loop : 1;
+	f->weight = set->weight;
+	f->loops = loops;
+	f->estimate = set->weight * loops;
 }
 
 void rules_run(const struct graph *g, const struct root_sets *roots,
@@ -166,6 +197,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->root = roots->sets[j].name;
 				f->phase = r->steady ? "steady" : "boot";
 				fill_chains(g, r, s, f);
+				estimate(f, &roots->sets[j]);
 				if (rule->check_chain &&
 				    !rule->check_chain(&ctx, f)) {
 					drop_last(out);

@@ -72,6 +72,9 @@ statement S1, S2;
  if (<+... !crng_ready(...) ...+>) { <+... f@p(...) ...+> }
 )
 
+// f is bound twice: as an identifier for the messages and the rewrite, and
+// as a disjunction of the calls, which gives spatch's token prefilter
+// something to look for (an identifier list does not).
 @r@
 identifier f = {arch_get_random_long, arch_get_random_int,
 		arch_get_random_seed_long, arch_get_random_seed_int,
@@ -81,9 +84,13 @@ statement S1, S2;
 @@
 
 (
- if (<+... f@p(...) ...+>) S1 else S2
+ if (<+... \(f@p(...) \& \(arch_get_random_long(...)\|arch_get_random_int(...)\|
+     arch_get_random_seed_long(...)\|arch_get_random_seed_int(...)\|
+     arch_get_random_longs(...)\|arch_get_random_seed_longs(...)\)\) ...+>) S1 else S2
 |
- if (<+... f@p(...) ...+>) S1
+ if (<+... \(f@p(...) \& \(arch_get_random_long(...)\|arch_get_random_int(...)\|
+     arch_get_random_seed_long(...)\|arch_get_random_seed_int(...)\|
+     arch_get_random_longs(...)\|arch_get_random_seed_longs(...)\)\) ...+>) S1
 )
 
 @script:python@

@@ -93,37 +93,37 @@ def message(rd, arg, fn):
 		return head + "the sanitised copy is read_sanitised_ftr_reg(SYS_%s)" % reg
 	return head + "%s is not in arm64_ftr_regs[]: cache a per-CPU or boot-time value" % reg
 
-@script:python@
-h << virtual.hot_functions;
-@@
-add_hot(h.split(","))
-
-@script:python@
-h << virtual.hot_file;
-@@
-with open(h) as f:
-	add_hot(f.read().splitlines())
-
+// The accessor is bound twice: as rd for the messages and the rewrite, and
+// as a disjunction of the three names, which gives spatch's token
+// prefilter something to look for (an identifier list does not).
 @r@
-identifier fn;
 identifier rd = {read_cpuid, read_sysreg_s, read_sysreg};
 identifier reg =~ "^(ID_|SYS_ID_|id_)";
 position p;
 @@
 
-fn(...)
-{
-<...
-rd@p(reg)
-...>
-}
+\(rd@p(reg) \& \(read_cpuid(reg)\|read_sysreg_s(reg)\|read_sysreg(reg)\)\)
 
+// -D hot_functions= and -D hot_file=. depends on r: a script rule that
+// depends on nothing would turn spatch's token prefilter off.
+@script:python depends on r@
+h << virtual.hot_functions;
+@@
+add_hot(h.split(","))
+
+@script:python depends on r@
+h << virtual.hot_file;
+@@
+with open(h) as f:
+	add_hot(f.read().splitlines())
+
+// p.current_element: the function the read is in.
 @script:python@
-fn << r.fn;
 rd << r.rd;
 reg << r.reg;
+p << r.p;
 @@
-if fn not in HOT or register(rd, reg) is None:
+if p[0].current_element not in HOT or register(rd, reg) is None:
 	cocci.include_match(False)
 
 @depends on context@
@@ -134,20 +134,18 @@ position r.p;
 * rd@p(reg)
 
 @script:python depends on report@
-fn << r.fn;
 rd << r.rd;
 reg << r.reg;
 p << r.p;
 @@
-coccilib.report.print_report(p[0], message(rd, reg, fn))
+coccilib.report.print_report(p[0], message(rd, reg, p[0].current_element))
 
 @script:python depends on org@
-fn << r.fn;
 rd << r.rd;
 reg << r.reg;
 p << r.p;
 @@
-coccilib.org.print_todo(p[0], message(rd, reg, fn))
+coccilib.org.print_todo(p[0], message(rd, reg, p[0].current_element))
 
 @script:python mk depends on patch@
 rd << r.rd;

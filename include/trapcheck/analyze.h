@@ -31,6 +31,8 @@ struct analysis_opts {
 	 * with unsaved files, which only read it).
 	 */
 	const char *db_path;
+	/* Calls through a struct member with more targets are pruned. */
+	size_t max_targets;
 };
 
 struct analysis {

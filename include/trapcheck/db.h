@@ -16,7 +16,7 @@
 #include "trapcheck/extract.h"
 #include "trapcheck/util.h"
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 

@@ -37,6 +37,7 @@ struct tu_call {
 	char *via;		/* the macro the call was written as, or NULL */
 	unsigned int off;	/* file offset of the site */
 	char *guards;		/* conditions holding at the site, or NULL */
+	unsigned int loop;	/* trip-count factor of enclosing loops */
 };
 
 struct tu_sink {
@@ -47,6 +48,24 @@ struct tu_sink {
 	unsigned int line, col;
 	unsigned int off;
 	char *guards;		/* conditions holding at the site, or NULL */
+	unsigned int loop;	/* trip-count factor of enclosing loops */
+};
+
+/* A function stored in a struct member: "vm_operations_struct.map_pages". */
+struct tu_assign {
+	char *member;
+	char *fn_key, *fn_name, *fn_file;
+	unsigned int fn_line;
+};
+
+/* A call through a struct member, resolved at the link. */
+struct tu_icall {
+	int caller;
+	char *member;
+	char *file;
+	unsigned int line, col, off;
+	char *guards;
+	unsigned int loop;	/* trip-count factor of enclosing loops */
 };
 
 struct tu_facts {
@@ -69,6 +88,11 @@ struct tu_facts {
 	char **ftr_regs;
 	size_t nr_ftr, alloc_ftr;
 	bool have_ftr, have_caps;
+
+	struct tu_assign *assigns;
+	size_t nr_assigns, alloc_assigns;
+	struct tu_icall *icalls;
+	size_t nr_icalls, alloc_icalls;
 
 	/* Every file the TU included, relative to the tree (invalidation). */
 	char **includes;

@@ -11,11 +11,17 @@
 
 #include "trapcheck/util.h"
 
+struct pruned;
+
 struct chain_step {
 	const char *function;
 	const char *file;	/* where this function goes on: the call */
 	unsigned int line, col;	/* site, or the sink for the last step */
-	const char *via;	/* macro the call into this step used */
+	const char *via;	/* macro the call into this step used, or
+				 * the struct member of an inferred call */
+	bool inferred;		/* the call into this step is through a
+				 * struct member (ops table) */
+	unsigned int loop;	/* trip-count factor at this step's site */
 	const char *guards;	/* conditions holding at this step's site */
 };
 
@@ -40,6 +46,11 @@ struct finding {
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
+	/*
+	 * Estimated reads a second: the root set's weight, times the loop
+	 * factors of every call site on the chain and of the sink.
+	 */
+	double estimate, weight, loops;
 	const char *func_file;	/* where the function is defined */
 	unsigned int func_line;
 	char *message;
@@ -80,6 +91,11 @@ struct run_summary {
 	size_t nr_unresolved, alloc_unresolved;
 	const char **unknown_regs;	/* arm64_ftr_regs[] not in the table */
 	size_t nr_unknown_regs, alloc_unknown_regs;
+
+	/* Calls through struct members (graph.h): inferred and pruned. */
+	size_t inferred;
+	const struct pruned *pruned;	/* owned by the graph */
+	size_t nr_pruned, max_targets;
 
 	/* Filled by the report stage: baseline and waivers. */
 	bool baseline;

@@ -38,6 +38,8 @@ struct gedge {
 	const char *via;	/* macro alias at the call site, or NULL */
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* every site is in the boot phase */
+	bool inferred;		/* through a struct member (via: "T.m") */
+	unsigned int loop;	/* trip-count factor at the site */
 };
 
 struct gsink {
@@ -48,7 +50,29 @@ struct gsink {
 	unsigned int line, col;
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* the site itself is in the boot phase */
+	unsigned int loop;	/* trip-count factor at the site */
 };
+
+/* A call through "struct.member", resolved to every assigned function. */
+struct gicall {
+	int caller;
+	const char *member;
+	const char *file;
+	unsigned int line, col, loop;
+	const char *guards;
+};
+
+struct gassign {
+	const char *member;
+	int fn;
+};
+
+struct pruned {
+	const char *member;
+	size_t targets;
+};
+
+#define GRAPH_MAX_TARGETS 32	/* default member fan-out before pruning */
 
 struct graph {
 	struct strpool pool;
@@ -61,6 +85,15 @@ struct graph {
 	size_t nr_sinks, alloc_sinks;
 
 	struct cap_table caps;		/* from the tree's own tables */
+
+	struct gicall *icalls;
+	size_t nr_icalls, alloc_icalls;
+	struct gassign *assigns;
+	size_t nr_assigns, alloc_assigns;
+	size_t max_targets;		/* prune members with more */
+	struct pruned *pruned;
+	size_t nr_pruned, alloc_pruned;
+	size_t inferred_edges;
 
 	/* caller/callee pair -> edge, open addressing */
 	struct edge_slot {

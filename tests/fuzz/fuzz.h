@@ -60,12 +60,19 @@ static inline char *fuzz_string(const uint8_t *data, size_t size)
 }
 
 /*
- * The error message contract: a module that fails writes one line into
- * @err; it must be NUL-terminated within @errlen and hold no newline.
+ * The error message contract (docs/diagnostics.md: "trapcheck: error:
+ * <file>: <problem>"): a module that fails writes one line into @err; it
+ * must be NUL-terminated within @errlen, not empty, and hold no newline.
+ * TRAPCHECK_FUZZ_LAX_MESSAGES=1 turns the check off, to keep fuzzing for
+ * memory errors while a known message bug is open.
  */
 static inline void fuzz_check_err(const char *err, size_t errlen, int ret)
 {
-	if (!ret)
+	static int lax = -1;
+
+	if (lax < 0)
+		lax = getenv("TRAPCHECK_FUZZ_LAX_MESSAGES") != NULL;
+	if (!ret || lax)
 		return;
 	if (!memchr(err, '\0', errlen) || !err[0] || strchr(err, '\n')) {
 		fprintf(stderr, "error message not one line: '%.*s'\n",

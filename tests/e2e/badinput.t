@@ -1,0 +1,525 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Bad input: broken compile databases, TUs that cannot be read or parsed,
+# odd call graphs, bad root files, outputs that cannot be written,
+# signals, a read-only tree and patch paths outside the tree. Each case
+# checks the exit status (docs/diagnostics.md: 0 clean, 1 findings, 2
+# usage or input error, 3 output not written, 130 interrupted), one clear
+# line on stderr naming the file and the problem, no partial output (-o
+# writes FILE.tmp.PID and renames it), and the facts database (--db)
+# intact where one is given.
+#
+# Runs as root too: permissions are taken away with setpriv (no
+# CAP_DAC_OVERRIDE) and chattr +i; a case that cannot be set up fails,
+# it is not skipped.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+cd "$SCRATCH" || exit 1
+# Immutable files would survive tap.sh's rm -rf; stray runs are killed.
+trap 'chattr -R -i "$SCRATCH" > /dev/null 2>&1; rm -rf "$SCRATCH"' EXIT
+
+# tc NAME ARGS...: run trapcheck, NAME.out/NAME.err, status in $rc.
+tc() {
+	name=$1
+	shift
+	"$TRAPCHECK" "$@" > "$name.out" 2> "$name.err"
+	rc=$?
+}
+# Exactly one line on stderr, "trapcheck: error: " then the ERE.
+one_error() {
+	[ "$(wc -l < "$1.err")" -eq 1 ] &&
+		grep -Eq "^trapcheck: error: $2" "$1.err"
+}
+no_tmp() {
+	[ -z "$(find "$SCRATCH" -name '*.tmp.*' 2> /dev/null)" ]
+}
+sum() {
+	cat "$@" 2> /dev/null | md5sum
+}
+# The database is a sound SQLite file; prints how many TUs it holds.
+db_tus() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+assert c.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+print(c.execute("SELECT count(*) FROM tu").fetchone()[0])
+PY
+}
+# A summary count that wrapped around (size_t underflow) has 15+ digits.
+sane_summary() {
+	! grep -Eq '[0-9]{15,}' "$1"
+}
+
+# tree NAME: a copy of the fixture. add_tu TREE FILE[=COMPILER]...: an
+# entry like mm/memory.c's for each FILE.
+tree() {
+	rm -rf "$1" && cp -a "$FX" "$1"
+}
+add_tu() {
+	python3 - "$@" <<'PY'
+import json, sys
+tree, files = sys.argv[1], sys.argv[2:]
+path = tree + '/compile_commands.json'
+d = json.load(open(path))
+base = [e for e in d if e['file'] == 'mm/memory.c'][0]
+for f in files:
+    comp = None
+    if '=' in f:
+        f, comp = f.split('=', 1)
+    stem = f[:-2]
+    e = dict(base, file=f)
+    e['arguments'] = [a.replace('mm/.memory.o.d', stem + '.d')
+                       .replace('mm/memory.o', stem + '.o')
+                       .replace('mm/memory.c', f) for a in base['arguments']]
+    if comp:
+        e['arguments'][0] = comp
+    d.append(e)
+json.dump(d, open(path, 'w'), indent=1)
+PY
+}
+
+# Without CAP_DAC_OVERRIDE, root obeys file modes like anyone else.
+if [ "$(id -u)" = 0 ]; then
+	NOPRIV="setpriv --bounding-set=-dac_override,-dac_read_search"
+else
+	NOPRIV=
+fi
+
+# The reference: the fixture's findings, and a database of a good tree.
+tree good
+"$TRAPCHECK" -p good -q > ref.txt 2> /dev/null
+grep ' warning: ' ref.txt | sort > ref.warnings
+"$TRAPCHECK" -p good --db good.db > /dev/null 2> ref.err
+ref_skipped=$(sed -n 's/.* TUs analysed ([0-9]* with errors, \([0-9]*\) skipped).*/\1/p' ref.err)
+good_sum=$(sum good.db good.db-wal)
+# All of the fixture's findings are still in FILE.
+has_ref() {
+	grep ' warning: ' "$1" | sort | comm -23 ref.warnings - | grep -q . &&
+		return 1
+	[ -s ref.warnings ]
+}
+
+# 1. No compile database.
+tc missing -p nothere -q --db good.db -o missing.txt
+check_that "missing compile_commands.json: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_error missing "nothere/compile_commands.json: cannot read: No such file or directory$"'
+check_that "... no output file or temporary, the database untouched" \
+	'[ ! -e missing.txt ] && no_tmp && [ "$(sum good.db good.db-wal)" = "$good_sum" ]'
+
+# 2. An empty one.
+mkdir empty && echo '[]' > empty/compile_commands.json
+tc empty -p empty -q --db good.db -o empty.txt
+check_that "empty compile database ([]): exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_error empty "empty/compile_commands.json: empty compile database$"'
+check_that "... no output file, the database untouched" \
+	'[ ! -e empty.txt ] && no_tmp && [ "$(sum good.db good.db-wal)" = "$good_sum" ]'
+
+# 3. Malformed ones: truncated, and an escape that jansson quotes with
+# the newline that follows it.
+mkdir mal && head -c 300 "$FX/compile_commands.json" > mal/compile_commands.json
+tc mal -p mal -q --db good.db -o mal.txt
+check_that "truncated compile_commands.json: exit 2, file:line:col: malformed JSON" \
+	'[ $rc -eq 2 ] && one_error mal "mal/compile_commands.json:[0-9]+:[0-9]+: malformed JSON: "'
+check_that "... no output file, the database untouched" \
+	'[ ! -e mal.txt ] && no_tmp && [ "$(sum good.db good.db-wal)" = "$good_sum" ]'
+mkdir esc && printf '[{"directory": ".\\\n", "file": "a.c", "command": "gcc -c a.c"}]\n' > esc/compile_commands.json
+tc esc -p esc -q
+check_that "a bad escape before a newline: the error is still one line" \
+	'[ $rc -eq 2 ] && one_error esc "esc/compile_commands.json:[0-9]+:[0-9]+: malformed JSON: "'
+mkdir noarr && echo '[{"directory": ".", "command": "gcc -c a.c"}]' > noarr/compile_commands.json
+tc noarr -p noarr -q
+check_that "an entry without \"file\": exit 2, the entry named" \
+	'[ $rc -eq 2 ] && one_error noarr ".*noarr/compile_commands.json: entry 0: needs \"directory\", \"file\" and \"command\" or \"arguments\"$"'
+mkdir -p isdir/compile_commands.json
+tc isdir -p isdir -q
+check_that "compile_commands.json is a directory: exit 2, and says so" \
+	'[ $rc -eq 2 ] && one_error isdir "isdir/compile_commands.json: .*([Ii]s a directory|not a regular file)"'
+
+# 4. An entry whose file does not exist: the run goes on.
+tree gone
+add_tu gone mm/gone.c
+tc gone -p gone -o gone.txt
+check_that "a TU that does not exist: the run continues (exit 1, every other finding)" \
+	'[ $rc -eq 1 ] && has_ref gone.txt'
+check_that "... it is listed once as not analysed, and counted" \
+	'[ "$(grep -c "^mm/gone.c: note: not analysed: " gone.err)" = 1 ] &&
+	 grep -Eq "^trapcheck: [0-9]+ TUs analysed \(1 with errors, " gone.err'
+check "... the summary counts do not wrap around (no 18446744073709551615)" \
+	sane_summary gone.err
+check "... the note names the cause (No such file or directory)" \
+	grep -q "^mm/gone.c: note: not analysed: .*No such file or directory" gone.err
+
+# 5. Unreadable files. As root, without CAP_DAC_OVERRIDE.
+tree unread
+add_tu unread mm/secret.c
+echo 'int secret(void) { return 1; }' > unread/mm/secret.c
+chmod 000 unread/mm/secret.c
+if $NOPRIV cat unread/mm/secret.c > /dev/null 2>&1; then
+	fail "unreadable TU: cannot take read permission away (setpriv?)"
+else
+	$NOPRIV "$TRAPCHECK" -p unread -o unread.txt > unread.out 2> unread.err
+	rc=$?
+	check_that "an unreadable TU: the run continues (exit 1), listed as not analysed" \
+		'[ $rc -eq 1 ] && has_ref unread.txt &&
+		 [ "$(grep -c "^mm/secret.c: note: not analysed: " unread.err)" = 1 ]'
+	check "... the note names the cause (Permission denied)" \
+		grep -q "^mm/secret.c: note: not analysed: .*Permission denied" unread.err
+fi
+mkdir noperm && cp "$FX/compile_commands.json" noperm/ && chmod 000 noperm/compile_commands.json
+$NOPRIV "$TRAPCHECK" -p noperm -q > noperm.out 2> noperm.err
+rc=$?
+check_that "an unreadable compile_commands.json: exit 2, Permission denied" \
+	'[ $rc -eq 2 ] && one_error noperm "noperm/compile_commands.json: cannot read: Permission denied$"'
+
+# 6. A directory and a FIFO where a .c file should be.
+tree odd
+add_tu odd mm/dir.c
+mkdir odd/mm/dir.c
+tc dir -p odd -o dir.txt
+check_that "a directory as a TU: the run continues, listed as not analysed" \
+	'[ $rc -eq 1 ] && has_ref dir.txt &&
+	 [ "$(grep -c "^mm/dir.c: note: not analysed: " dir.err)" = 1 ]'
+tree fifo
+add_tu fifo mm/fifo.c
+mkfifo fifo/mm/fifo.c
+timeout --preserve-status -k 5 10 "$TRAPCHECK" -p fifo -o fifo.txt > fifo.out 2> fifo.err
+rc=$?
+check_that "a FIFO as a TU: no hang (done in 10 s), listed as not analysed" \
+	'[ $rc -eq 1 ] && grep -q "^mm/fifo.c: note: not analysed: " fifo.err'
+check "... and SIGTERM stops a run blocked on it (not SIGKILL)" [ $rc -ne 137 ]
+
+# 7. A binary file as a .c TU.
+tree bin
+add_tu bin mm/binary.c
+head -c 65536 "$TRAPCHECK" > bin/mm/binary.c
+tc bin -p bin -o bin.txt
+check_that "a binary .c: parsed with errors, first one listed, run continues" \
+	'[ $rc -eq 1 ] && has_ref bin.txt &&
+	 grep -Eq "^mm/binary.c: note: parsed with [0-9]+ errors?, first: mm/binary.c:[0-9]+:[0-9]+: " bin.err'
+
+# 8. Unknown compilers: one warning per compiler, entries skipped.
+tree cc
+add_tu cc mm/odd1.c=frobcc mm/odd2.c=frobcc mm/odd3.c=/opt/x/bin/icc
+touch cc/mm/odd1.c cc/mm/odd2.c cc/mm/odd3.c
+tc cc -p cc -o cc.txt
+check_that "unknown compilers: one warning each, naming the entry, entries skipped" \
+	'[ $rc -eq 1 ] && has_ref cc.txt &&
+	 [ "$(grep -c "warning: unknown compiler .frobcc.: entry skipped$" cc.err)" = 1 ] &&
+	 grep -q "mm/odd1.c: warning: unknown compiler .frobcc.: entry skipped$" cc.err &&
+	 grep -q "mm/odd3.c: warning: unknown compiler ./opt/x/bin/icc.: entry skipped$" cc.err &&
+	 grep -q " (0 with errors, $((ref_skipped + 3)) skipped)" cc.err'
+
+# 9. A TU with hard errors: used, counted, first error listed.
+tree broken
+add_tu broken mm/broken.c
+cat > broken/mm/broken.c <<'EOF'
+#include <linux/types.h>
+#include <asm/cpufeature.h>
+
+int broken_syntax(void)
+{
+	return 1 +;
+}
+
+int broken_undeclared(void)
+{
+	return no_such_variable;
+}
+
+int broken_root(void);
+int broken_root(void)
+{
+	return cpu_has_hw_af();
+}
+EOF
+echo broken_root > broken.roots
+tc broken -p broken --roots broken.roots -o broken.txt
+check_that "a TU with errors: counted, its first error listed" \
+	'[ $rc -eq 1 ] &&
+	 grep -Eq "^mm/broken.c: note: parsed with 2 errors, first: mm/broken.c:6:[0-9]+: expected expression$" broken.err &&
+	 grep -Eq "^trapcheck: [0-9]+ TUs analysed \(1 with errors, " broken.err'
+check_that "... and used: its functions reach the sink" \
+	'grep -q ": note: reached from broken (steady phase): broken_root -> cpu_has_hw_af$" broken.txt && has_ref broken.txt'
+
+# 10. A huge generated TU: 200k lines, 40k functions, one long chain.
+tree huge
+add_tu huge mm/huge.c
+python3 - huge/mm/huge.c <<'PY'
+import sys
+n = 40000
+with open(sys.argv[1], 'w') as f:
+    f.write('#include <asm/cpufeature.h>\n')
+    for i in range(n):
+        nxt = 'gen_%d(x + 1)' % (i + 1) if i % 100 != 99 else 'x'
+        if i == n - 1:
+            nxt = '(int)cpu_has_hw_af()'
+        f.write('int gen_%d(int x);\nint gen_%d(int x)\n{\n\treturn %s;\n}\n'
+                % (i + 1, i, nxt))
+    f.write('int gen_%d(int x) { return x; }\n' % n)
+PY
+printf 'gen_0\ngen_39950\n' > huge.roots
+start=$(date +%s)
+timeout -k 5 60 "$TRAPCHECK" -p huge --roots huge.roots -o huge.txt > huge.out 2> huge.err
+rc=$?
+took=$(($(date +%s) - start))
+check_that "a 200k-line TU: done in ${took}s (limit 60 s), 40k functions" \
+	'[ $rc -eq 1 ] && [ "$(wc -l < huge/mm/huge.c)" -ge 200000 ] &&
+	 grep -Eq "^trapcheck: [0-9]+ TUs analysed \(0 with errors, [0-9]+ skipped\), [4-9][0-9]{4} functions" huge.err'
+check "... the 50-step chain from gen_39950 is found" \
+	grep -q ": note: reached from huge (steady phase): gen_39950 -> gen_39951 -> .* -> gen_39999 -> cpu_has_hw_af$" huge.txt
+
+# 11-12. Cycles, recursion, and one static name in twenty files.
+tree graph
+cat > graph/mm/cycle.c <<'EOF'
+#include <linux/types.h>
+#include <asm/cpufeature.h>
+
+int cyc_a(int n);
+int cyc_b(int n);
+int cyc_c(int n);
+
+int cyc_self(int n)
+{
+	return n ? cyc_self(n - 1) : 0;
+}
+
+int cyc_a(int n)
+{
+	return n ? cyc_b(n - 1) : cyc_self(n);
+}
+
+int cyc_b(int n)
+{
+	return n ? cyc_c(n - 1) : cyc_a(n);
+}
+
+int cyc_c(int n)
+{
+	if (n > 3)
+		return cyc_a(n - 1);
+	return cpu_has_hw_af() + cyc_c(n);
+}
+EOF
+files=mm/cycle.c
+for i in 00 01 02 03 04 05 06 07 08 09 10 11 12 13 14 15 16 17 18 19; do
+	body="return $i;"
+	[ $i = 07 ] && body="return cpu_has_hw_af();"
+	printf '#include <linux/types.h>\n#include <asm/cpufeature.h>\n\nstatic int helper(void)\n{\n\t%s\n}\n\nint user_%s(void);\nint user_%s(void)\n{\n\treturn helper();\n}\n' \
+		"$body" $i $i > graph/mm/stat$i.c
+	files="$files mm/stat$i.c"
+done
+add_tu graph $files
+printf 'cyc_a\ncyc_self\n' > cycle.roots
+echo user_03 > stat.roots
+timeout -k 5 60 "$TRAPCHECK" -p graph --roots cycle.roots --roots stat.roots -o graph.txt > graph.out 2> graph.err
+rc=$?
+check_that "call-graph cycles and recursion: no hang, the shortest chain" \
+	'[ $rc -eq 1 ] && has_ref graph.txt &&
+	 grep -q ": note: reached from cycle (steady phase): cyc_a -> cyc_b -> cyc_c -> cpu_has_hw_af$" graph.txt'
+python3 - graph.txt <<'PY'
+import re, sys
+for line in open(sys.argv[1]):
+    m = re.search(r'note: (?:also )?reached from [^:]*: (.*)$', line)
+    if m:
+        steps = [re.sub(r' \([^)]*\)', '', s) for s in m.group(1).split(' -> ')]
+        if len(steps) != len(set(steps)):
+            print(line.strip(), file=sys.stderr)
+            sys.exit(1)
+PY
+check "... no chain goes round a cycle (no function twice in a chain)" [ $? -eq 0 ]
+check "... path through a cycle: cyc_c -> cyc_a -> cyc_b" \
+	sh -c "'$TRAPCHECK' path cyc_c cyc_b -p graph -q | cut -f1 | tr '\n' ' ' | grep -qx 'cyc_c cyc_a cyc_b '"
+check "... a self-recursive call is an edge (callers cyc_self lists cyc_self)" \
+	sh -c "'$TRAPCHECK' callers cyc_self -p graph -q | grep -q '^cyc_self	mm/cycle.c:'"
+"$TRAPCHECK" callers helper -p graph -q -j1 > callers1.txt
+check_that "static helper() in 20 files: 20 callers, each in its own file" \
+	'[ "$(wc -l < callers1.txt)" = 20 ] &&
+	 [ "$(cut -f2 callers1.txt | cut -d: -f1 | sort -u | wc -l)" = 20 ] &&
+	 grep -q "^user_07	mm/stat07.c:" callers1.txt'
+check_that "... distinct nodes: only stat07.c's helper() calls cpu_has_hw_af()" \
+	'"$TRAPCHECK" callees helper -p graph -q > callees.txt &&
+	 [ "$(wc -l < callees.txt)" = 1 ] && grep -q "^cpu_has_hw_af	mm/stat07.c:" callees.txt'
+check_that "... user_07 reaches the sink, user_03 does not (no finding from stat)" \
+	'"$TRAPCHECK" path user_07 cpu_has_hw_af -p graph -q > /dev/null 2>&1 &&
+	 ! "$TRAPCHECK" path user_03 cpu_has_hw_af -p graph -q > /dev/null 2>&1 &&
+	 ! grep -q "reached from stat" graph.txt'
+"$TRAPCHECK" callers helper -p graph -q -j2 > callers2.txt
+"$TRAPCHECK" callers helper -p graph -q -j2 > callers3.txt
+check_that "... callers prints the same order for -j1 and -j2" \
+	'cmp -s callers1.txt callers2.txt && cmp -s callers1.txt callers3.txt'
+
+# 13. Root files: two sets of one name merge; an invalid line is exit 2.
+mkdir r1 r2
+echo cyc_a > r1/dup.roots
+echo user_07 > r2/dup.roots
+tc dup -p graph --roots r1/dup.roots --roots r2/dup.roots
+check_that "two --roots files named dup: one set with both functions" \
+	'[ $rc -eq 1 ] &&
+	 [ "$(grep -c ": note: reached from dup (" dup.out)" = 1 ] &&
+	 grep -q ": note: reached from dup (steady phase): user_07 -> helper -> cpu_has_hw_af$" dup.out &&
+	 grep -q ": note: also reached from dup: cyc_a -> cyc_b -> cyc_c -> cpu_has_hw_af$" dup.out'
+printf 'do_page_fault\n# a comment\nnot a name\n' > bad.roots
+tc badroots -p good -q --roots bad.roots --db good.db -o badroots.txt
+check_that "a roots file with an invalid line: exit 2, file:line named" \
+	'[ $rc -eq 2 ] && one_error badroots "bad.roots:3: not a function name: .not a name.$"'
+check_that "... no output, the database untouched" \
+	'[ ! -e badroots.txt ] && no_tmp && [ "$(sum good.db good.db-wal)" = "$good_sum" ]'
+tc noroots -p good -q --roots none.roots
+check_that "a missing roots file: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_error noroots "none.roots: cannot read roots file: No such file or directory$"'
+printf 'local-cap-check __cpu_has_rng\n' > bad.waivers
+tc badwaivers -p good -q --waivers bad.waivers -o badwaivers.txt
+check_that "a waiver without a reason: exit 2, file:line named, no output" \
+	'[ $rc -eq 2 ] && one_error badwaivers "bad.waivers:1: waiver without a reason" &&
+	 [ ! -e badwaivers.txt ] && no_tmp'
+
+# 14. Outputs that cannot be written: exit 3, nothing half-written.
+tc nodir -p good -q --db good.db -o /nonexistent-dir/x
+check_that "-o /nonexistent-dir/x: exit 3, one line naming it" \
+	'[ $rc -eq 3 ] && one_error nodir "/nonexistent-dir/x: cannot write: No such file or directory$" && no_tmp'
+tc afternodir -p good --db good.db -o afternodir.txt
+check_that "... the database is intact: the next run parses nothing" \
+	'[ $rc -eq 1 ] && grep -q "^trapcheck: 0 TUs parsed" afternodir.err && cmp -s ref.txt afternodir.txt'
+tc full -p good -q --db good.db -o /dev/full
+check_that "-o /dev/full: exit 3, one line; /dev/full is still a device" \
+	'[ $rc -eq 3 ] && one_error full "/dev/full: write failed" && [ -c /dev/full ] && no_tmp'
+"$TRAPCHECK" -p good -q > /dev/full 2> stdoutfull.err
+rc=$?
+check_that "stdout on /dev/full: exit 3, one line" \
+	'[ $rc -eq 3 ] && one_error stdoutfull "<stdout>: write failed"'
+# The other outputs, on a private /dev/full (a bug must not break the
+# system's).
+if mknod full c 1 7 2> /dev/null && ! echo x 2> /dev/null > full; then
+	tc blfull -p good -q --write-baseline full
+	check_that "--write-baseline to a full device: exit 3, the device kept" \
+		'[ $rc -eq 3 ] && [ -c full ] && one_error blfull "full: "'
+	rm -f full && mknod full c 1 7
+	tc htmlfull -p good -q --html full
+	check_that "--html to a full device: exit 3, the device kept" \
+		'[ $rc -eq 3 ] && [ -c full ] && one_error htmlfull "full: "'
+	rm -f full
+else
+	fail "--write-baseline/--html to a full device: cannot mknod a private /dev/full"
+	fail "--html to a full device: cannot mknod a private /dev/full"
+fi
+tc htmlnodir -p good -q --html /nonexistent-dir/x.html
+check_that "--html /nonexistent-dir/x.html: exit 3 (output not written)" \
+	'[ $rc -eq 3 ] && one_error htmlnodir "/nonexistent-dir/x.html: "'
+mkdir rodir && echo old > rodir/out.txt
+if chattr +i rodir/out.txt 2> /dev/null; then
+	tc roout -p good -q -o rodir/out.txt
+	check_that "-o over an immutable file: exit 3, the old file kept whole, no temporary" \
+		'[ $rc -eq 3 ] && one_error roout "rodir/out.txt: " &&
+		 [ "$(cat rodir/out.txt)" = old ] && no_tmp'
+	chattr -i rodir/out.txt
+	chattr +i rodir
+	tc rodir -p good -q -o rodir/new.txt
+	check_that "-o into an immutable directory: exit 3, nothing created" \
+		'[ $rc -eq 3 ] && one_error rodir "rodir/new.txt: cannot write: " &&
+		 [ ! -e rodir/new.txt ] && no_tmp'
+	chattr -i rodir
+else
+	fail "-o over an immutable file: chattr +i does not work here"
+	fail "-o into an immutable directory: chattr +i does not work here"
+fi
+
+# 15. SIGINT and SIGTERM mid-run: exit 130, one line, a usable database.
+tree big
+files=
+i=0
+while [ $i -lt 1000 ]; do
+	cp big/mm/memory.c big/mm/copy$i.c
+	files="$files mm/copy$i.c"
+	i=$((i + 1))
+done
+add_tu big $files
+# wait_stored DB N PID: until DB holds more than N TUs (or PID is gone).
+wait_stored() {
+	python3 - "$@" <<'PY'
+import os, sqlite3, sys, time
+db, n, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for _ in range(300):
+    try:
+        if sqlite3.connect(db).execute("SELECT count(*) FROM tu").fetchone()[0] > n:
+            break
+    except sqlite3.Error:
+        pass
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        break
+    time.sleep(0.1)
+PY
+}
+for sig in INT TERM; do
+	before=$( [ -e big.db ] && db_tus big.db || echo 0)
+	"$TRAPCHECK" -p big -q -j2 --db big.db -o sig$sig.txt > sig$sig.out 2> sig$sig.err &
+	pid=$!
+	wait_stored big.db "$before" $pid
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	stored=$(db_tus big.db)
+	check_that "SIG$sig mid-run: exit 130, one line saying what was stored" \
+		'[ $rc -eq 130 ] && [ "$(wc -l < sig$sig.err)" = 1 ] &&
+		 grep -Eq "^trapcheck: interrupted: [0-9]+ TUs parsed and stored in the database$" sig$sig.err'
+	check_that "... no output file or temporary; the database is sound and kept more TUs ($before -> $stored)" \
+		'[ ! -e sig$sig.txt ] && no_tmp && [ "$stored" -gt "$before" ]'
+done
+tc after -p big -j2 --db big.db -o after.txt
+check_that "the next run uses the database ($stored TUs stored) and completes" \
+	'[ $rc -eq 1 ] && grep -Eq "^trapcheck: [0-9]+ TUs parsed, ([0-9]+) from the database$" after.err &&
+	 [ "$(sed -n "s/^trapcheck: [0-9]* TUs parsed, \([0-9]*\) from the database$/\1/p" after.err)" -ge "$stored" ]'
+"$TRAPCHECK" -p big -q -j2 -o clean.txt 2> /dev/null
+check "... with the findings of a run without a database" cmp -s clean.txt after.txt
+
+# 16. --apply on a read-only tree.
+tree ro
+(cd ro && find . -type f | sort | xargs md5sum) > ro.md5
+if chattr -R +i ro/arch ro/drivers ro/include ro/mm 2> /dev/null; then
+	tc apply -p ro --apply
+	chattr -R -i ro
+	check_that "--apply on an immutable tree: nothing changed, no temporaries" \
+		'(cd ro && md5sum -c --quiet ../ro.md5) && no_tmp && { [ $rc -eq 1 ] || [ $rc -eq 3 ]; }'
+	check_that "... each unapplied fix says which file and why" \
+		'cat apply.out apply.err | grep -Eq ": note: fix not applied: arch/arm64/include/asm/cpufeature.h: Operation not permitted$"'
+	check_that "... and stderr does not claim fixes were applied" \
+		'! grep -Eq "^trapcheck: [1-9][0-9]* fix(es)? applied$" apply.err'
+else
+	fail "--apply on a read-only tree: chattr +i does not work here"
+fi
+
+# 17. Patch paths with .. or absolute in --diff. Patch lint only reads
+# the patch: it must not write anywhere, in the tree or outside it.
+for p in ../escape.h "$SCRATCH/abs.h"; do
+	case $p in
+	/*) hdr=$p ;;
+	*) hdr=b/$p ;;
+	esac
+	cat > evil.patch <<EOF
+--- $hdr
++++ $hdr
+@@ -130,3 +130,4 @@ static inline bool cpu_has_hw_af(void)
+ 		return false;
+ 
++	mmfr1 = read_cpuid(ID_AA64PFR0_EL1);
+ 	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);
+EOF
+	(cd good && find . -type f | sort | xargs md5sum) > good.md5
+	tc evil -p good --diff evil.patch --apply
+	check_that "--diff with +++ b/$p: no file written, the tree unchanged" \
+		'{ [ $rc -eq 1 ] || [ $rc -eq 2 ]; } && [ ! -e escape.h ] &&
+		 [ ! -e abs.h ] && (cd good && md5sum -c --quiet ../good.md5)'
+	# What it does today: the patch's path is reported as written, with
+	# the chain of the tree's cpu_has_hw_af() (the hunk header names it);
+	# git apply would refuse the path. Not decided: a TODO, not a failure.
+	if grep -q "^$p:132:[0-9]*: warning: this patch adds read_cpuid(ID_AA64PFR0_EL1) to cpu_has_hw_af()" evil.out &&
+	   ! grep -qi "outside the tree\|invalid path" evil.err; then
+		tap_n=$((tap_n + 1))
+		echo "not ok $tap_n - ... a path outside the tree ($p) is neither refused nor flagged # TODO patchlint takes +++ paths as written"
+	else
+		ok "... a path outside the tree ($p) is refused or flagged"
+	fi
+done
+
+done_testing

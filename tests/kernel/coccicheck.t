@@ -1,0 +1,181 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The Coccinelle rules of semantic-patches/ under the kernel's own
+# `make coccicheck` on the real trees (Debian's linux-source-6.12 and 6.1,
+# arm64, from scripts/kernel-tree.sh): every rule in every mode it declares
+# on arch/arm64, J=2. With --jobs, spatch makes a scratch directory in the
+# tree it runs in, so each run goes to a `cp -a` copy under $SCRATCH, never
+# the cached tree; the seed variants of 6.12 (tests/kernel/tree-variant.py)
+# are only read, by spatch run from $SCRATCH on one header.
+. "$(dirname "$0")/../tap.sh"
+SP="$TOP/semantic-patches"
+FX="$TOP/tests/cocci"
+HELP="$FX/cocci-check.py"
+SEEDS=${TRAPCHECK_SEEDS:-/work/shared/seeds}
+BASELINE="$FX/baseline_read_cpuid.cocci"
+KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+cd "$SCRATCH" || exit 1
+t_start=$(date +%s)
+
+if ! command -v spatch > /dev/null; then
+	fail "spatch (Coccinelle) is installed"
+	done_testing
+	exit 1
+fi
+echo "# $(spatch --version | head -n 1)"
+
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc | xargs printf '%.1f'; }
+
+# Lines make coccicheck prints that are not findings, diffs or errors.
+clean_output() {
+	python3 - "$1" <<'PY'
+import re, sys
+ok = [r'^$', r'^Please check for false positives',
+      r'^When using "patch" mode', r'^/usr/bin/spatch ', r'^\S*spatch -D ',
+      r'^fatal: not a git repository',      # spatch tries git grep first
+      r'^\d+ files match$',
+      r'^[^ :]+:\d+:\d+-\d+: WARNING: ',     # report
+      r'^\* TODO \[\[view:',                 # org
+      r'^diff -u -p ', r'^--- ', r'^\+\+\+ ', r'^@@ ', r'^[-+ ]']
+bad = [l for l in open(sys.argv[1]).read().split('\n')
+       if not any(re.match(p, l) for p in ok)]
+for l in bad[:10]:
+    print('# unexpected: ' + l)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# coccicheck TREE RULE MODE [DIR]: out.<rule>.<mode>, rc and time
+coccicheck() {
+	_t=$(now)
+	$KMAKE -C "$1" coccicheck MODE="$3" COCCI="$2" M="${4:-arch/arm64}" J=2 \
+		> "out.$(basename "$2" .cocci).$3" 2>&1
+	cc_rc=$?
+	cc_time=$(since "$_t")
+	cc_match=$(grep -o '^[0-9]* files match' "out.$(basename "$2" .cocci).$3")
+}
+
+# spatch_file RULE MODE TREE FILE: spatch on one file of a tree, run from
+# $SCRATCH (without --jobs spatch writes nothing next to the file); file
+# names in one.MODE are relative to TREE
+spatch_file() {
+	_flags="--very-quiet"
+	case $2 in report|org) _flags="--no-show-diff $_flags" ;; esac
+	# shellcheck disable=SC2046
+	spatch --sp-file "$1" -D "$2" $_flags $(grep "Options:" "$1" | cut -d: -f2) \
+		--patch "$3" "$3/$4" 2> "one.$2.err" | sed "s|$3/||" > "one.$2"
+}
+
+for ver in 6.12 6.1; do
+	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	check "$ver: kernel tree prepared" [ -f "$tree/.config" ]
+	t=$(now)
+	copy="$SCRATCH/linux-$ver"
+	cp -a "$tree" "$copy"
+	echo "# $ver: cp -a of the tree in $(since "$t") s"
+
+	for rule in "$BASELINE" "$SP"/*.cocci; do
+		r=$(basename "$rule" .cocci)
+		modes=$(python3 "$HELP" modes "$rule")
+		for mode in $modes; do
+			coccicheck "$copy" "$rule" "$mode"
+			echo "# $ver $r MODE=$mode: ${cc_time} s, exit $cc_rc, $cc_match"
+			out="out.$r.$mode"
+			check_that "$ver $r MODE=$mode: exit 0, no spatch error" \
+				'[ $cc_rc -eq 0 ] && clean_output "$out"'
+			check_that "$ver $r MODE=$mode: the token prefilter ran" \
+				'[ -n "$cc_match" ]'
+			grep ': WARNING: \|TODO' "$out" | sed 's/^/#   /' | cut -c1-160
+			cp "$out" "$ver.$out"
+		done
+		case " $modes " in *" report "*)
+			python3 "$HELP" report "out.$r.report" > rep
+			python3 "$HELP" org "out.$r.org" > org
+			python3 "$HELP" context "out.$r.context" > ctx
+			cut -d: -f1,2 rep | sort -u > rep.lines
+			check_that "$ver $r: report, org and context modes agree" \
+				'cmp -s rep org && cmp -s rep.lines ctx'
+			;;
+		esac
+		case " $modes " in
+		*" patch "*) ;;
+		*)
+			[ "$rule" = "$BASELINE" ] && continue
+			coccicheck "$copy" "$rule" patch
+			check_that "$ver $r: no patch mode: make coccicheck MODE=patch refuses it" \
+				'grep -q "virtual rule patch not supported" "out.$r.patch"'
+			;;
+		esac
+	done
+	if [ "$ver" = 6.12 ]; then
+		rng_copy=$copy
+	else
+		rm -rf "$copy"
+	fi
+done
+
+# --- Linux 6.12: seed 000 -------------------------------------------------
+P=this_cpu_has_cap_prefinal
+rng_line=$(grep -n 'return this_cpu_has_cap(ARM64_HAS_RNG);' \
+	"$rng_copy/arch/arm64/include/asm/archrandom.h" | cut -d: -f1)
+check "6.12: archrandom.h:65 is seed 000's this_cpu_has_cap(ARM64_HAS_RNG)" \
+	[ "$rng_line" = 65 ]
+check_that "6.12 $P: reports arch/arm64/include/asm/archrandom.h:65, and only it" \
+	'[ "$(grep ": WARNING: " 6.12.out.$P.report | cut -d: -f1,2)" = "arch/arm64/include/asm/archrandom.h:65" ]'
+check "6.12 $P: MODE=patch gives seed 000's reviewed diff (after --->8)" \
+	python3 "$FX/diff-vs-seed.py" --file arch/arm64/include/asm/archrandom.h \
+	"6.12.out.$P.patch" "$SEEDS"/000_*.txt reviewed
+check_that "6.12 $P: the patch touches archrandom.h only" \
+	'[ "$(grep -c "^+++ " 6.12.out.$P.patch)" = 1 ]'
+base=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
+fix000=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-fix-000" fix-000)
+sed -n '/^diff -u -p /,$p' "6.12.out.$P.patch" > rng.patch
+check_that "6.12 $P: the patch applies, and gives the reviewed archrandom.h byte for byte" \
+	'(cd "$rng_copy" && patch -s -p1 < "$SCRATCH/rng.patch") &&
+	 cmp -s "$rng_copy/arch/arm64/include/asm/archrandom.h" "$fix000/arch/arm64/include/asm/archrandom.h"'
+coccicheck "$rng_copy" "$SP/sanitised_no_preempt_guard.cocci" report
+check_that "6.12 $P: the rewrite keeps the guard (sanitised_no_preempt_guard: nothing)" \
+	'[ $cc_rc -eq 0 ] && ! grep -q ": WARNING: " out.sanitised_no_preempt_guard.report'
+coccicheck "$rng_copy" "$SP/$P.cocci" patch
+check_that "6.12 $P: on the patched tree MODE=patch has nothing left to do" \
+	'[ $cc_rc -eq 0 ] && ! grep -q "^+++ " out.$P.patch'
+rm -rf "$rng_copy"
+
+# --- the seed variants of 6.12, one header each -----------------------------
+nopre=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-fix-000-nopreempt" fix-000-nopreempt)
+spatch_file "$SP/sanitised_no_preempt_guard.cocci" report "$nopre" arch/arm64/include/asm/archrandom.h
+sed 's/^/#   /' one.report | cut -c1-160
+check_that "fix-000-nopreempt: sanitised_no_preempt_guard reports archrandom.h:69" \
+	'[ "$(cut -d: -f1,2 one.report)" = "arch/arm64/include/asm/archrandom.h:69" ] && [ ! -s one.report.err ]'
+spatch_file "$SP/sanitised_no_preempt_guard.cocci" report "$fix000" arch/arm64/include/asm/archrandom.h
+check_that "fix-000 (guard kept): sanitised_no_preempt_guard reports nothing" \
+	'[ ! -s one.report ] && [ ! -s one.report.err ]'
+
+H=hot_idreg_read
+rev=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-revert-004" revert-004)
+spatch_file "$SP/$H.cocci" report "$rev" arch/arm64/include/asm/cpufeature.h
+sed 's/^/#   /' one.report | cut -c1-160
+check_that "revert-004: $H reports cpu_has_hw_af()'s read_cpuid at cpufeature.h:877" \
+	'[ "$(cut -d: -f1,2 one.report)" = "arch/arm64/include/asm/cpufeature.h:877" ] &&
+	 grep -q "in hot function cpu_has_hw_af()" one.report && [ ! -s one.report.err ]'
+spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h
+check "revert-004: $H's patch is seed 004's code change (its comment aside)" \
+	python3 "$FX/diff-vs-seed.py" --code-only one.patch "$SEEDS"/004_*.txt first
+mkdir -p r004/arch/arm64/include/asm
+cp "$rev/arch/arm64/include/asm/cpufeature.h" r004/arch/arm64/include/asm/
+check_that "revert-004: the patch restores Linux 6.12's cpufeature.h byte for byte" \
+	'(cd r004 && patch -s -p1 < ../one.patch) &&
+	 cmp -s r004/arch/arm64/include/asm/cpufeature.h "$base/arch/arm64/include/asm/cpufeature.h"'
+
+# --- drivers/char: the CRNG rule where the CRNG is ------------------------
+C=crng_arch_random_ungated
+for ver in 6.12 6.1; do
+	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	spatch_file "$SP/$C.cocci" report "$tree" drivers/char/random.c
+	check_that "$ver drivers/char/random.c: $C runs clean, nothing ungated (seed 003 is in)" \
+		'[ ! -s one.report ] && [ ! -s one.report.err ]'
+done
+
+echo "# coccicheck.t: $(( $(date +%s) - t_start )) s"
+done_testing
