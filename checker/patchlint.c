@@ -263,6 +263,8 @@ int patchlint_run(const char *patch, const struct graph *g,
 			free(h.file);
 			h.file = xstrdup(!strncmp(line + 4, "b/", 2) ?
 					 line + 6 : line + 4);
+			/* diff -u adds "\t<date>" after the name. */
+			h.file[strcspn(h.file, "\t")] = '\0';
 			in_hunk = false;
 		} else if (!strncmp(line, "@@ ", 3)) {
 			char *ctx = strstr(line + 3, "@@");

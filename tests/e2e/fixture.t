@@ -147,6 +147,15 @@ check "--diff: removing !preemptible() before finalization is reported" \
 check "--diff: an added trapping read in a hot function, with the tree's chain" \
 	sh -c "grep -q '^mm/memory.c:58:13: warning: this patch adds read_cpuid(ID_AA64PFR0_EL1) to set_pte_range(), which the tree already reaches from page-fault: each call traps to the hypervisor (HCR_EL2.TID3) \[trapping-idreg-read\]$' lint.txt &&
 	       grep -q '^mm/memory.c:58:13: note: reached from page-fault (steady phase): handle_mm_fault -> .* -> set_pte_range$' lint.txt"
+sed 's/!system_capabilities_finalized() \&\& !preemptible()/!system_capabilities_finalized()/' \
+	"$FX/arch/arm64/include/asm/archrandom.h" > archrandom.h.new
+diff -u "$FX/arch/arm64/include/asm/archrandom.h" archrandom.h.new |
+	sed -e "1s#^--- [^	]*#--- a/arch/arm64/include/asm/archrandom.h#" \
+	    -e "2s#^+++ [^	]*#+++ b/arch/arm64/include/asm/archrandom.h#" \
+	> dated.patch
+"$TRAPCHECK" -p "$FX" -q --diff dated.patch > dated.txt
+check "--diff: a diff -u patch (dates after the names) names the file right" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:[0-9]*:1: warning: this patch removes the !preemptible() guard' dated.txt
 check "--diff: an added MIDR read (no trap) is not reported" \
 	sh -c "! grep -q MIDR lint.txt && [ \$(grep -c warning: lint.txt) -eq 2 ]"
 

@@ -89,7 +89,7 @@ for ver in 6.12 6.1; do
 			grep ': WARNING: \|TODO' "$out" | sed 's/^/#   /' | cut -c1-160
 			cp "$out" "$ver.$out"
 		done
-		case " $modes " in *" report "*)
+		case " $modes " in *" report "*" org "*|*" org "*" report "*)
 			python3 "$HELP" report "out.$r.report" > rep
 			python3 "$HELP" org "out.$r.org" > org
 			python3 "$HELP" context "out.$r.context" > ctx
@@ -111,8 +111,11 @@ for ver in 6.12 6.1; do
 	if [ "$ver" = 6.12 ]; then
 		rng_copy=$copy
 	else
+		t=$(now)
 		rm -rf "$copy"
+		echo "# $ver: copy removed in $(since "$t") s"
 	fi
+	echo "# $ver: done at $(( $(date +%s) - t_start )) s"
 done
 
 # --- Linux 6.12: seed 000 -------------------------------------------------
@@ -140,7 +143,9 @@ check_that "6.12 $P: the rewrite keeps the guard (sanitised_no_preempt_guard: no
 coccicheck "$rng_copy" "$SP/$P.cocci" patch
 check_that "6.12 $P: on the patched tree MODE=patch has nothing left to do" \
 	'[ $cc_rc -eq 0 ] && ! grep -q "^+++ " out.$P.patch'
+t=$(now)
 rm -rf "$rng_copy"
+echo "# 6.12: copy removed in $(since "$t") s; seed 000 checks done at $(( $(date +%s) - t_start )) s"
 
 # --- the seed variants of 6.12, one header each -----------------------------
 nopre=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-fix-000-nopreempt" fix-000-nopreempt)

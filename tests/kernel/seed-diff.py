@@ -14,6 +14,8 @@ import sys
 def changed(lines):
     out = []
     for l in lines:
+        if l == '-- ':
+            break		# git format-patch's signature separator
         if l.startswith(('+++', '---')):
             continue
         if l.startswith(('+', '-')):
