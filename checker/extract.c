@@ -814,20 +814,49 @@ static const char *const cold_markers[] = {
 #undef COLD
 };
 
-/* A cold marker among the specifiers before the function's name. */
-static bool is_cold(struct walk *w, const char *name)
+static bool cold_token(const char *t)
 {
-	unsigned int i;
 	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(cold_markers); k++)
+		if (!strcmp(t, cold_markers[k]))
+			return true;
+	return false;
+}
+
+/*
+ * A cold marker among the definition's specifiers before its name, or
+ * anywhere in its first declaration (the header prototype: "void
+ * panic(const char *fmt, ...) __noreturn __cold;").
+ */
+static bool is_cold(struct walk *w, CXCursor fn, const char *name)
+{
+	CXCursor decl = clang_getCanonicalCursor(fn);
+	CXToken *toks = NULL;
+	unsigned int i, n = 0;
+	bool cold = false;
 
 	for (i = 0; i + 1 < w->nr_ftok; i++) {
 		if (!strcmp(w->ftok[i], name) && !strcmp(w->ftok[i + 1], "("))
 			break;
-		for (k = 0; k < ARRAY_SIZE(cold_markers); k++)
-			if (!strcmp(w->ftok[i], cold_markers[k]))
-				return true;
+		if (cold_token(w->ftok[i]))
+			return true;
 	}
-	return false;
+	if (clang_equalCursors(decl, fn))
+		return false;
+	clang_tokenize(w->tu, clang_getCursorExtent(decl), &toks, &n);
+	for (i = 0; i < n && !cold; i++) {
+		CXString s;
+
+		if (clang_getTokenKind(toks[i]) != CXToken_Identifier)
+			continue;
+		s = clang_getTokenSpelling(w->tu, toks[i]);
+		cold = cold_token(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	if (toks)
+		clang_disposeTokens(w->tu, toks, n);
+	return cold;
 }
 
 /* Walk a body; calls and regions of this function get their guards. */
@@ -840,7 +869,7 @@ static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 
 	function_tokens(w, fn);
 	w->out->funcs[w->cur_func].cold =
-		is_cold(w, w->out->funcs[w->cur_func].name);
+		is_cold(w, fn, w->out->funcs[w->cur_func].name);
 	w->regions = NULL;
 	w->nr_regions = w->alloc_regions = 0;
 	w->loops = NULL;

@@ -82,6 +82,10 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 			*--end = '\0';
 		if (!*p)
 			continue;
+		if (!strcmp(p, "context: atomic")) {
+			s->atomic = true;
+			continue;
+		}
 		if (!strncmp(p, "weight:", 7)) {
 			char *num = p + 7;
 

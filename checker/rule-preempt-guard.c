@@ -51,13 +51,17 @@ bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
 
 /* A function on the chain that disables preemption covers the site. */
 bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
-			      const struct finding *f)
+			      const struct finding *f,
+			      const struct root_set *set)
 {
 	const struct graph *g = ctx->graph;
 	size_t i, j;
 
 	if (ctx->def->class != SINK_LOCAL_CAP)
 		return true;
+	/* Roots that run with preemption disabled ("context: atomic"). */
+	if (set->atomic)
+		return false;
 	for (i = 0; i < f->chain.len; i++) {
 		const struct chain_step *s = &f->chain.steps[i];
 

@@ -142,6 +142,8 @@ static const struct reach *pick(const struct reach *steady,
 	return reach_has(any, s->func) ? any : NULL;
 }
 
+#define ESTIMATE_MAX_LOOPS 4096
+
 /* The ranking: root weight x loop factors along the chain x 1 read. */
 static void estimate(struct finding *f, const struct root_set *set)
 {
@@ -150,6 +152,9 @@ static void estimate(struct finding *f, const struct root_set *set)
 
 	for (i = 0; i < f->chain.len; i++)
 		loops *= f->chain.steps[i].loop ? f->chain.steps[i].loop : 1;
+	/* Loops of long chains multiply past meaning: an order, capped. */
+	if (loops > ESTIMATE_MAX_LOOPS)
+		loops = ESTIMATE_MAX_LOOPS;
 	f->weight = set->weight;
 	f->loops = loops;
 	f->estimate = set->weight * loops;
@@ -199,7 +204,8 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				fill_chains(g, r, s, f);
 				estimate(f, &roots->sets[j]);
 				if (rule->check_chain &&
-				    !rule->check_chain(&ctx, f)) {
+				    !rule->check_chain(&ctx, f,
+						       &roots->sets[j])) {
 					drop_last(out);
 					continue;
 				}

@@ -8,6 +8,7 @@
 #ifndef TRAPCHECK_ROOTS_H
 #define TRAPCHECK_ROOTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct root_set {
@@ -17,6 +18,7 @@ struct root_set {
 	char **reasons;		/* per function: its "# comment", or "" */
 	size_t nr, alloc, alloc_reasons;
 	double weight;		/* events a second ("weight: N"), default 1000 */
+	bool atomic;		/* "context: atomic": preemption disabled */
 };
 
 struct root_sets {

@@ -42,7 +42,8 @@ struct rule {
 		      enum rule_scope *scope);
 	/* Optional: keep @f now that its chain is known? */
 	bool (*check_chain)(const struct rule_ctx *ctx,
-			    const struct finding *f);
+			    const struct finding *f,
+			    const struct root_set *set);
 	/*
 	 * Optional: the safe rewrite of a finding, or false with the reason
 	 * in *@why (a new string).
@@ -64,7 +65,8 @@ bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
 bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
 			enum rule_scope *scope);
 bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
-			      const struct finding *f);
+			      const struct finding *f,
+			      const struct root_set *set);
 bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			     char **why);
 bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,

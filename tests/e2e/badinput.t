@@ -140,7 +140,7 @@ tree gone
 add_tu gone mm/gone.c
 tc gone -p gone -o gone.txt
 check_that "a TU that does not exist: the run continues (exit 1, every other finding)" \
-	'[ $rc -eq 1 ] && has_ref gone.txt'
+	'[ $rc -eq 1 ] && has_ref gone.txt && no_tmp'
 check_that "... it is listed once as not analysed, and counted" \
 	'[ "$(grep -c "^mm/gone.c: note: not analysed: " gone.err)" = 1 ] &&
 	 grep -Eq "^trapcheck: [0-9]+ TUs analysed \(1 with errors, " gone.err'
@@ -160,7 +160,7 @@ else
 	$NOPRIV "$TRAPCHECK" -p unread -o unread.txt > unread.out 2> unread.err
 	rc=$?
 	check_that "an unreadable TU: the run continues (exit 1), listed as not analysed" \
-		'[ $rc -eq 1 ] && has_ref unread.txt &&
+		'[ $rc -eq 1 ] && has_ref unread.txt && no_tmp &&
 		 [ "$(grep -c "^mm/secret.c: note: not analysed: " unread.err)" = 1 ]'
 	check "... the note names the cause (Permission denied)" \
 		grep -q "^mm/secret.c: note: not analysed: .*Permission denied" unread.err
@@ -177,7 +177,7 @@ add_tu odd mm/dir.c
 mkdir odd/mm/dir.c
 tc dir -p odd -o dir.txt
 check_that "a directory as a TU: the run continues, listed as not analysed" \
-	'[ $rc -eq 1 ] && has_ref dir.txt &&
+	'[ $rc -eq 1 ] && has_ref dir.txt && no_tmp &&
 	 [ "$(grep -c "^mm/dir.c: note: not analysed: " dir.err)" = 1 ]'
 tree fifo
 add_tu fifo mm/fifo.c
@@ -194,7 +194,7 @@ add_tu bin mm/binary.c
 head -c 65536 "$TRAPCHECK" > bin/mm/binary.c
 tc bin -p bin -o bin.txt
 check_that "a binary .c: parsed with errors, first one listed, run continues" \
-	'[ $rc -eq 1 ] && has_ref bin.txt &&
+	'[ $rc -eq 1 ] && has_ref bin.txt && no_tmp &&
 	 grep -Eq "^mm/binary.c: note: parsed with [0-9]+ errors?, first: mm/binary.c:[0-9]+:[0-9]+: " bin.err'
 
 # 8. Unknown compilers: one warning per compiler, entries skipped.
@@ -203,7 +203,7 @@ add_tu cc mm/odd1.c=frobcc mm/odd2.c=frobcc mm/odd3.c=/opt/x/bin/icc
 touch cc/mm/odd1.c cc/mm/odd2.c cc/mm/odd3.c
 tc cc -p cc -o cc.txt
 check_that "unknown compilers: one warning each, naming the entry, entries skipped" \
-	'[ $rc -eq 1 ] && has_ref cc.txt &&
+	'[ $rc -eq 1 ] && has_ref cc.txt && no_tmp &&
 	 [ "$(grep -c "warning: unknown compiler .frobcc.: entry skipped$" cc.err)" = 1 ] &&
 	 grep -q "mm/odd1.c: warning: unknown compiler .frobcc.: entry skipped$" cc.err &&
 	 grep -q "mm/odd3.c: warning: unknown compiler ./opt/x/bin/icc.: entry skipped$" cc.err &&
@@ -323,7 +323,7 @@ for line in open(sys.argv[1]):
     if m:
         steps = [re.sub(r' \([^)]*\)', '', s) for s in m.group(1).split(' -> ')]
         if len(steps) != len(set(steps)):
-            print(line.strip(), file=sys.stderr)
+            print('# ' + line.strip())
             sys.exit(1)
 PY
 check "... no chain goes round a cycle (no function twice in a chain)" [ $? -eq 0 ]
@@ -507,7 +507,7 @@ for p in ../escape.h "$SCRATCH/abs.h"; do
 EOF
 	(cd good && find . -type f | sort | xargs md5sum) > good.md5
 	tc evil -p good --diff evil.patch --apply
-	check_that "--diff with +++ b/$p: no file written, the tree unchanged" \
+	check_that "--diff with +++ $hdr: no file written, the tree unchanged" \
 		'{ [ $rc -eq 1 ] || [ $rc -eq 2 ]; } && [ ! -e escape.h ] &&
 		 [ ! -e abs.h ] && (cd good && md5sum -c --quiet ../good.md5)'
 	# What it does today: the patch's path is reported as written, with

@@ -94,6 +94,13 @@ printf '# boot-time entry\ncpuinfo_store_cpu\n' > boot/boot.roots
 check "--roots adds a user root set" \
 	grep -q '^arch/arm64/kernel/cpuinfo.c:[0-9]*:[0-9]*: note: reached from boot (steady phase): cpuinfo_store_cpu -> __cpuinfo_store_cpu$' boot.txt
 
+mkdir atomic
+printf 'context: atomic\ndo_page_fault  # as if it ran with IRQs off\n' > atomic/atomic.roots
+"$TRAPCHECK" -p "$FX" -q --roots-dir atomic > atomic.txt
+check_that "a root set in atomic context has no this_cpu_has_cap preempt-guard" \
+	'grep -q "fault.c:[0-9]*:[0-9]*: warning: this_cpu_has_cap(ARM64_HAS_PAN) reads" atomic.txt &&
+	 ! grep -q "may run preemptible" atomic.txt'
+
 mkdir empty
 python3 - "$FX/compile_commands.json" novariants.json <<'PY'
 import json, os, sys

@@ -27,26 +27,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_check_err(err, sizeof(err), ret);
 	if (ret)
 		return 0;
-	if (!db.nr || !db.root || db.root[0] != '/')
-		abort();	/* success means entries under an absolute root */
+	/* Success means entries under an absolute root. */
+	FUZZ_ASSERT(db.nr && db.root && db.root[0] == '/');
 	for (i = 0; i < db.nr; i++) {
 		const struct compdb_entry *e = &db.entries[i];
 		struct clang_args args;
 		enum flags_skip skip;
 		int j;
 
-		if (e->argc < 1 || e->directory[0] != '/' ||
-		    e->file[0] != '/')
-			abort();
+		FUZZ_ASSERT(e->argc >= 1 && e->directory[0] == '/' &&
+			    e->file[0] == '/');
 		skip = flags_translate(e, db.root, &args);
 		if (skip == FLAGS_PARSE) {
 			/* Every argument is a string; "-w" always ends it. */
-			if (args.argc < 1 ||
-			    strcmp(args.argv[args.argc - 1], "-w"))
-				abort();
+			FUZZ_ASSERT(args.argc >= 1 &&
+				    !strcmp(args.argv[args.argc - 1], "-w"));
 			for (j = 0; j < args.argc; j++)
-				if (!args.argv[j])
-					abort();
+				FUZZ_ASSERT(args.argv[j]);
 			flags_drop_unknown(&args);
 		}
 		clang_args_free(&args);

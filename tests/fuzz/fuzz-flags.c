@@ -28,14 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		*nl = '\0';
 
 	target = flags_target_for(s, &known);
-	if (target && !known)
-		abort();	/* a triple only for a known compiler */
+	FUZZ_ASSERT(!target || known);	/* a triple: a known compiler */
 	free(target);
 
 	argc = compdb_split_command(cmd, &argv);
 	if (argc < 0) {
-		if (argv)
-			abort();
+		FUZZ_ASSERT(!argv);
 		free(s);
 		return 0;
 	}
@@ -44,15 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n;
 		enum flag_action act = flags_classify(argv[i], &rep, &n);
 
-		if (n > strlen(argv[i]))
-			abort();	/* the spelling is a prefix of it */
-		if (act == FLAG_MAP && !rep)
-			abort();
-		if (act == FLAG_UNKNOWN && n)
-			abort();
-		/* The sh quoting of the splitter never leaves a NUL. */
-		if (!argv[i])
-			abort();
+		FUZZ_ASSERT(argv[i]);
+		FUZZ_ASSERT(n <= strlen(argv[i]));	/* a prefix of it */
+		FUZZ_ASSERT(act != FLAG_MAP || rep);
+		FUZZ_ASSERT(act != FLAG_UNKNOWN || !n);
 	}
 	if (argc > 0) {
 		/* As a compile database entry would hold it. */

@@ -60,16 +60,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (neg = 0; neg < 2; neg++) {
 		out = NULL;
 		added = guard_atoms((const char *const *)toks, n, neg, &out);
-		if (added > n || (out && !added))
-			abort();	/* at most one atom per token */
+		/* At most one atom per token. */
+		FUZZ_ASSERT(added <= n && (!out || added));
 		for (i = GUARD_NONE; i <= GUARD_CAPS_UNFINALIZED; i++)
 			guards_have(out, (enum guard_kind)i);
 		guards_boot(out);
 		free(out);
 	}
 	j = guard_join((const char *const *)toks, n);
-	if (strlen(j) > 2 * size + 1)
-		abort();
+	FUZZ_ASSERT(strlen(j) <= 2 * size + 1);
 	free(j);
 	for (i = GUARD_NONE; i <= GUARD_CAPS_UNFINALIZED; i++)
 		guards_have(s, (enum guard_kind)i);

@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void fail(const char *what, const char *a, const char *b,
 		 const char *got)
 {
-	fprintf(stderr, "%s: '%s' '%s' -> '%s'\n", what, a, b, got);
+	fprintf(stderr, "fuzz-check: %s: '%s' '%s' -> '%s'\n", what, a, b,
+		got);
 	abort();
 }
 

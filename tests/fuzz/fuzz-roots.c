@@ -38,8 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = roots_load_file(&rs, path, err, sizeof(err));
 		fuzz_check_err(err, sizeof(err), ret);
 		/* Loading the same file again: one set, twice the names. */
-		if (ret || rs.nr != 1 || rs.sets[0].nr != 2 * first)
-			abort();
+		FUZZ_ASSERT(!ret && rs.nr == 1 && rs.sets[0].nr == 2 * first);
 	}
 	unlink(path);
 	for (i = 0; i < rs.nr; i++) {
@@ -47,11 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		snprintf(name, sizeof(name), "trapcheck-fuzz-%d-set",
 			 (int)getpid());
-		if (strcmp(rs.sets[i].name, name))
-			abort();	/* named after the file */
+		FUZZ_ASSERT(!strcmp(rs.sets[i].name, name));	/* the file's */
 		for (j = 0; j < rs.sets[i].nr; j++)
-			if (!is_ident(rs.sets[i].funcs[j]))
-				abort();
+			FUZZ_ASSERT(is_ident(rs.sets[i].funcs[j]));
 	}
 	roots_free(&rs);
 	return 0;

@@ -26,9 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct waiver *v = &w.v[i];
 
 		/* Each waiver: a rule, a function or a file, a reason. */
-		if (!v->rule || !*v->rule || !v->reason || !*v->reason ||
-		    !v->origin || (!v->func == !v->file))
-			abort();
+		FUZZ_ASSERT(v->rule && *v->rule && v->reason && *v->reason &&
+			    v->origin && !v->func != !v->file);
 	}
 	waivers_free(&w);
 	return 0;

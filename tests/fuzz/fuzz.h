@@ -47,6 +47,16 @@ static inline const char *fuzz_temp(char *path, size_t len, const char *tag,
 	return path;
 }
 
+/* A broken property: say which (run.sh prints "fuzz-check:" lines). */
+#define FUZZ_ASSERT(cond)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "fuzz-check: %s:%d: %s\n",	\
+				__FILE__, __LINE__, #cond);		\
+			abort();					\
+		}							\
+	} while (0)
+
 /* A NUL-terminated copy of the input (libFuzzer's is not terminated). */
 static inline char *fuzz_string(const uint8_t *data, size_t size)
 {
@@ -75,7 +85,8 @@ static inline void fuzz_check_err(const char *err, size_t errlen, int ret)
 	if (!ret || lax)
 		return;
 	if (!memchr(err, '\0', errlen) || !err[0] || strchr(err, '\n')) {
-		fprintf(stderr, "error message not one line: '%.*s'\n",
+		fprintf(stderr, "fuzz-check: error message not one line: "
+			"'%.*s'\n",
 			(int)errlen, err);
 		abort();
 	}

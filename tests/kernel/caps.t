@@ -8,7 +8,9 @@ cd "$SCRATCH" || exit 1
 for ver in 6.12 6.1; do
 	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
 	start=$(date +%s)
-	"$TRAPCHECK" -p "$tree" --list-caps > "caps-$ver.txt" 2> "caps-$ver.err"
+	rm -f "k-$ver.db"*
+	"$TRAPCHECK" -p "$tree" --db "k-$ver.db" --list-caps > "caps-$ver.txt" \
+		2> "caps-$ver.err"
 	rc=$?
 	echo "# $ver: --list-caps exit $rc in $(( $(date +%s) - start )) s"
 	sed 's/^/# /' "caps-$ver.err" | grep 'from the tree'
@@ -26,6 +28,23 @@ for ver in 6.12 6.1; do
 		grep -q "^# arm64_ftr_regs\[\] ($n):" "caps-$ver.txt"
 	check "$ver: unresolved capabilities are named in the summary" \
 		grep -q '^trapcheck: from the tree: [0-9]* capabilities ([0-9]* unresolved: ARM64_' "caps-$ver.err"
+
+	# The root sets against this tree (the database: seconds).
+	"$TRAPCHECK" -p "$tree" --db "k-$ver.db" -q --list-roots > "roots-$ver.txt"
+	awk -F'\t' '$5 == "missing" { print "# " v ": root not in the tree: " $1 " " $3 }' \
+		v="$ver" "roots-$ver.txt"
+	python3 - "roots-$ver.txt" <<'PY'
+import sys
+sets = {}
+for line in open(sys.argv[1]):
+    f = line.rstrip('\n').split('\t')
+    sets.setdefault(f[0], []).append(f[4] == 'present')
+bad = [s for s, v in sets.items() if not any(v)]
+print('# sets:', ', '.join('%s %d/%d' % (s, sum(v), len(v))
+                           for s, v in sorted(sets.items())))
+sys.exit(1 if bad or len(sets) < 9 else 0)
+PY
+	check "$ver: every root set resolves to existing functions" [ $? -eq 0 ]
 done
 
 done_testing
