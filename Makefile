@@ -91,10 +91,46 @@ demo: all
 	    rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 # make check: unit tests (cmocka), then the TAP suites under prove.
-check: all $(UNIT_TESTS)
+check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
+	    echo "== sanitizers (ASan, UBSan, LSan)"; \
+	    $(MAKE) -s check-asan > $(ASAN_DIR)/check.log 2>&1 || \
+	    { tail -n 40 $(ASAN_DIR)/check.log; fail=1; }; \
+	    tail -n 3 $(ASAN_DIR)/check.log; \
 	    prove -v tests/e2e/*.t tests/kernel/*.t || fail=1; exit $$fail
+
+# The same library, tests and program under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in their own build directory.
+ASAN_DIR := build-asan
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=all
+ASAN_OBJS := $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(LIB_OBJS))
+ASAN_TESTS := $(patsubst tests/unit/%,$(ASAN_DIR)/%,$(UNIT_TESTS))
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	    UBSAN_OPTIONS=print_stacktrace=1 \
+	    TRAPCHECK_ROOTS_DIR=$(CURDIR)/roots
+
+$(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
+	$(quiet) ASAN $@
+	$(Q)mkdir -p $(ASAN_DIR)
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
+
+$(ASAN_DIR)/trapcheck: $(ASAN_DIR)/main.o $(ASAN_OBJS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(ASAN_DIR)/test-%: tests/unit/test-%.c $(ASAN_OBJS)
+	$(quiet) ASAN $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_OBJS) \
+	    $(LDLIBS) -lcmocka
+
+check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
+	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
+	    $(ASAN_ENV) ./$$t || fail=1; done; \
+	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
+	    prove tests/e2e/fixture.t tests/e2e/db.t || fail=1; exit $$fail
 
 install: all
 	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)
@@ -106,7 +142,8 @@ clean:
 	$(quiet) CLEAN
 	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS) \
 	    checker/rule-help.inc
+	$(Q)rm -rf $(ASAN_DIR)
 
-.PHONY: all check demo install clean deps-checked
+.PHONY: all check check-asan demo install clean deps-checked
 
 -include $(LIB_OBJS:.o=.d) checker/main.d

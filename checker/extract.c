@@ -875,7 +875,7 @@ static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	w->loops = NULL;
 	w->nr_loops = w->alloc_loops = 0;
 	clang_visitChildren(fn, walk_kid, w);
-	qsort(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
+	sort_n(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
 	for (i = first_call; i < w->out->nr_calls; i++) {
 		struct tu_call *c = &w->out->calls[i];
 

@@ -30,7 +30,7 @@ static int finding_cmp(const void *a, const void *b)
 
 void findings_sort(struct findings *fs)
 {
-	qsort(fs->v, fs->nr, sizeof(*fs->v), finding_cmp);
+	sort_n(fs->v, fs->nr, sizeof(*fs->v), finding_cmp);
 }
 
 void finding_free(struct finding *f)

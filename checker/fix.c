@@ -779,7 +779,7 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 		else
 			candidate_free(&c[nr]);
 	}
-	qsort(c, nr, sizeof(*c), cand_order);
+	sort_n(c, nr, sizeof(*c), cand_order);
 
 	/* All together first (one re-analysis); one by one if that fails. */
 	if (fo->verify && nr) {

@@ -352,7 +352,7 @@ static void resolve_icalls(struct graph *g)
 {
 	size_t i, lo, hi, j;
 
-	qsort_r(g->assigns, g->nr_assigns, sizeof(*g->assigns), assign_order,
+	sort_r(g->assigns, g->nr_assigns, sizeof(*g->assigns), assign_order,
 		g);
 	for (i = 0; i < g->nr_icalls; i++) {
 		const struct gicall *ic = &g->icalls[i];
@@ -412,7 +412,7 @@ void graph_finish(struct graph *g)
 
 	resolve_icalls(g);
 
-	qsort(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
+	sort_n(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
 	for (i = 0; i < g->nr_edges; i++)
 		g->nodes[g->edges[i].callee].nr_in++;
 	for (i = 0; i < g->nr_nodes; i++) {
@@ -428,13 +428,13 @@ void graph_finish(struct graph *g)
 		if (disables_preemption(g->nodes[g->edges[i].callee].name))
 			g->nodes[g->edges[i].caller].disables_preemption = true;
 	for (i = 0; i < g->nr_nodes; i++) {
-		qsort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
+		sort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
 			edge_order, g);
-		qsort_r(g->nodes[i].in, g->nodes[i].nr_in, sizeof(int),
+		sort_r(g->nodes[i].in, g->nodes[i].nr_in, sizeof(int),
 			edge_order, g);
 	}
 
-	qsort(g->sinks, g->nr_sinks, sizeof(*g->sinks), sink_order);
+	sort_n(g->sinks, g->nr_sinks, sizeof(*g->sinks), sink_order);
 	/* A header's sink is seen once; a .c listed twice would repeat. */
 	for (i = 0; i < g->nr_sinks; i++) {
 		if (k && !sink_order(&g->sinks[k - 1], &g->sinks[i]))

@@ -45,7 +45,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 		}
 	}
 	r->nr_roots = tail;
-	qsort_r(queue, tail, sizeof(*queue), key_cmp, (void *)g);
+	sort_r(queue, tail, sizeof(*queue), key_cmp, (void *)g);
 
 	while (head < tail) {
 		int u = queue[head++];

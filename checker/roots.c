@@ -142,7 +142,7 @@ int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 			*PUSH(names, nr, alloc) = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, nr, sizeof(*names), name_cmp);
+	sort_n(names, nr, sizeof(*names), name_cmp);
 	for (i = 0; i < nr; i++) {
 		char *path = xasprintf("%s/%s", dir, names[i]);
 

@@ -86,6 +86,20 @@ void grow(void **arr, size_t *alloc, size_t want, size_t elem)
 	*alloc = n;
 }
 
+void sort_n(void *base, size_t n, size_t size,
+	    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+void sort_r(void *base, size_t n, size_t size,
+	    int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	if (n > 1)
+		qsort_r(base, n, size, cmp, arg);
+}
+
 uint64_t hash_mix(uint64_t a, uint64_t b)
 {
 	a ^= b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2);

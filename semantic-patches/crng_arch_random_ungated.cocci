@@ -22,6 +22,7 @@
 // Confidence: High
 // Copyright: (C) 2026 The trapcheck authors.
 // Options: --no-includes --include-headers
+// Requires: 1.1.1
 // Keywords: arch_get_random_long, crng_ready, RDRAND
 
 virtual patch

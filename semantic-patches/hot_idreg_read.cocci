@@ -24,6 +24,7 @@
 // Confidence: Moderate
 // Copyright: (C) 2026 The trapcheck authors.
 // Options: --no-includes --include-headers
+// Requires: 1.1.1
 // Keywords: read_cpuid, read_sysreg_s, read_sysreg, read_sanitised_ftr_reg
 
 virtual patch

@@ -21,6 +21,7 @@
 // Confidence: Moderate
 // Copyright: (C) 2026 The trapcheck authors.
 // Options: --no-includes --include-headers
+// Requires: 1.1.1
 // Keywords: read_sanitised_ftr_reg, system_capabilities_finalized, preemptible
 
 virtual context

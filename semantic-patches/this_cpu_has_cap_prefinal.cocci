@@ -10,15 +10,16 @@
 /// secondary CPU coming online can only lower a field of the sanitised
 /// value, so the answer holds for the CPU the caller is pinned to.
 ///
-//# Shape: `return this_cpu_has_cap(CAP);` as the branch of
-//# `if (unlikely(!system_capabilities_finalized(...) && !preemptible(...)))`
+//# Shape: `return this_cpu_has_cap(CAP);` as the (unbraced) branch of
+//# `if (unlikely(!system_capabilities_finalized() && !preemptible()))`
 //# (unlikely() optional, either order of the two tests). Report, context
 //# and org modes flag any CAP. Coccinelle cannot know which register and
 //# field a capability reads, so patch mode rewrites only the capabilities
 //# of the CAPS table below (register, field, minimum value, copied from
 //# ARM64_CPUID_FIELDS() in arm64_features[] of Linux 6.12; all are
 //# unsigned fields). The rewrite is the reviewed form of seed 000 (Will
-//# Deacon's SYS_FIELD_GET() version) and keeps the guard. The block
+//# Deacon's SYS_FIELD_GET() version, Linux 6.1 and later) and keeps the
+//# guard. The block
 //# comment's continuation lines are aligned for an if statement at
 //# function-body level, as in __cpu_has_rng(); re-indent it elsewhere.
 //# trapcheck's local-cap-check rule finds the same call from the hot
@@ -27,6 +28,7 @@
 // Confidence: High
 // Copyright: (C) 2026 The trapcheck authors.
 // Options: --no-includes --include-headers
+// Requires: 1.1.1
 // Keywords: this_cpu_has_cap, read_sanitised_ftr_reg, SYS_FIELD_GET
 
 virtual patch
@@ -69,7 +71,9 @@ def message(cap):
 		"HCR_EL2.TID3); test the field of read_sanitised_ftr_reg(), "
 		"keeping !preemptible()" % cap)
 
-// report, context, org: any capability
+// report, context, org: any capability. The zero-argument calls are
+// written f(...): two f() in one pattern make spatch 1.1.1 fail with
+// "index ... already used".
 
 @r depends on !patch@
 expression cap;

@@ -4,7 +4,7 @@
 # calls ok/fail/check; done_testing prints the plan.
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-TRAPCHECK="$TOP/trapcheck"
+TRAPCHECK="${TRAPCHECK_BIN:-$TOP/trapcheck}"
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/trapcheck-test.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 tap_n=0

@@ -35,6 +35,12 @@ void grow(void **arr, size_t *alloc, size_t want, size_t elem);
 #define PUSH(arr, nr, alloc) \
 	(GROW(arr, alloc, (nr) + 1), &(arr)[(nr)++])
 
+/* qsort() and qsort_r() that accept an empty (NULL) array. */
+void sort_n(void *base, size_t n, size_t size,
+	    int (*cmp)(const void *, const void *));
+void sort_r(void *base, size_t n, size_t size,
+	    int (*cmp)(const void *, const void *, void *), void *arg);
+
 uint64_t hash_str(const char *s);
 uint64_t hash_mix(uint64_t a, uint64_t b);
 

@@ -80,7 +80,7 @@ for t in $TARGETS; do
 		*) "$LLVM_BINDIR/llvm-cov" report -show-functions \
 			-instr-profile="$COV/$t.profdata" "$COV/fuzz-$t" \
 			"$TOP/checker/$file" 2> /dev/null |
-			awk -v f="$w" '$1 == f { printf "  %-24s lines %s of %s covered (%s), branches %s\n", $1, $5 - $6, $5, $7, $10 }' ;;
+			awk -v f="$w" '$1 == f || $1 ~ (":" f "$") { printf "  %-24s lines %s of %s covered (%s), branches %s\n", $1, $5 - $6, $5, $7, $10 }' ;;
 		esac
 	done
 done

@@ -14,7 +14,7 @@
 SP="$TOP/semantic-patches"
 FX="$TOP/tests/cocci"
 HELP="$FX/cocci-check.py"
-SEEDS=${TRAPCHECK_SEEDS:-/work/shared/seeds}
+SEEDS=${TRAPCHECK_SEEDS:-$TOP/../shared/seeds}
 BASELINE="$FX/baseline_read_cpuid.cocci"
 KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 cd "$SCRATCH" || exit 1
@@ -28,7 +28,7 @@ fi
 echo "# $(spatch --version | head -n 1)"
 
 now() { date +%s.%N; }
-since() { echo "$(now) - $1" | bc | xargs printf '%.1f'; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # Lines make coccicheck prints that are not findings, diffs or errors.
 clean_output() {
