@@ -134,9 +134,12 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 
 install: all
 	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)
-	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots
+	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots \
+	    $(DESTDIR)$(DATADIR)/semantic-patches
 	$(Q)install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
 	$(Q)install -m 644 roots/*.roots $(DESTDIR)$(DATADIR)/roots/
+	$(Q)install -m 644 semantic-patches/*.cocci \
+	    $(DESTDIR)$(DATADIR)/semantic-patches/
 
 clean:
 	$(quiet) CLEAN

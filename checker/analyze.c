@@ -257,12 +257,14 @@ static void summarise(struct pool *p)
 			s->tus++;
 		if (!st->parse_error && !st->nr_errors) {
 			free(st->first_error);
+			st->first_error = NULL;
 			continue;
 		}
 		pr = PUSH(s->problems, s->nr_problems, s->alloc_problems);
 		pr->file = path_relative(p->db->entries[i].file, p->a->root);
 		pr->nr_errors = st->nr_errors;
-		pr->first_error = st->first_error;
+		pr->first_error = st->first_error;	/* now the summary's */
+		st->first_error = NULL;
 		pr->parse_error = st->parse_error;
 	}
 	summarise_tables(&p->a->graph.caps, s);
@@ -581,8 +583,14 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	ret = 0;
 
 out_free:
+	if (ret) {
+		/* Nothing half-made for the caller to free. */
+		analysis_free(a);
+		memset(a, 0, sizeof(*a));
+	}
 	for (i = 0; i < db.nr; i++) {
 		free(p.status[i].key);
+		free(p.status[i].first_error);
 		tu_facts_free(&p.status[i].facts);
 	}
 	strmap_free(&prev_owned);

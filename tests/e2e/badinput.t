@@ -372,6 +372,11 @@ tc badwaivers -p good -q --waivers bad.waivers -o badwaivers.txt
 check_that "a waiver without a reason: exit 2, file:line named, no output" \
 	'[ $rc -eq 2 ] && one_error badwaivers "bad.waivers:1: waiver without a reason" &&
 	 [ ! -e badwaivers.txt ] && no_tmp'
+printf '{"trapcheck_baseline": 1, "findings": ["\\\n"]}\n' > bad.baseline
+tc badbaseline -p good -q --baseline bad.baseline -o badbaseline.txt
+check_that "a malformed baseline: exit 2, one line naming it, no output" \
+	'[ $rc -eq 2 ] && one_error badbaseline "bad.baseline:[0-9]+: not a baseline: " &&
+	 [ ! -e badbaseline.txt ] && no_tmp'
 
 # 14. Outputs that cannot be written: exit 3, nothing half-written.
 tc nodir -p good -q --db good.db -o /nonexistent-dir/x

@@ -5,8 +5,10 @@
 #
 # Build the libFuzzer targets of tests/fuzz/ (clang, -fsanitize=fuzzer,
 # address,undefined; every UBSan report aborts) against the library
-# sources, then run each one for SECONDS (default 10) on a scratch copy
-# of its seed corpus. One line per target:
+# sources; replay each target's tests/fuzz/regressions/<target>/ inputs
+# (bugs found before: each must pass), then run each one for SECONDS
+# (default 10) on a scratch copy of its seed corpus. One line per target
+# (a failing regression input counts as a crash):
 #
 #	fuzz <target>: <execs> execs, <cov> cov, <n> crashes
 #
@@ -18,6 +20,8 @@
 #	FUZZ_BUILD   build directory (default: build-fuzz/ in the repository,
 #	             ignored by git through /build-*/)
 #	FUZZ_JOBS    targets run at the same time (default: the CPUs)
+#	FUZZ_CORPUS  where the seed corpora are (default: tests/fuzz/corpus;
+#	             each target reads <dir>/<target>/, copied, never written)
 #	CLANG        the compiler (default: clang)
 #	LLVM_CONFIG  (default: llvm-config-14 or llvm-config)
 #	TRAPCHECK_FUZZ_LAX_MESSAGES=1
@@ -42,6 +46,7 @@ esac
 ALL="compdb flags roots waivers baseline guards paths"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
+SEEDS=${FUZZ_CORPUS:-$TOP/tests/fuzz/corpus}
 CLANG=${CLANG:-clang}
 JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
 LLVM_CONFIG=${LLVM_CONFIG:-$(command -v llvm-config-14 || command -v llvm-config)}
@@ -50,7 +55,7 @@ LLVM_LIBDIR=$($LLVM_CONFIG --libdir)
 LLVM_VERSION=$($LLVM_CONFIG --version)
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE -w"
+CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE"
 CPPFLAGS="-I$TOP/include -I$TOP/checker -I$LLVM_INCDIR"
 RES="-DCLANG_RESOURCE_INCLUDE=\"$LLVM_LIBDIR/clang/$LLVM_VERSION/include\""
 LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -lpthread"
@@ -83,8 +88,9 @@ for src in "$TOP"/checker/*.c; do
 	fi
 done > "$BUILD/stale"
 # Up to $JOBS compilers at once.
+# (-w: the library's warnings are the Makefile's business.)
 compile() {
-	$CLANG $SAN -fsanitize=fuzzer-no-link $CFLAGS $CPPFLAGS "$RES" \
+	$CLANG $SAN -fsanitize=fuzzer-no-link $CFLAGS -w $CPPFLAGS "$RES" \
 		-c -o "$2.tmp" "$1" && mv "$2.tmp" "$2"
 }
 n=0
@@ -101,28 +107,47 @@ rm -f "$BUILD/libtrapcheck-fuzz.a"
 ar rcs "$BUILD/libtrapcheck-fuzz.a" $objs || die "ar failed"
 
 for t in $TARGETS; do
-	$CLANG $SAN -fsanitize=fuzzer $CFLAGS $CPPFLAGS \
+	$CLANG $SAN -fsanitize=fuzzer $CFLAGS -Wall -Wextra $CPPFLAGS \
 		-o "$BUILD/fuzz-$t" "$TOP/tests/fuzz/fuzz-$t.c" \
 		"$BUILD/libtrapcheck-fuzz.a" $LIBS ||
 		die "fuzz-$t did not build"
 done
 
-# One target: fresh scratch corpus, run, summary line into $dir/result.
+# One target: its regression inputs once each, then a fresh scratch
+# corpus for $SECS seconds; the summary line goes to $dir/result.
 run_one() {
 	t=$1
 	dir="$BUILD/run/$t"
 	rm -rf "$dir"
 	mkdir -p "$dir/corpus"
-	cp "$TOP/tests/fuzz/corpus/$t/"* "$dir/corpus/" 2>/dev/null
+	: > "$dir/regressions"
+	for r in "$TOP/tests/fuzz/regressions/$t/"*; do
+		[ -f "$r" ] || continue
+		(ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1 \
+		 exec "$BUILD/fuzz-$t" "$r" > "$dir/regression.log" 2>&1) &
+		fpid=$!
+		if ! wait $fpid; then
+			echo "  regression $r fails:" >> "$dir/regressions"
+			grep -m 2 -E 'fuzz-check:|ERROR: |runtime error' \
+				"$dir/regression.log" | sed 's/^/    /' >> "$dir/regressions"
+		fi
+		rm -f /tmp/trapcheck-fuzz-$fpid-*
+	done
+	cp "$SEEDS/$t/"* "$dir/corpus/" 2>/dev/null
 	max_len=4096
 	[ "$t" = compdb ] && max_len=16384
+	# exec: the subshell's pid is the fuzzer's, which names its files.
 	(cd "$dir" &&
 	 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	 "$BUILD/fuzz-$t" -max_total_time="$SECS" -max_len=$max_len \
+	 exec "$BUILD/fuzz-$t" -max_total_time="$SECS" -max_len=$max_len \
 		-timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$dir/" corpus > log 2>&1)
+		-artifact_prefix="$dir/" corpus > log 2>&1) &
+	fpid=$!
+	wait $fpid
 	rc=$?
+	# What a crashed input left behind.
+	rm -f /tmp/trapcheck-fuzz-$fpid-*
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -n 1)
 	cov=$(sed -n 's/^#[0-9]*[	 ]*DONE .*cov: \([0-9]*\).*/\1/p' "$dir/log" | tail -n 1)
 	[ -n "$cov" ] || cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' "$dir/log" | tail -n 1)
@@ -130,6 +155,9 @@ run_one() {
 	if [ $rc -ne 0 ] && [ "$crashes" -eq 0 ]; then
 		crashes=1	# died without an artifact: see the log
 	fi
+	failed=$(grep -c '^  regression ' "$dir/regressions")
+	crashes=$((crashes + failed))
+	[ "$failed" -gt 0 ] && rc=1
 	echo "fuzz $t: ${execs:-0} execs, ${cov:-0} cov, $crashes crashes" > "$dir/result"
 	echo $rc > "$dir/rc"
 }
@@ -149,11 +177,13 @@ status=0
 for t in $TARGETS; do
 	dir="$BUILD/run/$t"
 	cat "$dir/result"
+	cat "$dir/regressions"
 	if [ "$(cat "$dir/rc")" != 0 ]; then
 		status=1
 		for a in "$dir"/crash-* "$dir"/leak-* "$dir"/timeout-* "$dir"/oom-*; do
 			[ -e "$a" ] && echo "  reproducer: $a (run: $BUILD/fuzz-$t $a)"
 		done
+		[ -s "$dir/regressions" ] && continue
 		echo "  log: $dir/log"
 		grep -m 4 -E 'fuzz-check:|ERROR: (Address|Leak)Sanitizer|runtime error|SUMMARY' \
 			"$dir/log" | sed 's/^/  /'
