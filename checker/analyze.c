@@ -94,7 +94,7 @@ static void progress(struct pool *p, const char *file)
 static char *tu_key(struct pool *p, const struct clang_args *args,
 		    const char *rel, char **includes, size_t nr)
 {
-	uint64_t h = 0xcbf29ce484222325ULL, c = h;
+	uint64_t h = hash_str(FACTS_VERSION), c = 0xcbf29ce484222325ULL;
 	size_t i;
 	int j;
 

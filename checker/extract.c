@@ -832,9 +832,16 @@ static bool cold_token(const char *t)
 static bool is_cold(struct walk *w, CXCursor fn, const char *name)
 {
 	CXCursor decl = clang_getCanonicalCursor(fn);
+	CXString ts = clang_getTypeSpelling(clang_getCursorType(fn));
 	CXToken *toks = NULL;
 	unsigned int i, n = 0;
-	bool cold = false;
+	bool cold;
+
+	/* Any declaration's noreturn shows in the type: panic(), die(). */
+	cold = strstr(clang_getCString(ts), "noreturn") != NULL;
+	clang_disposeString(ts);
+	if (cold)
+		return true;
 
 	for (i = 0; i + 1 < w->nr_ftok; i++) {
 		if (!strcmp(w->ftok[i], name) && !strcmp(w->ftok[i + 1], "("))

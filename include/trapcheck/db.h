@@ -17,6 +17,13 @@
 #include "trapcheck/util.h"
 
 #define DB_SCHEMA_VERSION 3
+/*
+ * What extraction produces: bumped whenever the facts of an unchanged TU
+ * would differ (a new sink, a new guard form, cold markers...). It is part
+ * of every TU's key, so a new trapcheck re-parses instead of trusting
+ * facts an older one stored.
+ */
+#define FACTS_VERSION "trapcheck-facts-5"
 
 struct db;
 
