@@ -66,7 +66,7 @@ checker/sinks.o: checker/sinks.def checker/registers.def
 checker/caps.o: checker/tables.def
 checker/guards.o: checker/phases.def
 checker/extract.o: checker/cold.def
-checker/graph.o: checker/preempt.def
+checker/graph.o: checker/preempt.def checker/cold.def
 checker/emit.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@

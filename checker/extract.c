@@ -810,8 +810,10 @@ static void free_function_tokens(struct walk *w)
 
 static const char *const cold_markers[] = {
 #define COLD(token) token,
+#define COLD_FN(name)
 #include "cold.def"
 #undef COLD
+#undef COLD_FN
 };
 
 static bool cold_token(const char *t)

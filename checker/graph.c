@@ -326,6 +326,25 @@ static bool disables_preemption(const char *name)
 	return false;
 }
 
+/* Cold by name: the oops and task-death paths (checker/cold.def). */
+static const char *const cold_functions[] = {
+#define COLD(token)
+#define COLD_FN(name) name,
+#include "cold.def"
+#undef COLD
+#undef COLD_FN
+};
+
+static bool cold_by_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cold_functions); i++)
+		if (!strcmp(name, cold_functions[i]))
+			return true;
+	return false;
+}
+
 static int cap_order(const void *a, const void *b)
 {
 	const struct cap *x = a, *y = b;
@@ -411,6 +430,9 @@ void graph_finish(struct graph *g)
 	size_t i, k = 0;
 
 	resolve_icalls(g);
+	for (i = 0; i < g->nr_nodes; i++)
+		if (cold_by_name(g->nodes[i].name))
+			g->nodes[i].cold = true;
 
 	sort_n(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
 	for (i = 0; i < g->nr_edges; i++)

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/kernel"
 cd "$SCRATCH" || exit 1
-# Immutable files would survive tap.sh's rm -rf; stray runs are killed.
+# Immutable files would survive tap.sh's rm -rf: undo chattr +i first.
 trap 'chattr -R -i "$SCRATCH" > /dev/null 2>&1; rm -rf "$SCRATCH"' EXIT
 
 # tc NAME ARGS...: run trapcheck, NAME.out/NAME.err, status in $rc.
