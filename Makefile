@@ -98,6 +98,8 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    $(MAKE) -s check-asan > $(ASAN_DIR)/check.log 2>&1 || \
 	    { tail -n 40 $(ASAN_DIR)/check.log; fail=1; }; \
 	    tail -n 3 $(ASAN_DIR)/check.log; \
+	    echo "== fuzzers (libFuzzer, briefly)"; \
+	    $(MAKE) -s fuzz-ci || fail=1; \
 	    prove -v tests/e2e/*.t tests/kernel/*.t || fail=1; exit $$fail
 
 # The same library, tests and program under AddressSanitizer and
@@ -115,7 +117,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(quiet) ASAN $@
 	$(Q)mkdir -p $(ASAN_DIR)
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -c -o $@ $<
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
 
 $(ASAN_DIR)/trapcheck: $(ASAN_DIR)/main.o $(ASAN_OBJS)
 	$(quiet) LD $@
@@ -132,6 +134,16 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
 	    prove tests/e2e/fixture.t tests/e2e/db.t || fail=1; exit $$fail
 
+# make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
+# after replaying the regression inputs (build-fuzz/).
+FUZZ_TIME ?= 60
+fuzz: all checker/rule-help.inc
+	$(Q)tests/fuzz/run.sh $(FUZZ_TIME)
+
+# What make check runs: the regressions, then 5 s per target.
+fuzz-ci: all checker/rule-help.inc
+	$(Q)tests/fuzz/run.sh 5
+
 install: all
 	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots \
@@ -145,8 +157,9 @@ clean:
 	$(quiet) CLEAN
 	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS) \
 	    checker/rule-help.inc
-	$(Q)rm -rf $(ASAN_DIR)
+	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-asan demo install clean deps-checked
+.PHONY: all check check-asan demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) checker/main.d
+-include $(ASAN_OBJS:.o=.d) $(ASAN_DIR)/main.d

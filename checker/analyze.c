@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,7 +148,21 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 	};
 	struct clang_args args;
 	struct tu_facts facts;
+	struct stat sb;
 
+	/* Not a readable regular file: say so, never hang on a FIFO. */
+	if (stat(e->file, &sb) || !S_ISREG(sb.st_mode) ||
+	    access(e->file, R_OK)) {
+		int er = errno;
+
+		st->parse_error = -1;
+		st->first_error = xstrdup(stat(e->file, &sb) ? strerror(er) :
+					  !S_ISREG(sb.st_mode) ?
+					  "not a regular file" :
+					  strerror(er));
+		progress(p, e->file);
+		return;
+	}
 	flags_translate(e, p->a->root, &args);
 	extract_tu(idx, e->file, &args, &eo, &facts);
 	st->parse_error = facts.parse_error;
@@ -559,6 +574,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			/* Kept or just stored; with unsaved files, in memory. */
 			if ((st->reused || !o->unsaved) &&
 			    !db_load(p.fdb, rel, &st->facts)) {
+				a->summary.from_db += st->reused;
 				st->parse_error = st->facts.parse_error;
 				st->nr_errors = st->facts.nr_errors;
 				st->first_error = st->facts.first_error ?

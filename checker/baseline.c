@@ -20,7 +20,7 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 		   size_t errlen)
 {
 	json_t *root = json_object(), *arr = json_array();
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	struct out_file o;
 	struct strmap seen;
 	size_t i;
 	int ret = 0;
@@ -47,16 +47,18 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 	json_object_set_new(root, "trapcheck_baseline",
 			    json_integer(BASELINE_VERSION));
 	json_object_set_new(root, "findings", arr);
-	if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
-	    rename(tmp, path)) {
-		snprintf(err, errlen, "%s: cannot write the baseline: %s",
-			 path, strerror(errno));
-		unlink(tmp);
-		ret = -EIO;
+	ret = out_open(&o, path);
+	if (!ret) {
+		if (json_dumpf(root, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+			ret = -EIO;
+		if (out_close(&o))
+			ret = -EIO;
 	}
+	if (ret)
+		snprintf(err, errlen, "%s: cannot write the baseline: %s",
+			 path, strerror(ret == -EIO ? EIO : -ret));
 	json_decref(root);
-	free(tmp);
-	return ret;
+	return ret ? -EIO : 0;
 }
 
 struct base_filter {
@@ -89,6 +91,7 @@ int baseline_apply(const char *path, struct findings *fs,
 	if (!root) {
 		snprintf(err, errlen, "%s:%d: not a baseline: %s", path,
 			 jerr.line, jerr.text);
+		one_line(err);
 		return -EINVAL;
 	}
 	arr = json_object_get(root, "findings");

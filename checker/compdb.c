@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -157,6 +158,7 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 {
 	json_error_t jerr;
 	json_t *root, *obj;
+	struct stat sb;
 	char *abs, *slash, cwd[4096];
 	size_t i;
 	int ret = 0;
@@ -172,6 +174,12 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 	if (slash)
 		*(slash == db->root ? slash + 1 : slash) = '\0';
 
+	if (!stat(path, &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(EISDIR));
+		ret = -EISDIR;
+		goto out_free_db;
+	}
 	if (access(path, R_OK)) {
 		snprintf(err, errlen, "%s: cannot read: %s", path,
 			 strerror(errno));
@@ -212,6 +220,7 @@ out_decref:
 	json_decref(root);
 out_free_db:
 	compdb_free(db);
+	one_line(err);
 	return ret;
 }
 

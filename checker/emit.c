@@ -125,9 +125,9 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			"fixed\n", nr_findings, sum->known, sum->fixed);
 	if (sum->waived)
 		fprintf(diag, "trapcheck: %zu waived\n", sum->waived);
-	if (sum->parsed != sum->tus)
+	if (sum->from_db)
 		fprintf(diag, "trapcheck: %zu TUs parsed, %zu from the database"
-			"%s\n", sum->parsed, sum->tus - sum->parsed,
+			"%s\n", sum->parsed, sum->from_db,
 			sum->removed ? " (some removed from it)" : "");
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "

@@ -722,10 +722,13 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	return !c->why;
 }
 
-/* --apply: the verified edits, file by file, each file written once. */
-static void apply_verified(const char *tree, struct candidate *c, size_t nr)
+/*
+ * --apply: the verified edits, file by file, each file written once.
+ * Returns how many edits could not be applied (said in their notes).
+ */
+static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 {
-	size_t i = 0, j, k;
+	size_t i = 0, j, k, failed = 0;
 
 	while (i < nr) {
 		char *text;
@@ -740,11 +743,16 @@ static void apply_verified(const char *tree, struct candidate *c, size_t nr)
 							     "%s: %s",
 							     c[k].f->file,
 							     strerror(errno));
+				fprintf(stderr, "%s:%u:%u: note: %s\n",
+					c[k].f->file, c[k].f->line,
+					c[k].f->col, c[k].f->fix_note);
+				failed++;
 			}
 		}
 		free(text);
 		i = j;
 	}
+	return failed;
 }
 
 int fixes_run(struct analysis *a, const struct analysis_opts *ao,
@@ -832,8 +840,17 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 			}
 		}
 	}
-	if (fo->apply)
-		apply_verified(a->root, c, nr);
+	if (fo->apply) {
+		size_t failed = apply_verified(a->root, c, nr);
+
+		written -= failed;
+		if (failed && !written) {
+			snprintf(err, errlen, "%s: no fix could be applied",
+				 a->root);
+			ret = -EIO;
+			goto out_free;
+		}
+	}
 	ret = (int)written;
 out_free:
 	for (i = 0; i < nr; i++)

@@ -566,7 +566,7 @@ int main(int argc, char **argv)
 
 		if (n < 0) {
 			analysis_free(&a);
-			goto out_err;
+			goto out_err_output;
 		}
 		if (!quiet)
 			fprintf(stderr, "trapcheck: %d fix%s %s\n", n,
@@ -592,6 +592,8 @@ int main(int argc, char **argv)
 		analysis_free(&a);
 		if (ret == -EINVAL && !*err)
 			goto out_usage;
+		if (ret == -EIO)
+			goto out_err_output;
 		goto out_err;
 	}
 	ret = write_findings(&a, format, output, &eo, quiet);
@@ -604,6 +606,10 @@ out_err:
 	fprintf(stderr, "trapcheck: error: %s\n", err);
 out_usage:
 	ret = TC_EXIT_USAGE;
+	goto out_free_roots;
+out_err_output:
+	fprintf(stderr, "trapcheck: error: %s\n", err);
+	ret = TC_EXIT_OUTPUT;
 out_free_roots:
 	free((char *)ao.compdb);
 	roots_free(&roots);

@@ -281,16 +281,17 @@ int picture_html(const char *path, const struct findings *fs,
 		 const struct run_summary *sum, const char *root, char *err,
 		 size_t errlen)
 {
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *out = fopen(tmp, "w");
+	struct out_file o;
+	FILE *out;
 	size_t i;
+	int ret = out_open(&o, path);
 
-	if (!out) {
+	if (ret) {
 		snprintf(err, errlen, "%s: cannot write: %s", path,
-			 strerror(errno));
-		free(tmp);
-		return -errno;
+			 strerror(-ret));
+		return ret;
 	}
+	out = o.f;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<title>trapcheck findings</title><style>\n"
 	      "body{font-family:sans-serif;margin:2em;color:#111}\n"
@@ -332,13 +333,11 @@ int picture_html(const char *path, const struct findings *fs,
 		fputs("</div>\n", out);
 	}
 	fputs("</body></html>\n", out);
-	if (fclose(out) || rename(tmp, path)) {
+	ret = out_close(&o);
+	if (ret) {
 		snprintf(err, errlen, "%s: write failed: %s", path,
-			 strerror(errno));
-		unlink(tmp);
-		free(tmp);
+			 strerror(-ret));
 		return -EIO;
 	}
-	free(tmp);
 	return 0;
 }

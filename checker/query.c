@@ -3,12 +3,32 @@
  * query.c - callers, callees, path and why over the call graph.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/query.h"
 #include "trapcheck/reach.h"
 #include "trapcheck/util.h"
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Print the collected lines sorted: the same output whatever -j. */
+static size_t flush_sorted(FILE *out, char **lines, size_t n)
+{
+	size_t i;
+
+	sort_n(lines, n, sizeof(*lines), line_cmp);
+	for (i = 0; i < n; i++) {
+		fputs(lines[i], out);
+		free(lines[i]);
+	}
+	free(lines);
+	return n;
+}
 
 static void site(FILE *out, const struct gedge *e)
 {
@@ -21,7 +41,8 @@ static void site(FILE *out, const struct gedge *e)
 
 int query_callers(FILE *out, const struct graph *g, const char *fn)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, alloc = 0;
+	char **lines = NULL;
 
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *node = &g->nodes[i];
@@ -30,19 +51,24 @@ int query_callers(FILE *out, const struct graph *g, const char *fn)
 			continue;
 		for (j = 0; j < node->nr_in; j++) {
 			const struct gedge *e = &g->edges[node->in[j]];
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
 
-			fprintf(out, "%s\t", g->nodes[e->caller].name);
-			site(out, e);
-			fputc('\n', out);
-			n++;
+			fprintf(m, "%s\t", g->nodes[e->caller].name);
+			site(m, e);
+			fputc('\n', m);
+			fclose(m);
+			*PUSH(lines, n, alloc) = buf;
 		}
 	}
-	return n ? 0 : 1;
+	return flush_sorted(out, lines, n) ? 0 : 1;
 }
 
 int query_callees(FILE *out, const struct graph *g, const char *fn)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, alloc = 0;
+	char **lines = NULL;
 
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *node = &g->nodes[i];
@@ -51,14 +77,18 @@ int query_callees(FILE *out, const struct graph *g, const char *fn)
 			continue;
 		for (j = 0; j < node->nr_out; j++) {
 			const struct gedge *e = &g->edges[node->out[j]];
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&buf, &len);
 
-			fprintf(out, "%s\t", g->nodes[e->callee].name);
-			site(out, e);
-			fputc('\n', out);
-			n++;
+			fprintf(m, "%s\t", g->nodes[e->callee].name);
+			site(m, e);
+			fputc('\n', m);
+			fclose(m);
+			*PUSH(lines, n, alloc) = buf;
 		}
 	}
-	return n ? 0 : 1;
+	return flush_sorted(out, lines, n) ? 0 : 1;
 }
 
 static void print_edges(FILE *out, const struct graph *g, const int *edges,

@@ -86,7 +86,13 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 		     f->nr_others < FINDING_MAX_OTHER_CHAINS; i++) {
 			int e = fn->in[i], caller = g->edges[e].caller;
 
-			if (e == primary || !reach_has(r, caller) ||
+			bool on_tail = caller == s->func;
+			size_t t;
+
+			/* A caller already on the tail would loop the chain. */
+			for (t = k; t < n && !on_tail; t++)
+				on_tail = g->edges[edges[t]].caller == caller;
+			if (e == primary || on_tail || !reach_has(r, caller) ||
 			    g->nodes[caller].opaque || g->nodes[caller].cold ||
 			    (r->steady && g->edges[e].boot))
 				continue;

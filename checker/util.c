@@ -4,7 +4,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trapcheck/util.h"
 
@@ -286,4 +289,48 @@ char *path_join(const char *dir, const char *path)
 	out = path_normalize(tmp);
 	free(tmp);
 	return out;
+}
+
+void one_line(char *msg)
+{
+	for (; msg && *msg; msg++)
+		if (*msg == '\n' || *msg == '\r' || *msg == '\t')
+			*msg = ' ';
+}
+
+int out_open(struct out_file *o, const char *path)
+{
+	struct stat sb;
+
+	o->path = xstrdup(path);
+	o->tmp = NULL;
+	if (stat(path, &sb) || S_ISREG(sb.st_mode))
+		o->tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	o->f = fopen(o->tmp ? o->tmp : path, "w");
+	if (!o->f) {
+		int er = errno;
+
+		free(o->tmp);
+		free(o->path);
+		o->tmp = o->path = NULL;
+		return -er;
+	}
+	return 0;
+}
+
+int out_close(struct out_file *o)
+{
+	int ret = 0;
+
+	if (ferror(o->f))
+		ret = -EIO;
+	if (fclose(o->f) && !ret)
+		ret = -errno;
+	if (!ret && o->tmp && rename(o->tmp, o->path))
+		ret = -errno;
+	if (ret && o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	return ret;
 }

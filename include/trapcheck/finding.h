@@ -77,7 +77,8 @@ struct tu_problem {
 struct run_summary {
 	size_t entries;		/* compile database entries */
 	size_t tus;		/* TUs analysed */
-	size_t parsed;		/* of which parsed in this run (the rest: DB) */
+	size_t parsed;		/* handed to libclang in this run */
+	size_t from_db;		/* facts read back from the database */
 	size_t removed;		/* TUs dropped from the database */
 	size_t skipped;		/* not C, host programs, unknown compiler */
 	size_t functions, edges, sinks;

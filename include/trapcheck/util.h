@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes, documented in docs/trapcheck.rst. */
 #define TC_EXIT_CLEAN		0	/* no findings */
@@ -83,6 +84,23 @@ struct strpool {
 void strpool_init(struct strpool *p);
 void strpool_free(struct strpool *p);
 const char *strpool_intern(struct strpool *p, const char *s);
+
+/*
+ * Output files that are never left half written: a regular (or new) file
+ * is written under a temporary name and renamed into place by out_close();
+ * a device or a pipe (/dev/stdout, /dev/full) is written in place, never
+ * replaced. out_close() returns 0, or -errno (and removes the temporary).
+ */
+struct out_file {
+	FILE *f;
+	char *path, *tmp;
+};
+
+int out_open(struct out_file *o, const char *path);
+int out_close(struct out_file *o);
+
+/* Make @msg one line: newlines and tabs become spaces. */
+void one_line(char *msg);
 
 /* Lexically normalise @path: drop "." parts, fold "dir/.." pairs. */
 char *path_normalize(const char *path);
