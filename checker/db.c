@@ -17,6 +17,10 @@ struct db {
 	sqlite3 *h;
 	char *path;
 	char *root;
+	/* This run's file hashes: each file is stat()ed and looked up once. */
+	struct strmap hashes;
+	char **hash_v;
+	size_t nr_hash, alloc_hash;
 };
 
 static const char schema[] =
@@ -104,6 +108,7 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 
 	*dbp = NULL;
 	db->path = xstrdup(path);
+	strmap_init(&db->hashes);
 	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
 			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open the database: %s", path,
@@ -171,8 +176,14 @@ err_close:
 
 void db_close(struct db *db)
 {
+	size_t i;
+
 	if (!db)
 		return;
+	for (i = 0; i < db->nr_hash; i++)
+		free(db->hash_v[i]);
+	free(db->hash_v);
+	strmap_free(&db->hashes);
 	sqlite3_close(db->h);
 	free(db->path);
 	free(db->root);
@@ -191,7 +202,22 @@ int db_set_root(struct db *db, const char *root)
 	return meta_set(db, "root", root);
 }
 
+static char *file_hash(struct db *db, const char *root, const char *rel);
+
 char *db_file_hash(struct db *db, const char *root, const char *rel)
+{
+	int i = strmap_get(&db->hashes, rel);
+	char *h;
+
+	if (i >= 0)
+		return xstrdup(db->hash_v[i]);
+	h = file_hash(db, root, rel);
+	strmap_put(&db->hashes, rel, (int)db->nr_hash);
+	*PUSH(db->hash_v, db->nr_hash, db->alloc_hash) = xstrdup(h);
+	return h;
+}
+
+static char *file_hash(struct db *db, const char *root, const char *rel)
 {
 	char *path = rel[0] == '/' ? xstrdup(rel) :
 		     xasprintf("%s/%s", root, rel);
