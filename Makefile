@@ -48,6 +48,18 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards
 
+# The same library, tests and program under AddressSanitizer and
+# UndefinedBehaviorSanitizer, in their own build directory.
+ASAN_DIR := build-asan
+ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	      -fno-sanitize-recover=all
+ASAN_OBJS := $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(LIB_OBJS))
+ASAN_TESTS := $(patsubst tests/unit/%,$(ASAN_DIR)/%,$(UNIT_TESTS))
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	    UBSAN_OPTIONS=print_stacktrace=1 \
+	    TRAPCHECK_ROOTS_DIR=$(CURDIR)/roots
+
 all: deps-checked $(PROG)
 
 # Build dependencies are installed once; the stamp keeps it idempotent.
@@ -101,18 +113,6 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    echo "== fuzzers (libFuzzer, briefly)"; \
 	    $(MAKE) -s fuzz-ci || fail=1; \
 	    prove -v tests/e2e/*.t tests/kernel/*.t || fail=1; exit $$fail
-
-# The same library, tests and program under AddressSanitizer and
-# UndefinedBehaviorSanitizer, in their own build directory.
-ASAN_DIR := build-asan
-ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	      -fno-sanitize-recover=all
-ASAN_OBJS := $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(LIB_OBJS))
-ASAN_TESTS := $(patsubst tests/unit/%,$(ASAN_DIR)/%,$(UNIT_TESTS))
-ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
-	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
-	    UBSAN_OPTIONS=print_stacktrace=1 \
-	    TRAPCHECK_ROOTS_DIR=$(CURDIR)/roots
 
 $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(quiet) ASAN $@
