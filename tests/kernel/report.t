@@ -8,7 +8,7 @@ cd "$SCRATCH" || exit 1
 
 tree=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
 plain=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-report" plain)
-fixed=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-fix-000" fix-000)
+fixed=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-report-fix" fix-000)
 mt=${TRAPCHECK_NPM_CACHE:-/var/cache/trapcheck/npm}/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 rm -f p.db* f.db*
 
