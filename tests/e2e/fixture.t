@@ -94,6 +94,23 @@ printf '# boot-time entry\ncpuinfo_store_cpu\n' > boot/boot.roots
 check "--roots adds a user root set" \
 	grep -q '^arch/arm64/kernel/cpuinfo.c:[0-9]*:[0-9]*: note: reached from boot (steady phase): cpuinfo_store_cpu -> __cpuinfo_store_cpu$' boot.txt
 
+check "a call through an ops table is an inferred edge in the other chains" \
+	grep -q 'cpufeature.h:[0-9]*:10: note: also reached from page-fault: .* -> do_fault_around -> filemap_map_pages (via vm_operations_struct.map_pages) -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
+"$TRAPCHECK" -p "$FX" --max-targets 1 > /dev/null 2> pruned.err
+check "--max-targets: a member with more targets is pruned, and said so" \
+	grep -q '^trapcheck: 1 call through struct members not followed (more than 1 targets): arm64_cpu_capabilities.matches (3)$' pruned.err
+python3 - out.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+est = [f['estimate']['per_second'] for f in d['findings'] if f['root']]
+assert est == sorted(est, reverse=True), est
+rng = [f for f in d['findings'] if f['function'] == '__cpu_has_rng'][0]
+# crng weight 10000 x the extract_entropy loop (ARRAY_SIZE: 4).
+assert rng['estimate']['root_weight'] == 10000, rng['estimate']
+assert rng['estimate']['loop_factor'] == 4, rng['estimate']
+PY
+check "ranking: findings sorted by estimate; weight x constant loop bound" [ $? -eq 0 ]
+
 mkdir atomic
 printf 'context: atomic\ndo_page_fault  # as if it ran with IRQs off\n' > atomic/atomic.roots
 "$TRAPCHECK" -p "$FX" -q --roots-dir atomic > atomic.txt
