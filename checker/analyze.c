@@ -29,6 +29,9 @@
 #include "trapcheck/rules.h"
 
 struct tu_status {
+	char *dbkey;		/* the TU in the database: its path, and its
+				 * flags' hash when the compile database
+				 * builds the file more than once */
 	enum flags_skip skip;
 	bool parse;		/* to be parsed in this run */
 	bool reused;		/* its facts come from the database */
@@ -91,16 +94,24 @@ static void progress(struct pool *p, const char *file)
 	fflush(stderr);
 }
 
-/* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
-static char *tu_key(struct pool *p, const struct clang_args *args,
-		    const char *rel, char **includes, size_t nr)
+/* The hash of a TU's translated flags, before any retry drops some. */
+static uint64_t flags_hash(const struct clang_args *args)
 {
-	uint64_t h = hash_str(FACTS_VERSION), c = 0xcbf29ce484222325ULL;
-	size_t i;
+	uint64_t h = hash_str(FACTS_VERSION);
 	int j;
 
 	for (j = 0; j < args->argc; j++)
 		h = hash_mix(h, hash_str(args->argv[j]));
+	return h;
+}
+
+/* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
+static char *tu_key(struct pool *p, uint64_t h, const char *rel,
+		    char **includes, size_t nr)
+{
+	uint64_t c = 0xcbf29ce484222325ULL;
+	size_t i;
+
 	pthread_mutex_lock(&p->db_lock);
 	for (i = 0; i <= nr; i++) {
 		const char *file = i ? includes[i - 1] : rel;
@@ -149,6 +160,7 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 	struct clang_args args;
 	struct tu_facts facts;
 	struct stat sb;
+	uint64_t fhash;
 
 	/* Not a readable regular file: say so, never hang on a FIFO. */
 	if (stat(e->file, &sb) || !S_ISREG(sb.st_mode) ||
@@ -164,6 +176,8 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 		return;
 	}
 	flags_translate(e, p->a->root, &args);
+	/* The key's flags as translated: a retry may drop rejected ones. */
+	fhash = flags_hash(&args);
 	extract_tu(idx, e->file, &args, &eo, &facts);
 	st->parse_error = facts.parse_error;
 	st->nr_errors = facts.nr_errors;
@@ -171,11 +185,11 @@ static void one_tu(struct pool *p, CXIndex idx, size_t i)
 					      NULL;
 	if (p->fdb && !p->opts->unsaved) {
 		/* Stored now (one transaction), read back at the link. */
-		char *key = tu_key(p, &args, facts.file, facts.includes,
+		char *key = tu_key(p, fhash, facts.file, facts.includes,
 				   facts.nr_includes);
 
 		pthread_mutex_lock(&p->db_lock);
-		db_store(p->fdb, facts.file, key, &facts);
+		db_store(p->fdb, st->dbkey, key, &facts);
 		pthread_mutex_unlock(&p->db_lock);
 		free(key);
 		tu_facts_free(&facts);
@@ -316,16 +330,20 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 
 	for (i = 0; i < p->db->nr; i++) {
 		struct tu_status *st = &p->status[i];
-		char *rel = path_relative(p->db->entries[i].file, p->a->root);
+		char *rel = xstrdup(st->dbkey);
 		char *stored = db_tu_key(p->fdb, rel), *key = NULL;
 		char **inc = NULL, **keys, **files;
 		size_t nr = 0, nk;
 		struct clang_args args;
 
 		if (st->skip == FLAGS_PARSE && stored) {
+			char *file = path_relative(p->db->entries[i].file,
+						   p->a->root);
+
 			flags_translate(&p->db->entries[i], p->a->root, &args);
 			nr = db_tu_includes(p->fdb, rel, &inc);
-			key = tu_key(p, &args, rel, inc, nr);
+			key = tu_key(p, flags_hash(&args), file, inc, nr);
+			free(file);
 			clang_args_free(&args);
 			st->reused = !strcmp(key, stored) &&
 				     !includes_unsaved(p, inc, nr);
@@ -380,8 +398,7 @@ static void adopt_orphans(struct pool *p, struct strmap *prev_owned)
 
 			if (!st->reused)
 				continue;
-			rel = path_relative(p->db->entries[t].file,
-					    p->a->root);
+			rel = xstrdup(st->dbkey);
 			n = db_tu_includes(p->fdb, rel, &inc);
 			for (j = 0; j < n; j++) {
 				has |= !strcmp(inc[j], file);
@@ -526,6 +543,25 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 				"entry skipped\n", db.entries[i].file,
 				db.entries[i].argv[0]);
 		st->parse = st->skip == FLAGS_PARSE;
+		st->dbkey = path_relative(db.entries[i].file, a->root);
+	}
+	/* A file built twice (VHE and nVHE hyp code): one key per build. */
+	for (i = 0; i < db.nr; i++) {
+		size_t j, twice = 0;
+
+		for (j = 0; j < db.nr; j++)
+			twice += !strcmp(db.entries[i].file, db.entries[j].file);
+		if (twice > 1 && p.status[i].skip == FLAGS_PARSE) {
+			struct clang_args args;
+			char *k;
+
+			flags_translate(&db.entries[i], a->root, &args);
+			k = xasprintf("%s@%016llx", p.status[i].dbkey,
+				      (unsigned long long)flags_hash(&args));
+			clang_args_free(&args);
+			free(p.status[i].dbkey);
+			p.status[i].dbkey = k;
+		}
 	}
 	if (p.fdb)
 		plan_incremental(&p, &prev_owned);
@@ -570,7 +606,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 
 			if (st->skip != FLAGS_PARSE)
 				continue;
-			rel = path_relative(db.entries[i].file, a->root);
+			rel = xstrdup(st->dbkey);
 			/* Kept or just stored; with unsaved files, in memory. */
 			if ((st->reused || !o->unsaved) &&
 			    !db_load(p.fdb, rel, &st->facts)) {
@@ -606,6 +642,7 @@ out_free:
 	}
 	for (i = 0; i < db.nr; i++) {
 		free(p.status[i].key);
+		free(p.status[i].dbkey);
 		free(p.status[i].first_error);
 		tu_facts_free(&p.status[i].facts);
 	}

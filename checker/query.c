@@ -39,23 +39,28 @@ static void site(FILE *out, const struct gedge *e)
 		fprintf(out, " when %s", e->guards);
 }
 
-int query_callers(FILE *out, const struct graph *g, const char *fn)
+/* The callers (@in) or callees of every function named @fn, sorted. */
+static int query_edges(FILE *out, const struct graph *g, const char *fn,
+		       bool in)
 {
 	size_t i, j, n = 0, alloc = 0;
 	char **lines = NULL;
 
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *node = &g->nodes[i];
+		size_t nr = in ? node->nr_in : node->nr_out;
 
 		if (strcmp(node->name, fn))
 			continue;
-		for (j = 0; j < node->nr_in; j++) {
-			const struct gedge *e = &g->edges[node->in[j]];
+		for (j = 0; j < nr; j++) {
+			const struct gedge *e =
+				&g->edges[in ? node->in[j] : node->out[j]];
 			char *buf = NULL;
 			size_t len = 0;
 			FILE *m = open_memstream(&buf, &len);
 
-			fprintf(m, "%s\t", g->nodes[e->caller].name);
+			fprintf(m, "%s\t",
+				g->nodes[in ? e->caller : e->callee].name);
 			site(m, e);
 			fputc('\n', m);
 			fclose(m);
@@ -65,30 +70,14 @@ int query_callers(FILE *out, const struct graph *g, const char *fn)
 	return flush_sorted(out, lines, n) ? 0 : 1;
 }
 
+int query_callers(FILE *out, const struct graph *g, const char *fn)
+{
+	return query_edges(out, g, fn, true);
+}
+
 int query_callees(FILE *out, const struct graph *g, const char *fn)
 {
-	size_t i, j, n = 0, alloc = 0;
-	char **lines = NULL;
-
-	for (i = 0; i < g->nr_nodes; i++) {
-		const struct gnode *node = &g->nodes[i];
-
-		if (strcmp(node->name, fn))
-			continue;
-		for (j = 0; j < node->nr_out; j++) {
-			const struct gedge *e = &g->edges[node->out[j]];
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&buf, &len);
-
-			fprintf(m, "%s\t", g->nodes[e->callee].name);
-			site(m, e);
-			fputc('\n', m);
-			fclose(m);
-			*PUSH(lines, n, alloc) = buf;
-		}
-	}
-	return flush_sorted(out, lines, n) ? 0 : 1;
+	return query_edges(out, g, fn, false);
 }
 
 static void print_edges(FILE *out, const struct graph *g, const int *edges,

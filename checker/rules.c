@@ -60,54 +60,128 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 /* How many steps back from the sink other hot callers are looked for. */
 #define OTHER_CHAIN_DEPTH 3
 
+/* A way from a function to the sink: the edges, that function first. */
+struct tail {
+	int node;
+	int *edges;
+	size_t len;
+};
+
+static bool same_edges(const int *a, size_t na, const int *b, size_t nb)
+{
+	return na == nb && !memcmp(a, b, na * sizeof(*a));
+}
+
+/* Does the chain of @n edges visit a function twice (a cycle)? */
+static bool loops(const struct graph *g, const int *edges, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i <= n; i++) {
+		int v = i ? g->edges[edges[i - 1]].callee :
+			    g->edges[edges[0]].caller;
+
+		for (j = 0; j < i; j++) {
+			int w = j ? g->edges[edges[j - 1]].callee :
+				    g->edges[edges[0]].caller;
+
+			if (v == w)
+				return true;
+		}
+	}
+	return false;
+}
+
 static void fill_chains(const struct graph *g, const struct reach *r,
 			const struct gsink *s, struct finding *f)
 {
-	int *edges, *alt;
-	size_t n = reach_chain(g, r, s->func, &edges), i, k, m;
+	struct tail *q = xcalloc(64, sizeof(*q));
+	size_t n = reach_chain(g, r, s->func, &q[0].edges), head, nq = 1, i;
+	int *primary = q[0].edges, *done[FINDING_MAX_OTHER_CHAINS];
+	size_t done_len[FINDING_MAX_OTHER_CHAINS], nd = 0;
 
-	build_chain(g, edges, n, s, &f->chain);
+	build_chain(g, primary, n, s, &f->chain);
+	q[0].node = s->func;
+	q[0].edges = NULL;
+	q[0].len = 0;
 
 	/*
-	 * The same sink entered another way: near the sink, every other
-	 * hot caller of a function of the chain gives one more chain (its
-	 * shortest way in, then the chain's own tail): cpu_has_hw_af() as
-	 * arch_has_hw_pte_young() and as arch_wants_old_prefaulted_pte(),
-	 * set_pte_range() from finish_fault() and from filemap_map_pages()
-	 * through vm_ops->map_pages().
+	 * The same sink entered another way: going back from the sink up to
+	 * OTHER_CHAIN_DEPTH calls, every other hot caller gives one more
+	 * chain (its shortest way in, then the way to the sink):
+	 * cpu_has_hw_af() as arch_has_hw_pte_young() and as
+	 * arch_wants_old_prefaulted_pte(), set_pte_range() from
+	 * finish_fault() and from filemap_map_pages() through
+	 * vm_ops->map_pages().
 	 */
-	for (k = n + 1; k-- > 0 && k + OTHER_CHAIN_DEPTH > n &&
-	     f->nr_others < FINDING_MAX_OTHER_CHAINS;) {
-		int node = k == n ? s->func : g->edges[edges[k]].caller;
-		int primary = k ? edges[k - 1] : -1;
-		const struct gnode *fn = &g->nodes[node];
+	for (head = 0; head < nq && f->nr_others < FINDING_MAX_OTHER_CHAINS;
+	     head++) {
+		struct tail *t = &q[head];
+		const struct gnode *fn = &g->nodes[t->node];
 
+		if (t->len >= OTHER_CHAIN_DEPTH)
+			continue;
 		for (i = 0; i < fn->nr_in &&
 		     f->nr_others < FINDING_MAX_OTHER_CHAINS; i++) {
 			int e = fn->in[i], caller = g->edges[e].caller;
+			size_t m, j;
+			bool seen = caller == s->func;
+			int *alt;
 
-			bool on_tail = caller == s->func;
-			size_t t;
-
-			/* A caller already on the tail would loop the chain. */
-			for (t = k; t < n && !on_tail; t++)
-				on_tail = g->edges[edges[t]].caller == caller;
-			if (e == primary || on_tail || !reach_has(r, caller) ||
+			for (j = 0; j < t->len && !seen; j++)
+				seen = g->edges[t->edges[j]].callee == caller;
+			if (seen || !reach_has(r, caller) ||
 			    g->nodes[caller].opaque || g->nodes[caller].cold ||
 			    (r->steady && g->edges[e].boot))
 				continue;
 			m = reach_chain(g, r, caller, &alt);
-			alt = xrealloc(alt, (m + 1 + n - k) * sizeof(*alt));
+			alt = xrealloc(alt, (m + 1 + t->len) * sizeof(*alt));
 			alt[m] = e;
-			memcpy(alt + m + 1, edges + k, (n - k) * sizeof(*alt));
-			f->others = xrealloc(f->others, (f->nr_others + 1) *
-					     sizeof(*f->others));
-			build_chain(g, alt, m + 1 + n - k, s,
-				    &f->others[f->nr_others++]);
-			free(alt);
+			if (t->len)
+				memcpy(alt + m + 1, t->edges,
+				       t->len * sizeof(*alt));
+			if (loops(g, alt, m + 1 + t->len)) {
+				free(alt);
+				continue;
+			}
+			for (j = 0, seen = same_edges(alt, m + 1 + t->len,
+						      primary, n);
+			     j < nd && !seen; j++)
+				seen = same_edges(alt, m + 1 + t->len, done[j],
+						  done_len[j]);
+			if (!seen) {
+				f->others = xrealloc(f->others,
+						     (f->nr_others + 1) *
+						     sizeof(*f->others));
+				build_chain(g, alt, m + 1 + t->len, s,
+					    &f->others[f->nr_others++]);
+				done[nd] = alt;
+				done_len[nd++] = m + 1 + t->len;
+			} else {
+				free(alt);
+			}
+			/* Go on back from this caller, once per function. */
+			for (j = 0; j < nq && q[j].node != caller; j++)
+				;
+			if (j == nq && nq < 64) {
+				q[nq].node = caller;
+				q[nq].len = t->len + 1;
+				q[nq].edges = xmalloc(q[nq].len *
+						      sizeof(*q[nq].edges));
+				q[nq].edges[0] = e;
+				if (t->len)
+					memcpy(q[nq].edges + 1, t->edges,
+					       t->len * sizeof(*t->edges));
+				nq++;
+			}
 		}
 	}
-	free(edges);
+	for (i = 0; i < nq; i++)
+		free(q[i].edges);
+	for (i = 0; i < nd; i++)
+		free(done[i]);
+	free(q);
+	free(primary);
 }
 
 static struct finding *new_finding(struct findings *out,

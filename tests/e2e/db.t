@@ -37,6 +37,30 @@ check "a header edited: exactly the TUs that include it ($(cat including.txt))" 
 	[ "$(parsed hdr.err)" = "$(cat including.txt)" ]
 check "... and the same findings" cmp -s ref.txt hdr.txt
 
+# A TU whose unknown flag clang rejects (parsed again without it) must
+# keep its key: the next run re-parses nothing.
+python3 - tree/compile_commands.json rej.json <<'PY'
+import json, os, sys
+d = json.load(open(sys.argv[1]))
+root = os.path.dirname(os.path.abspath(sys.argv[1]))
+for e in d:
+    e['directory'] = root
+    if e['file'] == 'mm/memory.c':
+        e['arguments'] = e['arguments'][:1] + ['-fmade-up-flag'] + \
+            e['arguments'][1:]
+# The same file built twice with other flags (as kbuild builds the KVM
+# hyp code for VHE and nVHE): two TUs, two keys.
+twice = [dict(e) for e in d if e['file'] == 'drivers/char/random.c'][0]
+twice['command'] = twice['command'].replace('-D__KERNEL__',
+                                            '-D__KERNEL__ -DNVHE_BUILD')
+d.append(twice)
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+"$TRAPCHECK" -p rej.json --db rej.db -q > /dev/null 2>&1
+"$TRAPCHECK" -p rej.json --db rej.db > /dev/null 2> rej.err
+check "rejected flags and a file built twice keep their keys (warm: 0)" \
+	grep -q '^trapcheck: 0 TUs parsed, ' rej.err
+
 rm -f j1.db j2.db
 "$TRAPCHECK" -p tree $ROOTS --db j1.db -j1 -q > j1.txt
 "$TRAPCHECK" -p tree $ROOTS --db j2.db -j2 -q > j2.txt

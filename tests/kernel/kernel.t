@@ -116,6 +116,14 @@ for c in [f['chain']] + f['other_chains']:
             c[-1].get('via') == 'arch_wants_old_prefaulted_pte':
         ok = True
 assert ok
+# Also through the ops table: filemap_map_pages via vm_ops->map_pages.
+inferred = [c for c in f['other_chains']
+            if any(s['function'] == 'filemap_map_pages' and
+                   s.get('inferred') and
+                   s.get('via') == 'vm_operations_struct.map_pages'
+                   for s in c)]
+print('# inferred chains through filemap_map_pages:', len(inferred))
+assert inferred
 PY
 check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
 
