@@ -681,6 +681,18 @@ static void candidate_free(struct candidate *c)
 	free(c->why);
 }
 
+/*
+ * Code the rewrites must not touch, whatever the rule: nVHE hyp code runs
+ * at EL2 linked on its own, where read_sanitised_ftr_reg() and the
+ * kernel's data do not exist.
+ */
+static const struct {
+	const char *prefix, *why;
+} no_fix_paths[] = {
+	{ "arch/arm64/kvm/hyp/", "hyp code (EL2, linked on its own) cannot "
+	  "call read_sanitised_ftr_reg()" },
+};
+
 /* Step 1 for one finding: the rule's rewrite, its patch, patch --dry-run. */
 static bool make_candidate(struct analysis *a, struct finding *f,
 			   const struct fix_opts *fo, struct candidate *c)
@@ -688,7 +700,7 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	const struct rule *rule = rule_of(f->rule);
 	struct fix_ctx ctx = { &a->graph, f, a->root, NULL };
 	struct src_file src;
-	size_t added, removed;
+	size_t added, removed, i;
 	char *why = NULL;
 
 	memset(c, 0, sizeof(*c));
@@ -699,6 +711,14 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 		f->fix_note = xstrdup("no fix: this rule has no automatic "
 				      "rewrite");
 		return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(no_fix_paths); i++) {
+		if (!strncmp(f->file, no_fix_paths[i].prefix,
+			     strlen(no_fix_paths[i].prefix))) {
+			f->fix_note = xasprintf("no fix: %s",
+						no_fix_paths[i].why);
+			return false;
+		}
 	}
 	if (src_load(&src, a->root, f->file)) {
 		f->fix_note = xasprintf("no fix: %s: cannot read", f->file);

@@ -130,6 +130,8 @@ check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_p
 SEEDS="$TOP/../shared/seeds"
 p000=$(ls fixes/*__cpu_has_rng.patch 2>/dev/null | head -n 1)
 check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
+check_that "no patch for nVHE hyp code (arch/arm64/kvm/hyp/)" \
+	'! grep -l "^+++ b/arch/arm64/kvm/hyp/" fixes/*.patch'
 check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
 python3 "$TOP/tests/kernel/seed-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
 check "its diff is the reviewed upstream form of seed 000" [ $? -eq 0 ]
