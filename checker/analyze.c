@@ -25,7 +25,9 @@
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
 #include "trapcheck/extract.h"
+#include "trapcheck/factsio.h"
 #include "trapcheck/flags.h"
+#include "trapcheck/procpool.h"
 #include "trapcheck/rules.h"
 
 struct tu_status {
@@ -50,6 +52,7 @@ struct pool {
 	struct claims claims;
 	struct flag_warnings warnings;
 	pthread_mutex_t merge_lock;
+	pthread_mutex_t take_lock;	/* threads: one take_tu() at a time */
 	struct db *fdb;			/* the facts database, or NULL */
 	pthread_mutex_t db_lock;
 	size_t *work;			/* entries to parse, in db order */
@@ -145,68 +148,96 @@ static bool includes_unsaved(const struct pool *p, char **inc, size_t nr)
 	return false;
 }
 
-static void one_tu(struct pool *p, CXIndex idx, size_t i)
+/* Parse entry @i into @facts: in a parser process, or in a thread. */
+static void parse_tu(struct pool *p, CXIndex idx, size_t i,
+		     struct tu_facts *facts, uint64_t *fhash)
 {
 	const struct compdb_entry *e = &p->db->entries[i];
-	struct tu_status *st = &p->status[i];
 	struct extract_opts eo = {
 		.root = p->a->root,
 		.claims = &p->claims,
 		.owner = (int)i,
-		.warnings = &p->warnings,
+		.defer_warnings = true,
 		.unsaved = p->opts->unsaved,
 		.nr_unsaved = p->opts->nr_unsaved,
 	};
 	struct clang_args args;
-	struct tu_facts facts;
 	struct stat sb;
-	uint64_t fhash;
 
 	/* Not a readable regular file: say so, never hang on a FIFO. */
 	if (stat(e->file, &sb) || !S_ISREG(sb.st_mode) ||
 	    access(e->file, R_OK)) {
 		int er = errno;
 
-		st->parse_error = -1;
-		st->first_error = xstrdup(stat(e->file, &sb) ? strerror(er) :
-					  !S_ISREG(sb.st_mode) ?
-					  "not a regular file" :
-					  strerror(er));
-		progress(p, e->file);
+		memset(facts, 0, sizeof(*facts));
+		facts->file = path_relative(e->file, p->a->root);
+		facts->parse_error = TU_NOT_READ;
+		facts->first_error = xstrdup(stat(e->file, &sb) ?
+					     strerror(er) :
+					     !S_ISREG(sb.st_mode) ?
+					     "not a regular file" :
+					     strerror(er));
+		*fhash = 0;
 		return;
 	}
 	flags_translate(e, p->a->root, &args);
 	/* The key's flags as translated: a retry may drop rejected ones. */
-	fhash = flags_hash(&args);
-	extract_tu(idx, e->file, &args, &eo, &facts);
-	st->parse_error = facts.parse_error;
-	st->nr_errors = facts.nr_errors;
-	st->first_error = facts.first_error ? xstrdup(facts.first_error) :
-					      NULL;
-	if (p->fdb && !p->opts->unsaved) {
-		/* Stored now (one transaction), read back at the link. */
-		char *key = tu_key(p, fhash, facts.file, facts.includes,
-				   facts.nr_includes);
-
-		pthread_mutex_lock(&p->db_lock);
-		db_store(p->fdb, st->dbkey, key, &facts);
-		pthread_mutex_unlock(&p->db_lock);
-		free(key);
-		tu_facts_free(&facts);
-	} else if (p->fdb) {
-		st->facts = facts;	/* unsaved contents: never stored */
-	} else {
-		if (!facts.parse_error) {
-			pthread_mutex_lock(&p->merge_lock);
-			graph_merge(&p->a->graph, &facts);
-			pthread_mutex_unlock(&p->merge_lock);
-		}
-		tu_facts_free(&facts);
-	}
+	*fhash = flags_hash(&args);
+	extract_tu(idx, e->file, &args, &eo, facts);
 	clang_args_free(&args);
-	progress(p, e->file);
 }
 
+/* The facts of entry @i, parsed: store or merge them. Takes @facts. */
+static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
+		    uint64_t fhash)
+{
+	struct tu_status *st = &p->status[i];
+	size_t k;
+
+	for (k = 0; k < facts->nr_warnings; k++)
+		if (flag_warn_once(&p->warnings, facts->warnings[k].flag))
+			fprintf(stderr, "%s\n", facts->warnings[k].text);
+	st->parse_error = facts->parse_error;
+	st->nr_errors = facts->nr_errors;
+	free(st->first_error);
+	st->first_error = facts->first_error ? xstrdup(facts->first_error) :
+					       NULL;
+	if (facts->parse_error == TU_NOT_READ ||
+	    facts->parse_error == TU_CRASHED) {
+		/* Not stored: the next run tries again. */
+		tu_facts_free(facts);
+		goto out_progress;
+	}
+	/* What a parser process claimed, the link must know is claimed. */
+	for (k = 0; k < facts->nr_funcs; k++)
+		if (strcmp(facts->funcs[k].file, facts->file))
+			claims_take(&p->claims, facts->funcs[k].key, (int)i);
+	if (p->fdb && !p->opts->unsaved) {
+		/* Stored now (one transaction), read back at the link. */
+		char *key = tu_key(p, fhash, facts->file, facts->includes,
+				   facts->nr_includes);
+
+		pthread_mutex_lock(&p->db_lock);
+		db_store(p->fdb, st->dbkey, key, facts);
+		pthread_mutex_unlock(&p->db_lock);
+		free(key);
+		tu_facts_free(facts);
+	} else if (p->fdb) {
+		st->facts = *facts;	/* unsaved contents: never stored */
+		memset(facts, 0, sizeof(*facts));
+	} else {
+		if (!facts->parse_error) {
+			pthread_mutex_lock(&p->merge_lock);
+			graph_merge(&p->a->graph, facts);
+			pthread_mutex_unlock(&p->merge_lock);
+		}
+		tu_facts_free(facts);
+	}
+out_progress:
+	progress(p, p->db->entries[i].file);
+}
+
+/* In-process (--no-isolate): threads, each with its own index. */
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -214,22 +245,26 @@ static void *worker(void *arg)
 	size_t i;
 
 	while (!interrupted &&
-	       (i = atomic_fetch_add(&p->next, 1)) < p->nr_work)
-		one_tu(p, idx, p->work[i]);
+	       (i = atomic_fetch_add(&p->next, 1)) < p->nr_work) {
+		struct tu_facts facts;
+		uint64_t fhash;
+
+		parse_tu(p, idx, p->work[i], &facts, &fhash);
+		pthread_mutex_lock(&p->take_lock);
+		take_tu(p, p->work[i], &facts, fhash);
+		pthread_mutex_unlock(&p->take_lock);
+	}
 	clang_disposeIndex(idx);
 	return NULL;
 }
 
-static void run_workers(struct pool *p)
+static void run_threads(struct pool *p)
 {
 	pthread_t *threads;
 	int i, jobs = p->opts->jobs > 0 ? p->opts->jobs : 1;
 
 	if ((size_t)jobs > p->nr_work)
 		jobs = p->nr_work ? (int)p->nr_work : 1;
-	atomic_store(&p->next, 0);
-	atomic_store(&p->done, 0);
-	p->start = time(NULL);
 	threads = xcalloc(jobs, sizeof(*threads));
 	for (i = 1; i < jobs; i++)
 		if (pthread_create(&threads[i], NULL, worker, p)) {
@@ -240,6 +275,90 @@ static void run_workers(struct pool *p)
 	for (i = 1; i < jobs; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
+}
+
+static char *tu_command(const struct compdb_entry *e, const char *root);
+
+/* The parser processes' side: one index per process. */
+static CXIndex proc_index;
+
+static void proc_start(void *ctx)
+{
+	(void)ctx;
+	proc_index = clang_createIndex(0, 0);
+}
+
+static void proc_work(void *ctx, size_t i, struct bytes *out)
+{
+	struct pool *p = ctx;
+	struct tu_facts facts;
+	uint64_t fhash;
+
+	parse_tu(p, proc_index, i, &facts, &fhash);
+	facts_encode(&facts, fhash, out);
+	tu_facts_free(&facts);
+}
+
+static void proc_done(void *ctx, size_t i, const void *msg, size_t len)
+{
+	struct pool *p = ctx;
+	struct tu_facts facts;
+	uint64_t fhash;
+
+	if (facts_decode(msg, len, &facts, &fhash)) {
+		memset(&facts, 0, sizeof(facts));
+		facts.file = path_relative(p->db->entries[i].file, p->a->root);
+		facts.parse_error = TU_CRASHED;
+		facts.first_error = xstrdup("the parser's result did not "
+					    "decode");
+	}
+	take_tu(p, i, &facts, fhash);
+}
+
+/* A TU whose parser crashed or hung: why, and how to do it by hand. */
+static void proc_failed(void *ctx, size_t i, const char *why)
+{
+	struct pool *p = ctx;
+	const struct compdb_entry *e = &p->db->entries[i];
+	struct tu_facts facts;
+	char *cmd = tu_command(e, p->a->root);
+
+	if (!cmd)
+		cmd = xstrdup("(no command)");
+
+	memset(&facts, 0, sizeof(facts));
+	facts.file = path_relative(e->file, p->a->root);
+	facts.parse_error = TU_CRASHED;
+	facts.first_error = xasprintf("%s; reproduce: cd %s && %s", why,
+				      p->a->root, cmd);
+	free(cmd);
+	take_tu(p, i, &facts, 0);
+}
+
+static void run_workers(struct pool *p)
+{
+	struct procpool_opts po = {
+		.jobs = p->opts->jobs,
+		.timeout = p->opts->tu_timeout,
+		.stop = &interrupted,
+	};
+	struct procpool_ops ops = {
+		.ctx = p,
+		.start = proc_start,
+		.work = proc_work,
+		.done = proc_done,
+		.failed = proc_failed,
+	};
+
+	atomic_store(&p->next, 0);
+	atomic_store(&p->done, 0);
+	p->start = time(NULL);
+	if (p->opts->no_isolate)
+		run_threads(p);
+	else if (procpool_run(p->work, p->nr_work, &po, &ops) &&
+		 !interrupted)
+		fprintf(stderr, "trapcheck: warning: parser processes "
+			"failed; some TUs were not analysed\n");
 }
 
 static void summarise_tables(const struct cap_table *t,
@@ -515,6 +634,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	claims_init(&p.claims);
 	flag_warnings_init(&p.warnings);
 	pthread_mutex_init(&p.merge_lock, NULL);
+	pthread_mutex_init(&p.take_lock, NULL);
 	pthread_mutex_init(&p.db_lock, NULL);
 	strmap_init(&prev_owned);
 
@@ -607,6 +727,12 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			if (st->skip != FLAGS_PARSE)
 				continue;
 			rel = xstrdup(st->dbkey);
+			/* Not read or crashed now: no stale facts either. */
+			if (st->parse && (st->parse_error == TU_NOT_READ ||
+					  st->parse_error == TU_CRASHED)) {
+				keep[nr_keep++] = rel;
+				continue;
+			}
 			/* Kept or just stored; with unsaved files, in memory. */
 			if ((st->reused || !o->unsaved) &&
 			    !db_load(p.fdb, rel, &st->facts)) {
@@ -652,6 +778,7 @@ out_free:
 	free(p.ofiles);
 	db_close(p.fdb);
 	pthread_mutex_destroy(&p.merge_lock);
+	pthread_mutex_destroy(&p.take_lock);
 	pthread_mutex_destroy(&p.db_lock);
 	flag_warnings_free(&p.warnings);
 	claims_free(&p.claims);
@@ -685,33 +812,52 @@ static void put_quoted(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
+/* "clang -fsyntax-only ARGS FILE", shell-quoted; NULL when skipped. */
+static char *tu_command(const struct compdb_entry *e, const char *root)
+{
+	struct clang_args args;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	int j;
+
+	if (flags_translate(e, root, &args) != FLAGS_PARSE) {
+		clang_args_free(&args);
+		return NULL;
+	}
+	out = open_memstream(&buf, &len);
+	if (!out) {
+		clang_args_free(&args);
+		return xstrdup("(out of memory)");
+	}
+	fputs("clang -fsyntax-only", out);
+	for (j = 0; j < args.argc; j++) {
+		fputc(' ', out);
+		put_quoted(out, args.argv[j]);
+	}
+	fputc(' ', out);
+	put_quoted(out, e->file);
+	fclose(out);
+	clang_args_free(&args);
+	return buf;
+}
+
 int analysis_print_commands(const char *compdb, FILE *out, char *err,
 			    size_t errlen)
 {
 	struct compdb db;
 	size_t i;
-	int j, ret;
+	int ret;
 
 	ret = compdb_load(&db, compdb, err, errlen);
 	if (ret)
 		return ret;
 	for (i = 0; i < db.nr; i++) {
-		struct clang_args args;
+		char *cmd = tu_command(&db.entries[i], db.root);
 
-		if (flags_translate(&db.entries[i], db.root, &args) !=
-		    FLAGS_PARSE) {
-			clang_args_free(&args);
-			continue;
-		}
-		fputs("clang -fsyntax-only", out);
-		for (j = 0; j < args.argc; j++) {
-			fputc(' ', out);
-			put_quoted(out, args.argv[j]);
-		}
-		fputc(' ', out);
-		put_quoted(out, db.entries[i].file);
-		fputc('\n', out);
-		clang_args_free(&args);
+		if (cmd)
+			fprintf(out, "%s\n", cmd);
+		free(cmd);
 	}
 	compdb_free(&db);
 	return fflush(out) || ferror(out) ? -EIO : 0;

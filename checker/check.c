@@ -13,7 +13,9 @@
 #include "trapcheck/db.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/extract.h"
+#include "trapcheck/factsio.h"
 #include "trapcheck/flags.h"
+#include "trapcheck/procpool.h"
 #include "trapcheck/rules.h"
 
 /*
@@ -56,6 +58,86 @@ static void preclaim(struct db *fdb, struct claims *c, const char *self)
 	free(tus);
 }
 
+/* The one TU, parsed in a worker process (procpool.h). */
+struct check_job {
+	CXIndex idx;
+	const struct compdb_entry *e;
+	struct clang_args *args;
+	const struct extract_opts *eo;
+	struct tu_facts *facts;
+	char *why;
+};
+
+static void check_start(void *ctx)
+{
+	struct check_job *j = ctx;
+
+	j->idx = clang_createIndex(0, 0);
+}
+
+static void check_work(void *ctx, size_t item, struct bytes *out)
+{
+	struct check_job *j = ctx;
+	struct tu_facts f;
+
+	extract_tu(j->idx, j->e->file, j->args, j->eo, &f);
+	facts_encode(&f, 0, out);
+	tu_facts_free(&f);
+}
+
+static void check_done(void *ctx, size_t item, const void *msg, size_t len)
+{
+	struct check_job *j = ctx;
+	uint64_t h;
+
+	if (facts_decode(msg, len, j->facts, &h))
+		j->why = xstrdup("the parser's result did not decode");
+}
+
+static void check_failed(void *ctx, size_t item, const char *why)
+{
+	struct check_job *j = ctx;
+
+	j->why = xstrdup(why);
+}
+
+/*
+ * Parse @e into @facts. False, with why in @why, when the parser crashed
+ * or ran past TRAPCHECK_TU_TIMEOUT seconds (default 300).
+ */
+static bool isolated_parse(const struct compdb_entry *e,
+			   struct clang_args *args,
+			   const struct extract_opts *eo,
+			   struct tu_facts *facts, char **why)
+{
+	const char *t = getenv("TRAPCHECK_TU_TIMEOUT");
+	struct check_job j = {
+		.e = e, .args = args, .eo = eo, .facts = facts,
+	};
+	struct procpool_ops ops = {
+		.ctx = &j,
+		.start = check_start,
+		.work = check_work,
+		.done = check_done,
+		.failed = check_failed,
+	};
+	struct procpool_opts po = {
+		.jobs = 1,
+		.timeout = t ? (unsigned int)strtoul(t, NULL, 10) : 300,
+	};
+	size_t item = 0;
+
+	memset(facts, 0, sizeof(*facts));
+	if (procpool_run(&item, 1, &po, &ops) && !j.why)
+		j.why = xstrdup("no parser process");
+	if (j.why) {
+		tu_facts_free(facts);
+		*why = j.why;
+		return false;
+	}
+	return true;
+}
+
 int check_main(int argc, char **argv)
 {
 	const char *dbpath = getenv("TRAPCHECK_DB"), *file = NULL;
@@ -72,7 +154,7 @@ int check_main(int argc, char **argv)
 	struct db *fdb;
 	char cwd[4096], err[1024], *rel;
 	bool fail = false, quiet = false;
-	CXIndex idx;
+	char *why = NULL;
 	int i, ret = 0;
 	size_t k;
 
@@ -128,9 +210,14 @@ int check_main(int argc, char **argv)
 	eo.claims = &claims;
 	eo.owner = 0;
 	eo.warnings = &warn;
-	idx = clang_createIndex(0, 0);
-	extract_tu(idx, e.file, &args, &eo, &facts);
-	clang_disposeIndex(idx);
+	if (!isolated_parse(&e, &args, &eo, &facts, &why)) {
+		/* A crash of ours must not break the kernel build. */
+		fprintf(stderr, "%s: warning: trapcheck: not analysed: %s\n",
+			rel, why);
+		free(why);
+		ret = fail ? TC_EXIT_OUTPUT : 0;
+		goto out_free_facts;
+	}
 	if (facts.first_error && !quiet)
 		fprintf(stderr, "%s: note: parsed with %u error%s, first: %s\n",
 			rel, facts.nr_errors, facts.nr_errors == 1 ? "" : "s",
@@ -157,6 +244,7 @@ int check_main(int argc, char **argv)
 		ret = TC_EXIT_FINDINGS;
 	findings_free(&fs);
 	graph_free(&g);
+out_free_facts:
 	tu_facts_free(&facts);
 	flag_warnings_free(&warn);
 	claims_free(&claims);

@@ -8,9 +8,11 @@
  * sink table and tied to the function whose extent holds them.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trapcheck/extract.h"
 #include "trapcheck/guards.h"
@@ -1135,16 +1137,47 @@ static void collect_include(CXFile included, CXSourceLocation *stack,
 
 static void warn_unknown(const struct extract_opts *opts,
 			 const struct clang_args *args, const char *tu,
-			 const char *what)
+			 const char *what, struct tu_facts *out)
 {
 	int i;
 
-	if (!opts->warnings)
-		return;
-	for (i = 0; i < args->nr_unknown; i++)
-		if (flag_warn_once(opts->warnings, args->unknown[i]))
+	for (i = 0; i < args->nr_unknown; i++) {
+		struct tu_warning *w;
+
+		if (opts->defer_warnings) {
+			w = PUSH(out->warnings, out->nr_warnings,
+				 out->alloc_warnings);
+			w->flag = xstrdup(args->unknown[i]);
+			w->text = xasprintf("%s: warning: unknown compiler "
+					    "flag '%s' %s", tu,
+					    args->unknown[i], what);
+		} else if (opts->warnings &&
+			   flag_warn_once(opts->warnings, args->unknown[i])) {
 			fprintf(stderr, "%s: warning: unknown compiler flag "
 				"'%s' %s\n", tu, args->unknown[i], what);
+		}
+	}
+}
+
+/*
+ * Test hook (docs/reliability.md): TRAPCHECK_FAULT=segv:PART, abort:PART
+ * or hang:PART makes the parser of every TU whose path contains PART
+ * crash or hang, to show that one TU's crash or hang costs that TU only.
+ */
+static void inject_fault(const char *file)
+{
+	const char *spec = getenv("TRAPCHECK_FAULT");
+	const char *part = spec ? strchr(spec, ':') : NULL;
+
+	if (!part || !part[1] || !strstr(file, part + 1))
+		return;
+	if (!strncmp(spec, "segv:", 5))
+		raise(SIGSEGV);
+	if (!strncmp(spec, "abort:", 6))
+		abort();
+	if (!strncmp(spec, "hang:", 5))
+		for (;;)
+			pause();
 }
 
 int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
@@ -1158,6 +1191,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 
 	memset(out, 0, sizeof(*out));
 	out->file = rel;
+	inject_fault(file);
 
 	err = clang_parseTranslationUnit2(idx, file,
 					  (const char *const *)args->argv,
@@ -1170,7 +1204,8 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		rejected = args->nr_unknown > 0;
 	if (rejected) {
 		/* Drop what clang would not take and parse once more. */
-		warn_unknown(opts, args, rel, "(rejected by clang: dropped)");
+		warn_unknown(opts, args, rel, "(rejected by clang: dropped)",
+			     out);
 		flags_drop_unknown(args);
 		if (w.tu)
 			clang_disposeTranslationUnit(w.tu);
@@ -1191,7 +1226,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		if (err == CXError_Success)
 			count_diagnostics(&w, args, &rejected);
 	} else {
-		warn_unknown(opts, args, rel, "(passed to clang)");
+		warn_unknown(opts, args, rel, "(passed to clang)", out);
 	}
 	if (err != CXError_Success) {
 		out->parse_error = err;
@@ -1264,6 +1299,11 @@ void tu_facts_free(struct tu_facts *f)
 		free(f->icalls[i].guards);
 	}
 	free(f->icalls);
+	for (i = 0; i < f->nr_warnings; i++) {
+		free(f->warnings[i].flag);
+		free(f->warnings[i].text);
+	}
+	free(f->warnings);
 	free(f->caps);
 	free(f->ftr_regs);
 	free(f->funcs);

@@ -210,6 +210,7 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 void graph_merge(struct graph *g, const struct tu_facts *f)
 {
 	int *map = xmalloc((f->nr_funcs + 1) * sizeof(*map));
+	bool *dup = xcalloc(f->nr_funcs + 1, sizeof(*dup));
 	size_t i;
 
 	for (i = 0; i < f->nr_funcs; i++) {
@@ -218,6 +219,13 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 				   fn->col, fn->is_static);
 		struct gnode *n = &g->nodes[idx];
 
+		/*
+		 * A header function another TU brought already (parser
+		 * processes claim headers each for themselves): the first
+		 * body wins, as claims do within one process.
+		 */
+		dup[i] = n->defined && fn->file && f->file &&
+			 strcmp(fn->file, f->file);
 		if (!n->defined) {
 			/* A declaration seen first: now the definition. */
 			n->defined = true;
@@ -232,16 +240,21 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 	}
 	for (i = 0; i < f->nr_calls; i++) {
 		const struct tu_call *c = &f->calls[i];
-		int callee = node_get(g, c->callee_key, c->callee_name,
-				      c->callee_file, c->callee_line, 0,
-				      false);
+		int callee;
 
+		if (dup[c->caller])
+			continue;
+		callee = node_get(g, c->callee_key, c->callee_name,
+				  c->callee_file, c->callee_line, 0, false);
 		edge_add(g, map[c->caller], callee, c, false);
 	}
 	for (i = 0; i < f->nr_sinks; i++) {
 		const struct tu_sink *k = &f->sinks[i];
-		struct gsink *s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
+		struct gsink *s;
 
+		if (dup[k->func])
+			continue;
+		s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
 		s->func = map[k->func];
 		s->sink = k->sink;
 		s->arg = intern(g, k->arg);
@@ -263,9 +276,11 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 	}
 	for (i = 0; i < f->nr_icalls; i++) {
 		const struct tu_icall *ic = &f->icalls[i];
-		struct gicall *c = PUSH(g->icalls, g->nr_icalls,
-					g->alloc_icalls);
+		struct gicall *c;
 
+		if (dup[ic->caller])
+			continue;
+		c = PUSH(g->icalls, g->nr_icalls, g->alloc_icalls);
 		c->caller = map[ic->caller];
 		c->member = intern(g, ic->member);
 		c->file = intern(g, ic->file);
@@ -275,6 +290,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		c->guards = intern(g, ic->guards);
 	}
 	merge_tables(g, f);
+	free(dup);
 	free(map);
 }
 

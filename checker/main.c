@@ -35,6 +35,7 @@ enum {
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
 	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS, OPT_MAX_TARGETS,
+	OPT_TU_TIMEOUT, OPT_NO_ISOLATE,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,8 @@ static const struct option long_opts[] = {
 	{ "root-set", required_argument, NULL, OPT_ROOT_SET },
 	{ "list-roots", no_argument, NULL, OPT_LIST_ROOTS },
 	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
+	{ "tu-timeout", required_argument, NULL, OPT_TU_TIMEOUT },
+	{ "no-isolate", no_argument, NULL, OPT_NO_ISOLATE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -90,7 +93,11 @@ static void usage(FILE *f)
 	      "with at most N targets (32)\n"
 	      "  --list-roots       print the root sets (with -p: which "
 	      "roots exist)\n"
-	      "  -j, --jobs N       parser threads (default: CPUs)\n"
+	      "  -j, --jobs N       parser processes (default: CPUs)\n"
+	      "  --tu-timeout SECS  give up a TU's parse after SECS "
+	      "(300; 0: never)\n"
+	      "  --no-isolate       parse in threads, not processes "
+	      "(a crash ends the run)\n"
 	      "  --db FILE          facts database: re-parse only what "
 	      "changed\n"
 	      "  -v, --verbose      a note for every step of each chain\n"
@@ -369,6 +376,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	ao.tu_timeout = 300;
 	while ((c = getopt_long(argc, argv, "p:o:j:vqhV", long_opts,
 				NULL)) != -1) {
 		switch (c) {
@@ -462,6 +470,21 @@ int main(int argc, char **argv)
 					"needs a positive number\n");
 				return TC_EXIT_USAGE;
 			}
+			break;
+		case OPT_TU_TIMEOUT: {
+			char *end;
+			unsigned long t = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || t > 86400) {
+				fprintf(stderr, "trapcheck: error: --tu-timeout "
+					"needs seconds (0-86400)\n");
+				return TC_EXIT_USAGE;
+			}
+			ao.tu_timeout = (unsigned int)t;
+			break;
+		}
+		case OPT_NO_ISOLATE:
+			ao.no_isolate = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -238,8 +238,9 @@ int patchlint_run(const char *patch, const struct graph *g,
 	struct hunk h = { 0 };
 	char *line = NULL;
 	size_t cap = 0, j;
-	unsigned int newline = 0;
+	unsigned int newline = 0, lineno = 0;
 	bool in_hunk = false;
+	int ret = 0;
 	FILE *f = fopen(patch, "r");
 
 	if (!f) {
@@ -257,8 +258,11 @@ int patchlint_run(const char *patch, const struct graph *g,
 		reach_compute(g, &roots->sets[j], false, &l.reach[j]);
 
 	while (getline(&line, &cap, f) > 0) {
+		lineno++;
 		line[strcspn(line, "\n")] = '\0';
 		if (!strncmp(line, "+++ ", 4)) {
+			char *norm;
+
 			end_hunk(&l, &h);
 			free(h.file);
 			h.file = xstrdup(!strncmp(line + 4, "b/", 2) ?
@@ -266,6 +270,18 @@ int patchlint_run(const char *patch, const struct graph *g,
 			/* diff -u adds "\t<date>" after the name. */
 			h.file[strcspn(h.file, "\t")] = '\0';
 			in_hunk = false;
+			/* A file of the tree, as git apply would insist. */
+			norm = path_normalize(h.file);
+			if (strcmp(h.file, "/dev/null") &&
+			    (norm[0] == '/' || !strcmp(norm, "..") ||
+			     !strncmp(norm, "../", 3))) {
+				snprintf(err, errlen, "%s:%u: a path outside "
+					 "the tree: %s", patch, lineno, h.file);
+				free(norm);
+				ret = -EINVAL;
+				break;
+			}
+			free(norm);
 		} else if (!strncmp(line, "@@ ", 3)) {
 			char *ctx = strstr(line + 3, "@@");
 			char *plus = strchr(line, '+');
@@ -300,7 +316,8 @@ int patchlint_run(const char *patch, const struct graph *g,
 			in_hunk = false;
 		}
 	}
-	end_hunk(&l, &h);
+	if (!ret)
+		end_hunk(&l, &h);
 	free(h.file);
 	free(line);
 	fclose(f);
@@ -308,5 +325,5 @@ int patchlint_run(const char *patch, const struct graph *g,
 		reach_free(&l.reach[j]);
 	free(l.reach);
 	findings_sort(out);
-	return 0;
+	return ret;
 }

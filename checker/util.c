@@ -291,6 +291,21 @@ char *path_join(const char *dir, const char *path)
 	return out;
 }
 
+void bytes_put(struct bytes *b, const void *data, size_t len)
+{
+	GROW(b->data, b->alloc, b->len + len);
+	if (len)
+		memcpy(b->data + b->len, data, len);
+	b->len += len;
+}
+
+void bytes_free(struct bytes *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->alloc = 0;
+}
+
 void one_line(char *msg)
 {
 	for (; msg && *msg; msg++)

@@ -33,6 +33,13 @@ struct analysis_opts {
 	const char *db_path;
 	/* Calls through a struct member with more targets are pruned. */
 	size_t max_targets;
+	/*
+	 * TUs are parsed in worker processes: a crash or a hang (past
+	 * tu_timeout seconds; 0: none) costs that TU only. no_isolate
+	 * parses in threads of this process instead (debugging).
+	 */
+	unsigned int tu_timeout;
+	bool no_isolate;
 };
 
 struct analysis {

@@ -68,9 +68,19 @@ struct tu_icall {
 	unsigned int loop;	/* trip-count factor of enclosing loops */
 };
 
+/* An unknown compiler flag's warning, for the analysis to print once. */
+struct tu_warning {
+	char *flag;
+	char *text;		/* the whole line, without '\n' */
+};
+
+/* tu_facts.parse_error beyond libclang's CXErrorCode values: */
+#define TU_NOT_READ	(-1)	/* not a readable regular file */
+#define TU_CRASHED	(-2)	/* its parser crashed or timed out */
+
 struct tu_facts {
 	char *file;		/* the TU, relative to the tree root */
-	int parse_error;	/* a CXErrorCode; 0 when a TU was built */
+	int parse_error;	/* a CXErrorCode, TU_*; 0 when a TU was built */
 	unsigned int nr_errors;	/* error and fatal diagnostics */
 	char *first_error;	/* "file:line:col: message" */
 	bool retried;		/* re-parsed without rejected flags */
@@ -97,6 +107,10 @@ struct tu_facts {
 	/* Every file the TU included, relative to the tree (invalidation). */
 	char **includes;
 	size_t nr_includes, alloc_includes;
+
+	/* With extract_opts.defer_warnings: not printed, but kept here. */
+	struct tu_warning *warnings;
+	size_t nr_warnings, alloc_warnings;
 };
 
 /*
@@ -119,6 +133,7 @@ struct extract_opts {
 	struct claims *claims;		/* NULL: extract every body */
 	int owner;			/* who claims: the TU's index */
 	struct flag_warnings *warnings;	/* unknown flag reporting */
+	bool defer_warnings;		/* into tu_facts.warnings instead */
 	/* Files parsed with these contents instead of the disk's. */
 	struct CXUnsavedFile *unsaved;
 	unsigned int nr_unsaved;

@@ -99,6 +99,15 @@ struct out_file {
 int out_open(struct out_file *o, const char *path);
 int out_close(struct out_file *o);
 
+/* A growable byte buffer. */
+struct bytes {
+	unsigned char *data;
+	size_t len, alloc;
+};
+
+void bytes_put(struct bytes *b, const void *data, size_t len);
+void bytes_free(struct bytes *b);
+
 /* Make @msg one line: newlines and tabs become spaces. */
 void one_line(char *msg);
 

@@ -43,7 +43,7 @@ SECS=${1:-10}
 case $SECS in
 ''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
-ALL="compdb flags roots waivers baseline guards paths"
+ALL="compdb flags roots waivers baseline guards paths factsio"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
 SEEDS=${FUZZ_CORPUS:-$TOP/tests/fuzz/corpus}
