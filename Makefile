@@ -133,7 +133,8 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
-	    prove tests/e2e/fixture.t tests/e2e/db.t || fail=1; exit $$fail
+	    prove tests/e2e/fixture.t tests/e2e/db.t tests/e2e/badinput.t || \
+	    fail=1; exit $$fail
 
 # make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
 # after replaying the regression inputs (build-fuzz/).

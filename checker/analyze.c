@@ -260,20 +260,25 @@ static void *worker(void *arg)
 
 static void run_threads(struct pool *p)
 {
+	pthread_attr_t attr;
 	pthread_t *threads;
 	int i, jobs = p->opts->jobs > 0 ? p->opts->jobs : 1;
 
 	if ((size_t)jobs > p->nr_work)
 		jobs = p->nr_work ? (int)p->nr_work : 1;
 	threads = xcalloc(jobs, sizeof(*threads));
-	for (i = 1; i < jobs; i++)
-		if (pthread_create(&threads[i], NULL, worker, p)) {
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PROCPOOL_STACK);
+	for (i = 0; i < jobs; i++)
+		if (pthread_create(&threads[i], &attr, worker, p)) {
 			jobs = i;	/* fewer threads, same result */
 			break;
 		}
-	worker(p);
-	for (i = 1; i < jobs; i++)
+	if (!jobs)
+		worker(p);
+	for (i = 0; i < jobs; i++)
 		pthread_join(threads[i], NULL);
+	pthread_attr_destroy(&attr);
 	free(threads);
 }
 
@@ -286,6 +291,12 @@ static void proc_start(void *ctx)
 {
 	(void)ctx;
 	proc_index = clang_createIndex(0, 0);
+}
+
+static void proc_stop(void *ctx)
+{
+	(void)ctx;
+	clang_disposeIndex(proc_index);
 }
 
 static void proc_work(void *ctx, size_t i, struct bytes *out)
@@ -348,6 +359,7 @@ static void run_workers(struct pool *p)
 		.work = proc_work,
 		.done = proc_done,
 		.failed = proc_failed,
+		.stop = proc_stop,
 	};
 
 	atomic_store(&p->next, 0);

@@ -75,6 +75,13 @@ static void check_start(void *ctx)
 	j->idx = clang_createIndex(0, 0);
 }
 
+static void check_stop(void *ctx)
+{
+	struct check_job *j = ctx;
+
+	clang_disposeIndex(j->idx);
+}
+
 static void check_work(void *ctx, size_t item, struct bytes *out)
 {
 	struct check_job *j = ctx;
@@ -120,6 +127,7 @@ static bool isolated_parse(const struct compdb_entry *e,
 		.work = check_work,
 		.done = check_done,
 		.failed = check_failed,
+		.stop = check_stop,
 	};
 	struct procpool_opts po = {
 		.jobs = 1,

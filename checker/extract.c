@@ -123,7 +123,16 @@ struct walk {
 	size_t nr_loops, alloc_loops;
 	unsigned int bound;
 	bool bound_found;
+
+	/* Statement nesting: generated code can nest 20,000 deep. */
+	unsigned int depth;
+	const char *too_deep;	/* the first function cut short */
 };
+
+/* Deeper statements and expressions are not walked (noted once). */
+#define WALK_DEPTH_MAX	512
+/* Longer conditions are not split into atoms (quadratic in chains). */
+#define GUARD_TOKENS_MAX	1024
 
 static size_t ptr_hash(const void *p)
 {
@@ -378,9 +387,14 @@ static void add_region(struct walk *w, unsigned int from, unsigned int to,
 
 	extent_offsets(cond, &cf, &ct);
 	token_span(w, cf, ct, &i, &j);
-	if (j <= i || !guard_atoms((const char *const *)w->ftok + i, j - i,
-				   negated, &atoms) || !atoms)
+	if (j > i + GUARD_TOKENS_MAX) {
+		/* Generated code: a condition is known to be there, no more. */
+		atoms = xasprintf("<a condition of %u tokens>", j - i);
+	} else if (j <= i ||
+		   !guard_atoms((const char *const *)w->ftok + i, j - i,
+				negated, &atoms) || !atoms) {
 		return;
+	}
 	r = PUSH(w->regions, w->nr_regions, w->alloc_regions);
 	r->from = from;
 	r->to = to;
@@ -670,7 +684,21 @@ static enum CXChildVisitResult walk_compound_kid(CXCursor c, CXCursor p,
 	return CXChildVisit_Continue;
 }
 
+static void walk_stmt_at(struct walk *w, CXCursor c);
+
 static void walk_stmt(struct walk *w, CXCursor c)
+{
+	if (w->depth >= WALK_DEPTH_MAX) {
+		if (!w->too_deep)
+			w->too_deep = w->out->funcs[w->cur_func].name;
+		return;
+	}
+	w->depth++;
+	walk_stmt_at(w, c);
+	w->depth--;
+}
+
+static void walk_stmt_at(struct walk *w, CXCursor c)
 {
 	struct kids k = { .n = 0 };
 	const char *op;
@@ -1171,8 +1199,10 @@ static void inject_fault(const char *file)
 
 	if (!part || !part[1] || !strstr(file, part + 1))
 		return;
-	if (!strncmp(spec, "segv:", 5))
+	if (!strncmp(spec, "segv:", 5)) {
+		signal(SIGSEGV, SIG_DFL);	/* not ASan's handler */
 		raise(SIGSEGV);
+	}
 	if (!strncmp(spec, "abort:", 6))
 		abort();
 	if (!strncmp(spec, "hang:", 5))
@@ -1239,6 +1269,24 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 			    &w);
 	resolve_pending(&w);
 	clang_disposeTranslationUnit(w.tu);
+	if (w.too_deep) {
+		char *text = xasprintf("%s: warning: statements nested deeper "
+				       "than %d levels in %s(): the deeper "
+				       "ones not walked", rel, WALK_DEPTH_MAX,
+				       w.too_deep);
+
+		if (opts->defer_warnings) {
+			struct tu_warning *tw = PUSH(out->warnings,
+						     out->nr_warnings,
+						     out->alloc_warnings);
+
+			tw->flag = xstrdup(text);	/* once per TU */
+			tw->text = text;
+		} else {
+			fprintf(stderr, "%s\n", text);
+			free(text);
+		}
+	}
 
 out_free_walk:
 	for (i = 0; i < w.nr_ext; i++) {

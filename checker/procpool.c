@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +24,17 @@
 #include <unistd.h>
 
 #include "trapcheck/procpool.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TRAPCHECK_LSAN
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TRAPCHECK_LSAN
+#endif
+#endif
+#ifdef TRAPCHECK_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
 
 struct msg_head {
 	uint64_t item;
@@ -80,11 +92,43 @@ static ssize_t read_full(int fd, void *buf, size_t len)
 	return (ssize_t)got;
 }
 
+struct loop_args {
+	struct pool *pp;
+	int cmd, res;
+};
+
+static void *worker_loop(void *arg)
+{
+	struct loop_args *la = arg;
+	struct pool *pp = la->pp;
+	struct bytes out = { 0 };
+	uint64_t item;
+
+	if (pp->ops->start)
+		pp->ops->start(pp->ops->ctx);
+	while (read_full(la->cmd, &item, sizeof(item)) == sizeof(item)) {
+		struct msg_head h = { .item = item };
+
+		out.len = 0;
+		bytes_put(&out, &h, sizeof(h));
+		pp->ops->work(pp->ops->ctx, (size_t)item, &out);
+		h.len = out.len - sizeof(h);
+		memcpy(out.data, &h, sizeof(h));
+		if (write_full(la->res, out.data, out.len))
+			_exit(1);
+	}
+	bytes_free(&out);
+	if (pp->ops->stop)
+		pp->ops->stop(pp->ops->ctx);
+	return NULL;
+}
+
 static void __attribute__((noreturn)) worker_main(struct pool *pp, int cmd,
 						  int res)
 {
-	struct bytes out = { 0 };
-	uint64_t item;
+	struct loop_args la = { .pp = pp, .cmd = cmd, .res = res };
+	pthread_attr_t attr;
+	pthread_t t;
 
 	/* Ctrl-C reaches the whole process group: the parent decides. */
 	signal(SIGINT, SIG_IGN);
@@ -93,20 +137,23 @@ static void __attribute__((noreturn)) worker_main(struct pool *pp, int cmd,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != pp->parent)
 		_exit(0);
-	if (pp->ops->start)
-		pp->ops->start(pp->ops->ctx);
-	while (read_full(cmd, &item, sizeof(item)) == sizeof(item)) {
-		struct msg_head h = { .item = item };
-
-		out.len = 0;
-		bytes_put(&out, &h, sizeof(h));
-		pp->ops->work(pp->ops->ctx, (size_t)item, &out);
-		h.len = out.len - sizeof(h);
-		memcpy(out.data, &h, sizeof(h));
-		if (write_full(res, out.data, out.len))
-			_exit(1);
-	}
-	/* No cleanup: the parent's atexit handlers are not ours to run. */
+	/*
+	 * Walking a left-deep chain of 20,000 "&&" recurses in libclang
+	 * too: the items run on a thread with a stack to match.
+	 */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, PROCPOOL_STACK);
+	if (!pthread_create(&t, &attr, worker_loop, &la))
+		pthread_join(t, NULL);
+	else
+		worker_loop(&la);
+	/*
+	 * _exit(): the parent's atexit handlers are not ours to run. Under
+	 * LeakSanitizer, check this process's leaks first (exit() would).
+	 */
+#ifdef TRAPCHECK_LSAN
+	__lsan_do_leak_check();
+#endif
 	_exit(0);
 }
 
@@ -279,7 +326,7 @@ static int hand_out(struct pool *pp, struct worker *w, size_t item)
 
 static void stop_all(struct pool *pp, bool kill_them)
 {
-	int i;
+	int i, status = 0;
 
 	for (i = 0; i < pp->nr; i++) {
 		struct worker *w = &pp->w[i];
@@ -290,8 +337,15 @@ static void stop_all(struct pool *pp, bool kill_them)
 			kill(w->pid, SIGKILL);
 		close(w->cmd);		/* end of file: the worker exits */
 		w->cmd = -1;
-		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
 			;
+		/* All its items were done: a sanitizer's exit, say. */
+		if (!kill_them && (!WIFEXITED(status) || WEXITSTATUS(status)))
+			fprintf(stderr, "trapcheck: warning: a parser process "
+				"ended with %s %d after its last TU\n",
+				WIFEXITED(status) ? "status" : "signal",
+				WIFEXITED(status) ? WEXITSTATUS(status) :
+				WTERMSIG(status));
 		close_worker(w);
 	}
 }

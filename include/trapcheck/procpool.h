@@ -18,6 +18,9 @@
 
 #include "trapcheck/util.h"
 
+/* The stack of the thread doing a worker's items (also for threads). */
+#define PROCPOOL_STACK	(256UL << 20)
+
 struct procpool_ops {
 	void *ctx;
 	/* In each new worker, before its first item (may be NULL). */
@@ -28,6 +31,8 @@ struct procpool_ops {
 	void (*done)(void *ctx, size_t item, const void *msg, size_t len);
 	/* In the parent: @item's worker died or ran past the timeout. */
 	void (*failed)(void *ctx, size_t item, const char *why);
+	/* In a worker with no more items (may be NULL). */
+	void (*stop)(void *ctx);
 };
 
 struct procpool_opts {

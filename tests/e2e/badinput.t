@@ -580,4 +580,48 @@ tc warn -p warn -j2 -q
 check_that "an unknown flag in every TU, parsed by two processes: warned exactly once" \
 	'[ "$(grep -c "unknown compiler flag .-fbogus-flag-for-trapcheck." warn.err)" = 1 ]'
 
+# 19. Real inputs, no hook: a 20,000-term "&&" chain is walked to a depth
+# of 512 (a warning says so, the call under it is still found); at
+# 200,000 terms libclang itself crashes (so does plain clang): that TU is
+# named with a command that reproduces the crash, the rest is analysed.
+chain() {
+	tree "$1"
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+tree, n = sys.argv[1], int(sys.argv[2])
+open(tree + '/mm/deep.c', 'w').write(
+    'int x;\nvoid deep_callee(void);\nvoid deepf(void)\n{\n\tif (' +
+    ' && '.join('x' for _ in range(n)) + ')\n\t\tdeep_callee();\n}\n')
+path = tree + '/compile_commands.json'
+d = json.load(open(path))
+base = [e for e in d if e['file'] == 'mm/memory.c'][0]
+e = dict(base, file='mm/deep.c')
+e['arguments'] = [a.replace('mm/memory', 'mm/deep') for a in base['arguments']]
+d.append(e)
+json.dump(d, open(path, 'w'), indent=1)
+PY
+}
+chain deep20k 20000
+tc deep20k -p deep20k -j2 -q --format=json -o deep20k.json
+check_that "a 20,000-term && chain: analysed, one warning naming the TU, the function and the depth" \
+	'[ $rc -eq 1 ] && [ "$(grep -c "nested deeper" deep20k.err)" = 1 ] &&
+	 grep -q "^mm/deep.c: warning: statements nested deeper than 512 levels in deepf(): the deeper ones not walked$" deep20k.err &&
+	 python3 -c "import json,sys; s=json.load(open(\"deep20k.json\"))[\"summary\"]; sys.exit(not (s[\"tus_analysed\"] == 9 and s[\"tus_with_errors\"] == 0))"'
+"$TRAPCHECK" -p good -j2 -q --format=json -o clean.json
+check_that "... the call under the chain is in the graph (one edge more than the clean tree)" \
+	'python3 -c "import json,sys; e=lambda f: json.load(open(f))[\"summary\"][\"edges\"]; sys.exit(e(\"deep20k.json\") != e(\"clean.json\") + 1)"'
+chain deep200k 200000
+tc deep200k -p deep200k -j2
+check_that "a 200,000-term && chain crashes libclang: the TU named, the other 8 analysed, the findings of a clean run" \
+	'[ $rc -eq 1 ] && grep -Eq "^mm/deep.c: note: not analysed: parser crashed \(signal 11: Segmentation fault\); reproduce: cd " deep200k.err &&
+	 grep -q "^trapcheck: 8 TUs analysed (1 with errors" deep200k.err && cmp -s clean.out deep200k.out'
+cmd=$(sed -n 's/^mm\/deep.c: note: not analysed: .*; reproduce: //p' deep200k.err)
+sh -c "$cmd" > /dev/null 2>&1
+rc=$?
+check_that "... and its reproduce command crashes plain clang too (status $rc)" '[ $rc -gt 128 ]'
+"$TRAPCHECK" -p deep200k -j1 --no-isolate > /dev/null 2>&1
+rc=$?
+check_that "... which --no-isolate (threads) does not survive: why isolation is the default (status $rc)" \
+	'[ $rc -gt 128 ]'
+
 done_testing
