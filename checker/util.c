@@ -60,16 +60,21 @@ char *xstrndup(const char *s, size_t n)
 
 char *xasprintf(const char *fmt, ...)
 {
+	char buf[256];		/* most strings: formatted once (perf) */
 	va_list ap;
 	char *s;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		oom();
 	s = xmalloc(n + 1);
+	if ((size_t)n < sizeof(buf)) {
+		memcpy(s, buf, n + 1);
+		return s;
+	}
 	va_start(ap, fmt);
 	vsnprintf(s, n + 1, fmt, ap);
 	va_end(ap);
