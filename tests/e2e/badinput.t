@@ -624,4 +624,30 @@ rc=$?
 check_that "... which --no-isolate (threads) does not survive: why isolation is the default (status $rc)" \
 	'[ $rc -gt 128 ]'
 
+# 20. Compile commands are parsed, never run: shell syntax in "command"
+# and in "arguments" creates nothing, neither in trapcheck nor when the
+# printed reproduce commands are run by a shell.
+tree shell
+python3 - shell "$SCRATCH" <<'PY'
+import json, sys
+tree, scratch = sys.argv[1], sys.argv[2]
+path = tree + '/compile_commands.json'
+d = json.load(open(path))
+for e in d:
+    if e['file'] == 'mm/memory.c':
+        e['arguments'] = e['arguments'][:1] + [
+            '-DX=$(touch %s/pwned1)' % scratch,
+            '-DY=`touch %s/pwned2`' % scratch] + e['arguments'][1:]
+    if e['file'] == 'drivers/char/random.c':
+        argv = e.pop('arguments')
+        e['command'] = ' '.join(argv) + ' ; touch %s/pwned3' % scratch
+json.dump(d, open(path, 'w'), indent=1)
+PY
+tc shell -p shell -j2
+"$TRAPCHECK" -p shell --print-clang-commands > shell.cmds 2> /dev/null
+(cd shell && while read -r c; do sh -c "$c" > /dev/null 2>&1; done < ../shell.cmds)
+check_that "shell syntax in compile commands: nothing run (no pwned file), the TUs still analysed" \
+	'[ $rc -eq 1 ] && [ ! -e pwned1 ] && [ ! -e pwned2 ] && [ ! -e pwned3 ] &&
+	 grep -q " TUs analysed (" shell.err && [ "$(wc -l < shell.cmds)" -ge 7 ]'
+
 done_testing
