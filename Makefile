@@ -41,12 +41,14 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/check.o
+LIB_OBJS += checker/cocci-emit.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards
+UNIT_TESTS += tests/unit/test-cocci-emit
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.
