@@ -861,10 +861,9 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	char *msg, *chain;
 	size_t i;
 
-	msg = xasprintf("fix%u: %s:%u:%u in %s() [%s]", n, f->file, f->line,
-			f->col, f->function, f->rule);
-	put_wrapped(out, "// ", "//   ", msg);
-	free(msg);
+	/* One line, whatever its length: "// fixN: <file>:<line>:<col>". */
+	fprintf(out, "// fix%u: %s:%u:%u in %s() [%s]\n", n, f->file, f->line,
+		f->col, f->function, f->rule);
 	msg = xstrdup(f->message ? f->message : "");
 	put_wrapped(out, "//   ", "//   ", msg);
 	if (f->root) {
@@ -1042,6 +1041,11 @@ int cocci_emit(const char *path, const struct fix_sites *sites,
 	for (i = 0; i < sites->nr; i++)
 		if (!why[i])
 			put_rule(out, ++n, &sites->v[i], &rules[i]);
+	/* spatch fails on a semantic patch with no code ("No rules apply"). */
+	if (!n)
+		fputs("// Nothing to fix: a rule that matches nothing, so that "
+		      "spatch runs.\n@nothing@\n@@\n\n"
+		      "- trapcheck_found_nothing_to_fix();\n", out);
 	fclose(out);
 	while (len > 1 && buf[len - 1] == '\n' && buf[len - 2] == '\n')
 		buf[--len] = '\0';

@@ -83,8 +83,9 @@ check "kernel header conventions; Options: --no-includes --include-headers (site
 	[ $? -eq 0 ]
 
 spatch --parse-cocci fix.cocci -D patch > parse.out 2>&1
+rc=$?
 check_that "spatch parses it, with no warning" \
-	'[ $? -eq 0 ] && ! grep -i "warning: line\|metavariable" parse.out'
+	'[ $rc -eq 0 ] && ! grep -i "warning: line\|metavariable" parse.out'
 want_q=$(sed -n 's/^tc_T \([A-Za-z0-9_]*\)@tc_fn(.*/\1/p' fix.cocci | sort -u |
 	tr '\n' ' ')
 for m in patch report; do
@@ -105,16 +106,17 @@ cp -a "$FX" a-sp
 cp -a "$FX" a-fix
 (cd a-sp && patch -s -p1 < ../sp.diff) &&
 	(cd a-fix && patch -s -p1 < ../fix.diff)
+rc=$?
 check_that "both diffs apply; the patched trees are the same byte for byte" \
-	'[ $? -eq 0 ] && diff -r a-sp a-fix > /dev/null'
+	'[ $rc -eq 0 ] && diff -r a-sp a-fix > /dev/null'
 sp fix.cocci a-sp patch
 check_that "on the patched tree spatch has nothing left to do" \
 	'[ $sp_rc -eq 0 ] && [ ! -s sp.patch ] && [ ! -s sp.patch.err ]'
 tc a-fix --emit-cocci none.cocci -o /dev/null
 grep -c '^@fix[0-9]* depends on patch@' none.cocci > none.n
-spatch --parse-cocci none.cocci -D patch > /dev/null 2>&1
-check_that "on the fixed tree: a semantic patch with no rule, which spatch parses" \
-	'[ $? -eq 0 ] && [ "$(cat none.n)" = 0 ]'
+sp none.cocci a-fix patch
+check_that "on the fixed tree: no fix rule, and spatch runs it: exit 0, no diff" \
+	'[ "$(cat none.n)" = 0 ] && [ $sp_rc -eq 0 ] && [ ! -s sp.patch ] && [ ! -s sp.patch.err ]'
 
 # The other modes: report and org name the sinks of the fixable findings.
 sp fix.cocci sptree report
@@ -203,8 +205,9 @@ for path, name in SITES:
     assert function(a, name) == function(b, name), name
     assert function(a, name + '_decoy') != function(b, name + '_decoy'), name
 PY
+rc=$?
 check_that "control: pinned to the _decoy functions, those are rewritten instead" \
-	'[ $? -eq 0 ] && [ -s sp.patch ]'
+	'[ $rc -eq 0 ] && [ -s sp.patch ]'
 
 # Outputs that cannot be written: exit 3, nothing left behind.
 tc tree --emit-cocci nodir/x.cocci -o /dev/null 2> nodir.err

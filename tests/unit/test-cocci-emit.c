@@ -249,6 +249,19 @@ static void test_blank_and_zero_calls(void **state)
 	done(&o);
 }
 
+/* No fix: still a semantic patch spatch runs (it refuses one without code). */
+static void test_nothing(void **state)
+{
+	struct one o = { 0 };
+
+	assert_int_equal(emit(&o), 0);
+	has(o.out, "/// (none)\n");
+	has(o.out, "@nothing@\n@@\n\n- trapcheck_found_nothing_to_fix();\n");
+	lacks(o.out, "@fix");
+	has(o.out, "// Options: --no-includes\n");
+	done(&o);
+}
+
 static void check_left_out(const char *text, unsigned int func_line,
 			   unsigned int first, unsigned int last,
 			   const char **new, const char *why)
@@ -337,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_statement),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_blank_and_zero_calls),
+		cmocka_unit_test(test_nothing),
 		cmocka_unit_test(test_left_out),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_comment_text),
