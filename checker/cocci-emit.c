@@ -155,6 +155,7 @@ static void strs_free(struct strs *l)
  */
 static bool balanced(const struct strs *code, char *last)
 {
+	static const char brackets[] = "([{)]}";
 	int depth[3] = { 0, 0, 0 };
 	size_t i, j;
 	bool in_comment = false;
@@ -165,16 +166,17 @@ static bool balanced(const struct strs *code, char *last)
 		char *m = mask_line(s, &in_comment);
 
 		for (j = 0; s[j]; j++) {
-			const char *p = m[j] == MASK_CODE ? strchr("([{)]}", s[j]) :
-							    NULL;
+			const char *p = NULL;
 
+			if (m[j] == MASK_CODE)
+				p = strchr(brackets, s[j]);
 			if (!isspace((unsigned char)s[j]))
 				*last = s[j];
 			if (!p || !*p)
 				continue;
-			if (p - "([{)]}" < 3) {
-				depth[p - "([{)]}"]++;
-			} else if (--depth[p - "([{)]}" - 3] < 0) {
+			if (p - brackets < 3) {
+				depth[p - brackets]++;
+			} else if (--depth[p - brackets - 3] < 0) {
 				free(m);
 				return false;
 			}
@@ -335,7 +337,8 @@ static char *bind_one(void *arg, const char *name, size_t n)
 	size_t i;
 
 	for (i = 0; i < r->nr_z; i++)
-		if (strlen(r->z[i].name) == n && !strncmp(r->z[i].name, name, n))
+		if (strlen(r->z[i].name) == n &&
+		    !strncmp(r->z[i].name, name, n))
 			return xstrdup(r->z[i].meta);
 	return NULL;
 }
@@ -369,8 +372,8 @@ static char *bind_in_minus(const char *s, const char *name, const char *meta)
 
 		if (m[at] == MASK_CODE && (!at || !ident_char(s[at - 1])) &&
 		    !strncmp(p + n, "(...)", 5)) {
-			out = xasprintf("%.*s\\(%s \\& %s(...)\\)%s", (int)at, s,
-					meta, name, p + n + 5);
+			out = xasprintf("%.*s\\(%s \\& %s(...)\\)%s",
+					(int)at, s, meta, name, p + n + 5);
 			break;
 		}
 		p += n;
@@ -535,14 +538,15 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 		for (i = e->last + 1; i <= src->nr_lines &&
 		     i <= e->last + MAX_NEXT_LINES; i++) {
 			char *c = code_of(src->lines[i - 1], &ic);
+			char c0 = c[strspn(c, " \t")];
 
-			if (!next.nr && (is_blank(c) || c[strspn(c, " \t")] == '}' ||
-					 c[strspn(c, " \t")] == '#')) {
+			if (!next.nr && (!c0 || c0 == '}' || c0 == '#')) {
 				free(c);
 				break;
 			}
 			strs_push(&next, c);
-			if (balanced(&next, &last) && (last == ';' || last == '}')) {
+			if (balanced(&next, &last) &&
+			    (last == ';' || last == '}')) {
 				ok = true;
 				break;
 			}
@@ -568,7 +572,8 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 
 		if (c[strspn(c, " \t")] == '#') {
 			free(c);
-			why = xstrdup("the lines hold a preprocessor directive");
+			why = xstrdup("the lines hold a preprocessor "
+				      "directive");
 			goto out;
 		}
 		if (is_blank(c)) {
@@ -637,7 +642,8 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 		z->name = xstrdup(zs.v[j]);
 		z->meta = xasprintf("tc_E%zu", j);
 		for (k = 0; k < r->minus.nr && !bound; k++) {
-			char *b = bind_in_minus(r->minus.v[k], z->name, z->meta);
+			char *b = bind_in_minus(r->minus.v[k], z->name,
+						z->meta);
 
 			if (b) {
 				free(r->minus.v[k]);
@@ -969,8 +975,8 @@ static void put_header(FILE *out, const struct fix_sites *sites, char **why,
 		      "Patch mode makes the change trapcheck --fix makes; "
 		      "report, context and org modes point at the sinks. "
 		      "Regenerate it after the tree changes rather than edit "
-		      "it.", TRAPCHECK_VERSION, base ? " from the analysis of " :
-		      "", base ? base : "");
+		      "it.", TRAPCHECK_VERSION,
+		      base ? " from the analysis of " : "", base ? base : "");
 	put_wrapped(out, "//# ", "//# ", t);
 	free(t);
 	for (i = 0; i < sites->nr; i++) {

@@ -78,8 +78,7 @@ struct fix_opts {
 	bool apply;		/* --apply: apply verified fixes in place */
 	const char *signoff;	/* --signoff "Name <mail>" */
 	bool verify;		/* re-analyse (tests may turn it off) */
-	struct fix_sites *sites;	/* if set: the verified fixes, in
-					 * finding order */
+	struct fix_sites *sites;	/* set: the verified fixes, in order */
 };
 
 /*

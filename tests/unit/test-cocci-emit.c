@@ -138,9 +138,10 @@ static const char hw_af[] =
 
 static void test_statement(void **state)
 {
-	const char *new[] = { "\t/*", "\t * cached", "\t */",
-			      "\tmmfr1 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);",
-			      NULL };
+	const char *new[] = {
+		"\t/*", "\t * cached", "\t */",
+		"\tmmfr1 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);", NULL,
+	};
 	struct one o = { 0 };
 	struct finding f;
 
