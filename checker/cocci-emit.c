@@ -868,8 +868,12 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	size_t i;
 
 	/* One line, whatever its length: "// fixN: <file>:<line>:<col>". */
-	fprintf(out, "// fix%u: %s:%u:%u in %s() [%s]\n", n, f->file, f->line,
-		f->col, f->function, f->rule);
+	msg = xasprintf("fix%u: %s:%u:%u in %s() [%s]", n, f->file, f->line,
+			f->col, f->function, f->rule);
+	chain = comment_safe(msg);
+	fprintf(out, "// %s\n", chain);
+	free(chain);
+	free(msg);
 	msg = xstrdup(f->message ? f->message : "");
 	put_wrapped(out, "//   ", "//   ", msg);
 	if (f->root) {
