@@ -41,13 +41,14 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/check.o \
-	    checker/factsio.o checker/procpool.o
+	    checker/factsio.o checker/procpool.o checker/cocci-emit.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
-	      tests/unit/test-guards tests/unit/test-factsio
+	      tests/unit/test-guards tests/unit/test-factsio \
+	      tests/unit/test-cocci-emit
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

@@ -177,6 +177,31 @@ static int src_load(struct src_file *s, const char *tree, const char *rel)
 	return 0;
 }
 
+static void edit_copy(struct fix_edit *d, const struct fix_edit *e)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	d->first = e->first;
+	d->last = e->last;
+	for (i = 0; i < e->nr_lines; i++)
+		fix_edit_add_line(d, "%s", e->lines[i]);
+	d->subject = e->subject ? xstrdup(e->subject) : NULL;
+	d->body = e->body ? xstrdup(e->body) : NULL;
+}
+
+void fix_sites_free(struct fix_sites *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++) {
+		fix_edit_free(&s->v[i].e);
+		src_free(&s->v[i].src);
+	}
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
 /* The file's text with @e applied, '\n'-terminated lines. */
 static char *apply_edit(const struct src_file *s, const struct fix_edit *e)
 {
@@ -857,6 +882,27 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 				free(c[k].f->fix_note);
 				c[k].f->fix_note = xasprintf("fix: %s", out);
 				free(out);
+			}
+		}
+	}
+	/* The sites, read before --apply changes the files. */
+	for (i = 0; fo->sites && i < a->findings.nr; i++) {
+		for (k = 0; k < nr; k++) {
+			struct fix_site *site;
+
+			if (c[k].f != &a->findings.v[i])
+				continue;
+			site = PUSH(fo->sites->v, fo->sites->nr,
+				    fo->sites->alloc);
+			site->f = c[k].f;
+			edit_copy(&site->e, &c[k].e);
+			ret = src_load(&site->src, a->root, c[k].f->file);
+			if (ret) {
+				snprintf(err, errlen, "%s: cannot read: %s",
+					 c[k].f->file, strerror(-ret));
+				fix_edit_free(&site->e);
+				fo->sites->nr--;
+				goto out_free;
 			}
 		}
 	}

@@ -19,6 +19,7 @@
 #include "trapcheck/picture.h"
 #include "trapcheck/query.h"
 #include "trapcheck/caps.h"
+#include "trapcheck/cocci-emit.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/fix.h"
 #include "trapcheck/patchlint.h"
@@ -35,7 +36,7 @@ enum {
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
 	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS, OPT_MAX_TARGETS,
-	OPT_TU_TIMEOUT, OPT_NO_ISOLATE,
+	OPT_TU_TIMEOUT, OPT_NO_ISOLATE, OPT_EMIT_COCCI,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "fix", no_argument, NULL, OPT_FIX },
 	{ "fix-dir", required_argument, NULL, OPT_FIX_DIR },
 	{ "apply", no_argument, NULL, OPT_APPLY },
+	{ "emit-cocci", required_argument, NULL, OPT_EMIT_COCCI },
 	{ "signoff", required_argument, NULL, OPT_SIGNOFF },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
@@ -114,6 +116,8 @@ static void usage(FILE *f)
 	      "  --fix-dir DIR      write one git format-patch file per "
 	      "verified fix\n"
 	      "  --apply            apply the verified fixes to the tree\n"
+	      "  --emit-cocci FILE  write the verified fixes as a semantic "
+	      "patch (make coccicheck)\n"
 	      "  --signoff ID       author and Signed-off-by of the patches\n"
 	      "  --write-baseline F write the findings' fingerprints to F\n"
 	      "  --baseline F       report only findings not in baseline F\n"
@@ -348,7 +352,7 @@ static int run_query(const char *cmd, char **words, const struct analysis *a,
 int main(int argc, char **argv)
 {
 	const char *tree = NULL, *format = "text", *output = NULL;
-	const char *roots_dir_opt = NULL, *diff = NULL;
+	const char *roots_dir_opt = NULL, *diff = NULL, *cocci = NULL;
 	struct emit_opts eo = { 0 };
 	struct analysis_opts ao = { 0 };
 	struct fix_opts fo = { .verify = true };
@@ -429,6 +433,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_APPLY:
 			fo.apply = true;
+			break;
+		case OPT_EMIT_COCCI:
+			cocci = optarg;
 			break;
 		case OPT_SIGNOFF:
 			fo.signoff = optarg;
@@ -584,17 +591,28 @@ int main(int argc, char **argv)
 		findings_free(&a.findings);
 		a.findings = pf;
 	}
-	if (fo.print || fo.dir || fo.apply) {
-		int n = fixes_run(&a, &ao, &roots, &fo, err, sizeof(err));
+	if (fo.print || fo.dir || fo.apply || cocci) {
+		struct fix_sites sites = { 0 };
+		struct cocci_opts co = { a.root };
+		int n;
 
+		fo.sites = cocci ? &sites : NULL;
+		n = fixes_run(&a, &ao, &roots, &fo, err, sizeof(err));
+		if (n >= 0 && !quiet && (fo.print || fo.dir || fo.apply))
+			fprintf(stderr, "trapcheck: %d fix%s %s\n", n,
+				n == 1 ? "" : "es", fo.apply ? "applied" :
+				fo.dir ? "written" : "printed");
+		if (n >= 0 && cocci) {
+			n = cocci_emit(cocci, &sites, &co, err, sizeof(err));
+			if (n >= 0 && !quiet)
+				fprintf(stderr, "trapcheck: %d rule%s written "
+					"to %s\n", n, n == 1 ? "" : "s", cocci);
+		}
+		fix_sites_free(&sites);
 		if (n < 0) {
 			analysis_free(&a);
 			goto out_err_output;
 		}
-		if (!quiet)
-			fprintf(stderr, "trapcheck: %d fix%s %s\n", n,
-				n == 1 ? "" : "es", fo.apply ? "applied" :
-				fo.dir ? "written" : "printed");
 	}
 	if (fo.print) {
 		/* The diff is the output: notes about the rest on stderr. */

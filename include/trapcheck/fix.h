@@ -55,12 +55,30 @@ char *fix_area(const char *path);
 /* The commit message paragraph shared by every fix: root, chain. */
 char *fix_chain_text(const struct finding *f);
 
+/*
+ * A verified fix, for emitters other than patches (--emit-cocci): the
+ * finding, its edit and the text of the file before the edit.
+ */
+struct fix_site {
+	struct finding *f;
+	struct fix_edit e;
+	struct src_file src;
+};
+
+struct fix_sites {
+	struct fix_site *v;
+	size_t nr, alloc;
+};
+
+void fix_sites_free(struct fix_sites *s);
+
 struct fix_opts {
 	const char *dir;	/* --fix-dir: write one patch per fix here */
 	bool print;		/* --fix: print the diffs on stdout */
 	bool apply;		/* --apply: apply verified fixes in place */
 	const char *signoff;	/* --signoff "Name <mail>" */
 	bool verify;		/* re-analyse (tests may turn it off) */
+	struct fix_sites *sites;	/* set: the verified fixes, in order */
 };
 
 /*
