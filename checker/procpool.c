@@ -258,6 +258,7 @@ static void fail_item(struct pool *pp, struct worker *w, enum end how)
 static void drain(struct pool *pp, struct worker *w)
 {
 	struct msg_head h;
+	bool eof = false;
 
 	for (;;) {
 		unsigned char chunk[65536];
@@ -268,23 +269,34 @@ static void drain(struct pool *pp, struct worker *w)
 		if (n < 0 && errno == EAGAIN)
 			break;
 		if (n <= 0) {
-			fail_item(pp, w, END_DIED);	/* mid-item */
-			return;
+			eof = true;
+			break;
 		}
 		bytes_put(&w->buf, chunk, (size_t)n);
 	}
-	if (w->buf.len < sizeof(h))
-		return;
-	memcpy(&h, w->buf.data, sizeof(h));
-	if (w->buf.len - sizeof(h) < h.len)
-		return;
-	if (h.item != w->item || w->buf.len - sizeof(h) != h.len) {
-		fail_item(pp, w, END_PROTOCOL);
-		return;
+	if (w->buf.len >= sizeof(h)) {
+		memcpy(&h, w->buf.data, sizeof(h));
+		if (h.item != w->item || w->buf.len - sizeof(h) > h.len) {
+			fail_item(pp, w, END_PROTOCOL);
+			return;
+		}
+		if (w->buf.len - sizeof(h) == h.len) {
+			w->busy = false;
+			w->buf.len = 0;
+			pp->ops->done(pp->ops->ctx, w->item,
+				      w->buf.data + sizeof(h), h.len);
+		}
 	}
-	w->busy = false;
-	w->buf.len = 0;
-	pp->ops->done(pp->ops->ctx, w->item, w->buf.data + sizeof(h), h.len);
+	if (!eof)
+		return;
+	if (w->busy) {
+		fail_item(pp, w, END_DIED);	/* mid-item */
+	} else {
+		/* Between items: the next hand_out() starts another. */
+		while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close_worker(w);
+	}
 }
 
 static long ms_left(const struct worker *w, unsigned int timeout,
