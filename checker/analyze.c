@@ -210,7 +210,8 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 	}
 	/* What a parser process claimed, the link must know is claimed. */
 	for (k = 0; k < facts->nr_funcs; k++)
-		if (strcmp(facts->funcs[k].file, facts->file))
+		if (facts->funcs[k].file &&
+		    strcmp(facts->funcs[k].file, facts->file))
 			claims_take(&p->claims, facts->funcs[k].key, (int)i);
 	if (p->fdb && !p->opts->unsaved) {
 		/* Stored now (one transaction), read back at the link. */
