@@ -59,11 +59,12 @@ check "6.12: no sanitizer report on the real tree (parser processes included)" \
 check "6.12: the run completes with findings (exit 1)" [ $rc -eq 1 ]
 check "6.12: no parser crashed or timed out" \
 	sh -c "! grep -qE 'not analysed: (parser crashed|timed out)' asan.err"
-accounted a.json
-check "6.12: every entry analysed, listed with its reason, or skipped" [ $? -eq 0 ]
 "$asan" -p sub.json --db a.db -q --format=json -o b.json 2> asan2.err
 check "6.12: a warm run under ASan: clean too" \
 	sh -c "! grep -qE '$report' asan2.err"
+# (--fix writes the diffs, not the JSON report: the warm run's summary.)
+accounted b.json
+check "6.12: every entry analysed, listed with its reason, or skipped" [ $? -eq 0 ]
 
 tree61=$("$TOP/scripts/kernel-tree.sh" 6.1 | tail -n 1)
 subset "$tree61" sub61.json
