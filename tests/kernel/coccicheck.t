@@ -20,15 +20,7 @@ KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 cd "$SCRATCH" || exit 1
 t_start=$(date +%s)
 
-if ! command -v spatch > /dev/null; then
-	fail "spatch (Coccinelle) is installed"
-	done_testing
-	exit 1
-fi
-echo "# $(spatch --version | head -n 1)"
-
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+. "$TOP/tests/kernel/cocci-lib.sh"
 
 # Lines make coccicheck prints that are not findings, diffs or errors.
 clean_output() {
@@ -47,14 +39,6 @@ for l in bad[:10]:
     print('# unexpected: ' + l)
 sys.exit(1 if bad else 0)
 PY
-}
-
-# copy_tree TREE COPY: what make coccicheck M=arch/arm64 reads, cp -a
-copy_tree() {
-	mkdir -p "$2/arch" &&
-	find "$1" -maxdepth 1 -type f -exec cp -a {} "$2/" \; &&
-	cp -a "$1/scripts" "$1/include" "$2/" &&
-	cp -a "$1/arch/arm64" "$2/arch/"
 }
 
 # coccicheck TREE RULE MODE [DIR]: out.<rule>.<mode>, rc and time
