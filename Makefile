@@ -23,6 +23,11 @@ LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
 	  -ljansson -lsqlite3 -lpthread
 
 V ?= 0
+# Build with every CPU unless told otherwise (make -jN on the command line
+# wins).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc)
+endif
 ifeq ($(V),1)
 Q :=
 quiet = @:
@@ -104,7 +109,9 @@ demo: all
 	    --roots tests/fixtures/kernel/variants.roots; \
 	    rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
-# make check: unit tests (cmocka), then the TAP suites under prove.
+# make check: unit tests (cmocka), then the TAP suites under prove; the
+# real-kernel suites on the focus trees (docs/testing.md: what runs where,
+# and how long it takes).
 check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
@@ -114,7 +121,17 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    tail -n 3 $(ASAN_DIR)/check.log; \
 	    echo "== fuzzers (libFuzzer, briefly)"; \
 	    $(MAKE) -s fuzz-ci || fail=1; \
-	    prove -v tests/e2e/*.t tests/kernel/*.t || fail=1; exit $$fail
+	    prove -j$$(nproc) --timer tests/e2e/*.t || fail=1; \
+	    prove --timer -v tests/kernel/*.t || fail=1; \
+	    exit $$fail
+
+# make check-full: the same suites on the full trees (1,262 TUs of 6.12),
+# with what is too slow for every change: -j1 against -jN, the whole
+# database under ASan, --emit-cocci with verification, the quick bench.
+check-full:
+	$(Q)TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
+	    EMITCOCCI_VERIFY=1 $(MAKE) check
+	$(Q)bench/run --quick
 
 $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(quiet) ASAN $@
@@ -134,7 +151,8 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
-	    prove tests/e2e/fixture.t tests/e2e/db.t tests/e2e/badinput.t || \
+	    prove -j$$(nproc) tests/e2e/fixture.t tests/e2e/db.t \
+	    tests/e2e/badinput.t || \
 	    fail=1; exit $$fail
 
 # make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
@@ -162,7 +180,7 @@ clean:
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-asan demo install clean deps-checked fuzz fuzz-ci
+.PHONY: all check check-full check-asan demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) checker/main.d
 -include $(ASAN_OBJS:.o=.d) $(ASAN_DIR)/main.d

@@ -97,14 +97,35 @@ static void progress(struct pool *p, const char *file)
 	fflush(stderr);
 }
 
-/* The hash of a TU's translated flags, before any retry drops some. */
-static uint64_t flags_hash(const struct clang_args *args)
+/*
+ * The hash of a TU's translated flags, before any retry drops some. The
+ * tree's own path is left out (flags_translate() makes -I and -include
+ * paths absolute): a database keeps its facts when its tree is moved or
+ * copied (cp -a, a hard-linked copy), and only what changed is parsed.
+ */
+static uint64_t flags_hash(const struct clang_args *args, const char *root)
 {
 	uint64_t h = hash_str(FACTS_VERSION);
+	size_t n = strlen(root);
 	int j;
 
-	for (j = 0; j < args->argc; j++)
-		h = hash_mix(h, hash_str(args->argv[j]));
+	for (j = 0; j < args->argc; j++) {
+		const char *a = args->argv[j], *at;
+		uint64_t v = 0xcbf29ce484222325ULL;
+
+		/* Each "ROOT/" or final "ROOT" counts as "$ROOT". */
+		while (n && (at = strstr(a, root)) &&
+		       (at[n] == '/' || !at[n])) {
+			char *head = xstrndup(a, (size_t)(at - a));
+
+			v = hash_mix(v, hash_str(head));
+			v = hash_mix(v, hash_str("$ROOT"));
+			free(head);
+			a = at + n;
+		}
+		v = hash_mix(v, hash_str(a));
+		h = hash_mix(h, v);
+	}
 	return h;
 }
 
@@ -182,7 +203,7 @@ static void parse_tu(struct pool *p, CXIndex idx, size_t i,
 	}
 	flags_translate(e, p->a->root, &args);
 	/* The key's flags as translated: a retry may drop rejected ones. */
-	*fhash = flags_hash(&args);
+	*fhash = flags_hash(&args, p->a->root);
 	extract_tu(idx, e->file, &args, &eo, facts);
 	clang_args_free(&args);
 }
@@ -474,7 +495,8 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 
 			flags_translate(&p->db->entries[i], p->a->root, &args);
 			nr = db_tu_includes(p->fdb, rel, &inc);
-			key = tu_key(p, flags_hash(&args), file, inc, nr);
+			key = tu_key(p, flags_hash(&args, p->a->root), file,
+				     inc, nr);
 			free(file);
 			clang_args_free(&args);
 			st->reused = !strcmp(key, stored) &&
@@ -655,13 +677,12 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		ret = db_open(&p.fdb, o->db_path, err, errlen);
 		if (ret)
 			goto out_free;
-		if (db_root(p.fdb) && strcmp(db_root(p.fdb), a->root)) {
-			snprintf(err, errlen, "%s: the database describes %s, "
-				 "not %s", o->db_path, db_root(p.fdb), a->root);
-			ret = -EINVAL;
-			goto out_free;
-		}
-		if (!db_root(p.fdb))
+		/*
+		 * Keys and paths are relative to the tree: the database of a
+		 * tree that moved, or of the tree a copy was made from, is
+		 * this tree's now (what differs is parsed again).
+		 */
+		if (!db_root(p.fdb) || strcmp(db_root(p.fdb), a->root))
 			db_set_root(p.fdb, a->root);
 	}
 	for (i = 0; i < db.nr; i++) {
@@ -690,7 +711,8 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 
 			flags_translate(&db.entries[i], a->root, &args);
 			k = xasprintf("%s@%016llx", p.status[i].dbkey,
-				      (unsigned long long)flags_hash(&args));
+				      (unsigned long long)flags_hash(&args,
+								     a->root));
 			clang_args_free(&args);
 			free(p.status[i].dbkey);
 			p.status[i].dbkey = k;

@@ -5,29 +5,77 @@
 # outside the repository. Idempotent: each step is skipped once its stamp
 # exists, so a second call returns in a second.
 #
-# Usage: scripts/kernel-tree.sh [VERSION] [DIRS...]
+# Usage: scripts/kernel-tree.sh [VERSION] [PROFILE | TARGETS...]
 #   VERSION  Debian linux-source version (default 6.12)
-#   DIRS     directories whose objects are built (default: the core set)
+#   PROFILE  focus (default): the kbuild targets the make check assertions
+#            need (docs/testing.md says why each). 6.12: arch/arm64/ mm/
+#            kernel/sched/ kernel/time/hrtimer.o drivers/char/random.o.
+#            Other versions (6.1) serve the table, root set, ASan and
+#            coccicheck checks only: arch/arm64/kernel/, the objects that
+#            define a root of each root set, and drivers/char/random.o.
+#            full: arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/
+#            init/ (the whole-subset runs of make check-full, bench/run)
+#   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
 #   JOBS                    make -j (default: nproc)
 # Prints the tree's path on its last line.
+#
+# Each (version, Debian package version, config, target list) has a tree
+# of its own, $CACHE/linux-VERSION-arm64-defconfig-NAME, NAME being the
+# profile or a hash of the targets: its compile_commands.json holds the
+# objects of those targets and nothing else. The key is written in the
+# tree's .trapcheck-key; a tree whose key differs (a new Debian upload of
+# the source package) is made again. Concurrent calls for one tree wait
+# for each other (flock).
 
 set -eu
 
 ver=${1:-6.12}
 [ $# -gt 0 ] && shift
-dirs=${*:-"arch/arm64/ mm/ kernel/ drivers/char/ lib/"}
+case "${*:-focus}" in
+focus)	name=focus
+	if [ "$ver" = 6.12 ]; then
+		targets="arch/arm64/ mm/ kernel/sched/ kernel/time/hrtimer.o
+			 drivers/char/random.o"
+	else
+		targets="arch/arm64/kernel/ arch/arm64/kvm/arm.o
+			 arch/arm64/kvm/handle_exit.o mm/memory.o
+			 kernel/sched/core.o kernel/sched/build_policy.o
+			 kernel/time/hrtimer.o drivers/char/random.o"
+	fi
+	targets=$(echo $targets)
+	;;
+full)	name=full
+	targets="arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/ init/"
+	;;
+*)	targets=$*
+	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
+	;;
+esac
+config=defconfig
 cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
 jobs=${JOBS:-$(nproc)}
-tree="$cache/linux-source-$ver"
+tree="$cache/linux-$ver-arm64-$config-$name"
 tarball="/usr/src/linux-source-$ver.tar.xz"
 kmake="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j$jobs"
 
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/install-deps.sh" --kernel "$ver" >&2
 
+pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$ver")
+key="version=$ver package=$pkgver arch=arm64 config=$config targets=$targets"
+
 mkdir -p "$cache"
+exec 9> "$tree.lock"
+flock 9
+
+if [ -f "$tree/.trapcheck-key" ] &&
+   [ "$(cat "$tree/.trapcheck-key")" != "$key" ]; then
+	echo "kernel-tree: $tree was made for another key; making it again" >&2
+	rm -rf "$tree"
+fi
+
 if [ ! -f "$tree/.trapcheck-unpacked" ]; then
 	echo "kernel-tree: unpacking $tarball" >&2
 	rm -rf "$tree" "$tree.tmp"
@@ -35,27 +83,27 @@ if [ ! -f "$tree/.trapcheck-unpacked" ]; then
 	tar -xf "$tarball" -C "$tree.tmp"
 	mv "$tree.tmp/linux-source-$ver" "$tree"
 	rmdir "$tree.tmp"
+	printf '%s\n' "$key" > "$tree/.trapcheck-key"
 	touch "$tree/.trapcheck-unpacked"
 fi
 
 cd "$tree"
 if [ ! -f .trapcheck-prepared ]; then
-	echo "kernel-tree: defconfig prepare" >&2
-	$kmake defconfig >&2
+	echo "kernel-tree: $config prepare" >&2
+	$kmake $config >&2
 	$kmake prepare >&2
 	touch .trapcheck-prepared
 fi
 
-stamp=".trapcheck-built-$(echo "$dirs" | tr -c 'A-Za-z0-9\n' _)"
-if [ ! -f "$stamp" ]; then
-	echo "kernel-tree: building objects in $dirs" >&2
+if [ ! -f .trapcheck-built ]; then
+	echo "kernel-tree: building $targets" >&2
 	# -k: an object that fails to build must not stop the others; the
 	# compile database is made from whatever was built.
 	# shellcheck disable=SC2086
-	$kmake -k $dirs >&2 || echo "kernel-tree: some objects failed" >&2
+	$kmake -k $targets >&2 || echo "kernel-tree: some objects failed" >&2
 	python3 scripts/clang-tools/gen_compile_commands.py -d . \
 		-o compile_commands.json.tmp >&2
 	mv compile_commands.json.tmp compile_commands.json
-	touch "$stamp"
+	touch .trapcheck-built
 fi
 echo "$tree"

@@ -629,20 +629,28 @@ check_that "... which --no-isolate (threads) does not survive: why isolation is 
 # printed reproduce commands are run by a shell.
 tree shell
 python3 - shell "$SCRATCH" <<'PY'
-import json, sys
+import json, shlex, sys
 tree, scratch = sys.argv[1], sys.argv[2]
 path = tree + '/compile_commands.json'
 d = json.load(open(path))
+done = set()
 for e in d:
+    # Either form in the fixture: "arguments" or "command".
+    argv = e.pop('arguments', None) or shlex.split(e.pop('command'))
     if e['file'] == 'mm/memory.c':
-        e['arguments'] = e['arguments'][:1] + [
+        e['arguments'] = argv[:1] + [
             '-DX=$(touch %s/pwned1)' % scratch,
-            '-DY=`touch %s/pwned2`' % scratch] + e['arguments'][1:]
-    if e['file'] == 'drivers/char/random.c':
-        argv = e.pop('arguments')
+            '-DY=`touch %s/pwned2`' % scratch] + argv[1:]
+        done.add(e['file'])
+    elif e['file'] == 'drivers/char/random.c':
         e['command'] = ' '.join(argv) + ' ; touch %s/pwned3' % scratch
+        done.add(e['file'])
+    else:
+        e['arguments'] = argv
 json.dump(d, open(path, 'w'), indent=1)
+sys.exit(len(done) != 2)
 PY
+check "the shell syntax is in both entries (arguments and command)" [ $? -eq 0 ]
 tc shell -p shell -j2
 "$TRAPCHECK" -p shell --print-clang-commands > shell.cmds 2> /dev/null
 (cd shell && while read -r c; do sh -c "$c" > /dev/null 2>&1; done < ../shell.cmds)

@@ -37,6 +37,20 @@ check "a header edited: exactly the TUs that include it ($(cat including.txt))" 
 	[ "$(parsed hdr.err)" = "$(cat including.txt)" ]
 check "... and the same findings" cmp -s ref.txt hdr.txt
 
+# The database follows its tree: keys leave the tree's own path out, so
+# a moved copy (cp -a, or a hard-linked one) with its database parses
+# only what differs.
+cp -a tree moved
+cp f.db moved.db
+"$TRAPCHECK" -p moved $ROOTS --db moved.db > moved.txt 2> moved.err
+check "a moved tree with a copy of its database: 0 TUs parsed" \
+	grep -q '^trapcheck: 0 TUs parsed, 8 from the database$' moved.err
+check "... and the same findings" cmp -s ref.txt moved.txt
+echo '/* edited */' >> moved/drivers/char/random.c
+"$TRAPCHECK" -p moved $ROOTS --db moved.db > /dev/null 2> moved1.err
+check "... one .c edited in the moved tree: exactly 1 TU parsed" \
+	[ "$(parsed moved1.err)" = 1 ]
+
 # A TU whose unknown flag clang rejects (parsed again without it) must
 # keep its key: the next run re-parses nothing.
 python3 - tree/compile_commands.json rej.json <<'PY'

@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Capabilities and sanitised registers read from the analysed tree, on
 # real Linux 6.12 and 6.1 (arm64 defconfig), checked against the source.
+# The facts come from each tree's shared cold run (tests/kernel/lib.sh).
 . "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/kernel/lib.sh"
 cd "$SCRATCH" || exit 1
 
 for ver in 6.12 6.1; do
-	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	tree=$(ktree "$ver")
+	kdb "$tree" "k-$ver.db"
 	start=$(date +%s)
-	rm -f "k-$ver.db"*
 	"$TRAPCHECK" -p "$tree" --db "k-$ver.db" --list-caps > "caps-$ver.txt" \
 		2> "caps-$ver.err"
 	rc=$?

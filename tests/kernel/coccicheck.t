@@ -14,6 +14,7 @@
 SP="$TOP/semantic-patches"
 FX="$TOP/tests/cocci"
 HELP="$FX/cocci-check.py"
+. "$TOP/tests/kernel/lib.sh"
 SEEDS=${TRAPCHECK_SEEDS:-$TOP/../shared/seeds}
 BASELINE="$FX/baseline_read_cpuid.cocci"
 KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
@@ -63,7 +64,7 @@ spatch_file() {
 }
 
 for ver in 6.12 6.1; do
-	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	tree=$(ktree "$ver")
 	check "$ver: kernel tree prepared" [ -f "$tree/.config" ]
 	t=$(now)
 	copy="$SCRATCH/linux-$ver"
@@ -129,8 +130,8 @@ check "6.12 $P: MODE=patch gives seed 000's reviewed diff (after --->8)" \
 	"6.12.out.$P.patch" "$SEEDS"/000_*.txt reviewed
 check_that "6.12 $P: the patch touches archrandom.h only" \
 	'[ "$(grep -c "^+++ " 6.12.out.$P.patch)" = 1 ]'
-base=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
-fix000=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-fix-000" fix-000)
+base=$(ktree 6.12)
+fix000=$(kvariant "$base" fix-000)
 sed -n '/^diff -u -p /,$p' "6.12.out.$P.patch" > rng.patch
 check_that "6.12 $P: the patch applies, and gives the reviewed archrandom.h byte for byte" \
 	'(cd "$rng_copy" && patch -s -p1 < "$SCRATCH/rng.patch") &&
@@ -146,7 +147,7 @@ rm -rf "$rng_copy"
 echo "# 6.12: copy removed in $(since "$t") s; seed 000 checks done at $(( $(date +%s) - t_start )) s"
 
 # --- the seed variants of 6.12, one header each -----------------------------
-nopre=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-fix-000-nopreempt" fix-000-nopreempt)
+nopre=$(kvariant "$base" fix-000-nopreempt)
 spatch_file "$SP/sanitised_no_preempt_guard.cocci" report "$nopre" arch/arm64/include/asm/archrandom.h
 sed 's/^/#   /' one.report | cut -c1-160
 check_that "fix-000-nopreempt: sanitised_no_preempt_guard reports archrandom.h:69" \
@@ -156,7 +157,7 @@ check_that "fix-000 (guard kept): sanitised_no_preempt_guard reports nothing" \
 	'[ ! -s one.report ] && [ ! -s one.report.err ]'
 
 H=hot_idreg_read
-rev=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-revert-004" revert-004)
+rev=$(kvariant "$base" revert-004)
 spatch_file "$SP/$H.cocci" report "$rev" arch/arm64/include/asm/cpufeature.h
 sed 's/^/#   /' one.report | cut -c1-160
 check_that "revert-004: $H reports cpu_has_hw_af()'s read_cpuid at cpufeature.h:877" \
@@ -174,7 +175,7 @@ check_that "revert-004: the patch restores Linux 6.12's cpufeature.h byte for by
 # --- drivers/char: the CRNG rule where the CRNG is ------------------------
 C=crng_arch_random_ungated
 for ver in 6.12 6.1; do
-	tree=$("$TOP/scripts/kernel-tree.sh" "$ver" | tail -n 1)
+	tree=$(ktree "$ver")
 	spatch_file "$SP/$C.cocci" report "$tree" drivers/char/random.c
 	check_that "$ver drivers/char/random.c: $C runs clean, nothing ungated (seed 003 is in)" \
 		'[ ! -s one.report ] && [ ! -s one.report.err ]'

@@ -15,14 +15,14 @@
 # more of them (cputype.h, kvm/debug.c). The verified subset goes through
 # the same emitter (tests/e2e/emitcocci.t runs it with verification);
 # EMITCOCCI_VERIFY=1 adds the verified run on 6.12 (seed 000's fix only).
-# The facts databases are kept in the cache ($TRAPCHECK_KERNEL_CACHE/
-# emitcocci-<tree>.db): after the first run (about 5 minutes a tree at
-# -j2) trapcheck takes seconds. make coccicheck runs in a cp -a copy of what it
+# The facts databases are copies of each tree's shared cold run
+# (tests/kernel/lib.sh; the revert-004 one starts from 6.12's): trapcheck
+# takes seconds here. make coccicheck runs in a cp -a copy of what it
 # reads (spatch --jobs writes a scratch directory in the tree), as in
 # coccicheck.t; the cached trees are only read.
 . "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/kernel/lib.sh"
 LINES="$TOP/tests/e2e/diff-lines.py"
-CACHE=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
 KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 cd "$SCRATCH" || exit 1
 t_start=$(date +%s)
@@ -57,9 +57,9 @@ coccicheck() {
 	cc_match=$(grep -o '^[0-9]* files match' "out.$3")
 }
 
-base=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
+base=$(ktree 6.12)
 check "6.12: kernel tree prepared" [ -s "$base/compile_commands.json" ]
-rev=$("$TOP/tests/kernel/tree-variant.py" "$base" "$base-revert-004" revert-004)
+rev=$(kvariant "$base" revert-004)
 
 # run_tree NAME TREE WANT NOT [--no-verify]: --emit-cocci and --fix on
 # TREE, make coccicheck with the semantic patch on a copy; --fix must change
@@ -68,8 +68,10 @@ run_tree() {
 	name=$1 tree=$2 want=$3 not=$4 noverify=$5
 	echo "# --- $name: $tree $noverify"
 
+	[ "$tree" = "$base" ] && from= || from=$base
+	kdb "$tree" "$name.db" $from
 	t=$(now)
-	"$TRAPCHECK" -p "$tree" -j2 --db "$CACHE/emitcocci-${tree##*/}.db" \
+	"$TRAPCHECK" -p "$tree" -j2 --db "$name.db" \
 		$noverify --fix --emit-cocci "$name.cocci" > "$name.fix" \
 		2> "$name.err"
 	rc=$?

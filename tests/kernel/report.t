@@ -3,14 +3,17 @@
 # CI output on real Linux 6.12: SARIF of the whole subset validated by
 # Microsoft's validator; a baseline written before seed 000's fix and
 # compared after; a waiver on __cpu_has_rng; the HTML page in Chromium.
+# Both databases start from the tree's shared cold run (lib.sh).
 . "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/kernel/lib.sh"
 cd "$SCRATCH" || exit 1
 
-tree=$("$TOP/scripts/kernel-tree.sh" 6.12 | tail -n 1)
-plain=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-report" plain)
-fixed=$("$TOP/tests/kernel/tree-variant.py" "$tree" "$tree-report-fix" fix-000)
+tree=$(ktree 6.12)
+plain=$(kvariant "$tree" plain)
+fixed=$(kvariant "$tree" fix-000)
 mt=${TRAPCHECK_NPM_CACHE:-/var/cache/trapcheck/npm}/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
-rm -f p.db* f.db*
+kdb "$tree" p.db
+kdb "$tree" f.db
 
 start=$(date +%s)
 "$TRAPCHECK" -p "$plain" --db p.db -q --format=sarif -o all.sarif \

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the real-kernel suites, after tap.sh: the prepared trees and
+# one cold trapcheck run per tree, paid once per cache and reused by every
+# suite (docs/testing.md).
+#
+#   TRAPCHECK_KERNEL_CACHE    where trees and databases are kept
+#                             (default /var/cache/trapcheck)
+#   TRAPCHECK_KERNEL_PROFILE  focus (make check, default) or full (make
+#                             check-full): scripts/kernel-tree.sh's
+#                             target lists
+
+KCACHE=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
+KPROFILE=${TRAPCHECK_KERNEL_PROFILE:-focus}
+export TRAPCHECK_KERNEL_CACHE="$KCACHE"
+
+# ktree VERSION: the prepared tree of this profile (built when missing).
+ktree() {
+	"$TOP/scripts/kernel-tree.sh" "$1" "$KPROFILE" | tail -n 1
+}
+
+# kvariant TREE NAME: a hard-linked copy of TREE with one upstream change
+# applied or reverted (tests/kernel/tree-variant.py).
+kvariant() {
+	"$TOP/tests/kernel/tree-variant.py" "$1" "$1-$2" "$2"
+}
+
+# kcold TREE [FROM-TREE]: the directory of TREE's shared cold run, made
+# when missing: facts.db (the database of a cold run at -j$(nproc)),
+# cold.json, cold.err, cold.rc and cold.seconds. Keyed by the tree, the
+# trapcheck binary ($TRAPCHECK) and the shipped root sets: a rebuilt
+# trapcheck runs cold again, so stale facts are never reused. With FROM-TREE (the tree a variant was
+# copied from), the run starts from a copy of that tree's database and
+# parses only the TUs that the variant's change touches. Suites copy
+# facts.db before writing to it (kdb).
+kcold() {
+	_bin=$(cat "$TRAPCHECK" "$TOP"/roots/*.roots | sha1sum | cut -c1-12)
+	_dir="$KCACHE/db/${1##*/}-$_bin"
+	mkdir -p "$KCACHE/db"
+	(
+		flock 8
+		[ -f "$_dir/complete" ] && exit 0
+		if [ -n "${2:-}" ]; then
+			_from=$(kcold "$2") || exit 1
+		fi
+		rm -rf "$_dir" "$_dir.tmp"
+		# Older binaries' runs of this tree are stale: drop them.
+		rm -rf "$KCACHE/db/${1##*/}-"????????????
+		mkdir -p "$_dir.tmp"
+		[ -n "${2:-}" ] && cp "$_from/facts.db" "$_dir.tmp/facts.db"
+		_t=$(date +%s)
+		"$TRAPCHECK" -p "$1" -j"$(nproc)" --db "$_dir.tmp/facts.db" \
+			--format=json -o "$_dir.tmp/cold.json" \
+			2> "$_dir.tmp/cold.err"
+		echo $? > "$_dir.tmp/cold.rc"
+		echo $(( $(date +%s) - _t )) > "$_dir.tmp/cold.seconds"
+		touch "$_dir.tmp/complete"
+		mv "$_dir.tmp" "$_dir"
+	) 8> "$KCACHE/db/${1##*/}.lock" >&2 || return 1
+	echo "# shared run of ${1##*/}: $(cat "$_dir/cold.seconds") s when made, exit $(cat "$_dir/cold.rc")" >&2
+	echo "$_dir"
+}
+
+# kdb TREE DEST [FROM-TREE]: a copy of TREE's shared database at DEST.
+kdb() {
+	_d=$(kcold "$1" "${3:-}") && rm -f "$2" "$2-wal" "$2-shm" &&
+		cp "$_d/facts.db" "$2"
+}
+
+# kbuildcopy TREE COPY: a copy of TREE that kbuild may build in, made in
+# seconds: hard links for the sources (which kbuild only reads), real
+# copies of every file the build made (objects, .cmd files, generated
+# headers: newer than the unpacking stamp), which kbuild rewrites in
+# place. Files a test patches must be written anew (patch(1) and git
+# apply do; kbuildcopy_own FILE... otherwise).
+kbuildcopy() {
+	rm -rf "$2" && cp -al "$1" "$2" &&
+		find "$2" -type f -newer "$2/.trapcheck-unpacked" -print0 |
+		xargs -0 -r python3 -c '
+import os, shutil, sys
+for f in sys.argv[1:]:
+    shutil.copy2(f, f + ".own")
+    os.replace(f + ".own", f)
+'
+}
