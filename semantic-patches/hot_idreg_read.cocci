@@ -7,13 +7,16 @@
 /// the kernel keeps a sanitised copy: read it with read_sanitised_ftr_reg().
 ///
 //# Finds the reads inside the functions listed as hot. The built-in list
-//# (HOT below) holds the arm64 functions of trapcheck's root sets and the
-//# helpers of seeds 000 and 004; replace it with
+//# (HOT below) is generated from trapcheck's shipped root sets
+//# (roots/*.roots, by scripts/gen-cocci-hot.py): the entry points of the
+//# hot paths, nothing chosen for a known bug. Replace it with
 //# -D hot_functions=f1,f2,... and/or -D hot_file=FILE (one function per
 //# line, `#` comments: trapcheck's roots/*.roots format); under make
 //# coccicheck pass them in SPFLAGS. Coccinelle sees one function at a
 //# time: reachability from the hot paths, through calls and macro aliases
-//# (arch_wants_old_prefaulted_pte -> cpu_has_hw_af), is trapcheck's job.
+//# (arch_wants_old_prefaulted_pte -> cpu_has_hw_af), is trapcheck's job:
+//# the functions on its chains (the JSON's chain[].function) are the
+//# hot_functions to pass for the helpers it finds.
 //# read_cpuid(reg) pastes SYS_ ## reg: the rule matches the macro call as
 //# written and builds the SYS_ name itself. Patch mode rewrites only the
 //# registers that have a sanitised copy (SANITISED below: arm64_ftr_regs[]
@@ -35,19 +38,34 @@ virtual report
 @initialize:python@
 @@
 HOT = set([
-	# seed 004: page faults through arch_wants_old_prefaulted_pte and
-	# arch_has_hw_pte_young
-	"cpu_has_hw_af",
-	# seed 000: every early get_random_*()
-	"__cpu_has_rng", "arch_get_random_longs", "arch_get_random_seed_longs",
-	# roots/page-fault.roots (arm64)
-	"do_mem_abort", "do_page_fault", "do_translation_fault",
-	"handle_mm_fault", "fixup_user_fault",
+	# BEGIN HOT (scripts/gen-cocci-hot.py, from roots/*.roots)
 	# roots/crng.roots
 	"get_random_bytes", "get_random_bytes_user", "get_random_u8",
 	"get_random_u16", "get_random_u32", "get_random_u64",
-	# context switch
-	"__switch_to",
+	"get_random_long", "get_random_u32_below", "get_random_u32_inclusive",
+	"__get_random_u32_below", "urandom_read_iter", "random_read_iter",
+	"__do_sys_getrandom",
+	# roots/idle.roots
+	"do_idle", "default_idle_call", "arch_cpu_idle", "cpuidle_enter",
+	# roots/irq.roots
+	"el1h_64_irq_handler", "el0t_64_irq_handler",
+	"generic_handle_domain_irq", "handle_irq_event",
+	# roots/kvm-load.roots
+	"kvm_arch_vcpu_load", "kvm_arch_vcpu_put",
+	# roots/kvm-run.roots
+	"kvm_arch_vcpu_ioctl_run", "__kvm_vcpu_run", "handle_exit",
+	# roots/page-fault.roots
+	"do_mem_abort", "do_page_fault", "do_translation_fault",
+	"handle_mm_fault", "fixup_user_fault", "exc_page_fault",
+	"handle_page_fault",
+	# roots/sched.roots
+	"__schedule", "__switch_to", "finish_task_switch", "schedule_tail",
+	# roots/syscall.roots
+	"el0_svc", "el0_svc_common", "invoke_syscall", "do_el0_svc",
+	# roots/timer.roots
+	"hrtimer_interrupt", "__hrtimer_run_queues", "tick_sched_timer",
+	"update_process_times", "sched_tick",
+	# END HOT
 ])
 hot_given = set()
 

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Fixture of semantic-patches/hot_idreg_read.cocci (built-in hot list) */
+/* Fixture of semantic-patches/hot_idreg_read.cocci (built-in hot list:
+ * the shipped root sets) */
 
-/* Seed 004 reverted (Linux 6.12 with the old cpu_has_hw_af()). */
+/*
+ * "arm64: Avoid repeated AA64MMFR1_EL1 register read on pagefault path"
+ * reverted (Linux 6.12 with the old cpu_has_hw_af()). Not a root: the
+ * built-in list does not name it; trapcheck's chain does (tests/e2e/cocci.t
+ * passes it with -D hot_functions=).
+ */
 static inline bool cpu_has_hw_af(void)
 {
 	u64 mmfr1;

@@ -156,7 +156,7 @@ if [ -f "$(echo "$SEEDS"/000_*.txt)" ]; then
 	check "this_cpu_has_cap_prefinal: the comparison can fail (seed 004 differs)" \
 		sh -c "! python3 '$FX/diff-vs-seed.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
 else
-	ok "this_cpu_has_cap_prefinal: seed 000's reviewed diff # SKIP no seeds in $SEEDS"
+	fail "this_cpu_has_cap_prefinal: seed 000's reviewed diff: no seeds in $SEEDS (../shared/seeds)"
 fi
 check_that "this_cpu_has_cap_prefinal: the !preemptible() guard is kept" \
 	'grep -q "^+.*!system_capabilities_finalized() && !preemptible())) {$" out.patch'
@@ -184,15 +184,35 @@ cp "$FX/hot_idreg_read.c" hot.c
 run "$R" report hot.c -D hot_functions=cpu_probe_af,nosuchfunction
 cut -d: -f1,2 out.report > got
 check_that "hot_idreg_read: -D hot_functions= replaces the built-in list" \
-	'[ "$(cat got)" = "hot.c:40" ]'
+	'[ "$(cat got)" = "hot.c:46" ]'
 printf '# Root set "t": the roots/*.roots format\n\ndo_page_fault\n  handle_mm_fault  # a comment\n' > t.roots
 run "$R" report hot.c -D hot_file=t.roots
 cut -d: -f1,2 out.report | sort > got
 check_that "hot_idreg_read: -D hot_file= reads a file in the roots/*.roots format" \
-	'[ "$(tr "\n" " " < got)" = "hot.c:22 hot.c:23 " ]'
+	'[ "$(tr "\n" " " < got)" = "hot.c:28 hot.c:29 " ]'
 run "$R" report hot.c -D hot_functions=cpu_has_hw_af -D hot_file=t.roots
 check_that "hot_idreg_read: both options: the union" \
 	'[ "$(wc -l < out.report)" -eq 3 ] && [ ! -s err.report ]'
+# The built-in list is the shipped root sets, nothing chosen for a bug: a
+# helper such as cpu_has_hw_af() is hot because trapcheck's chain from a
+# root reaches it, and its chain's functions are what the rule is given.
+check "hot_idreg_read: the built-in list is generated from roots/*.roots (make cocci-hot)" \
+	sh -c "python3 '$TOP/scripts/gen-cocci-hot.py' '$TOP/roots' '$R' gen.cocci && cmp -s gen.cocci '$R'"
+check "hot_idreg_read: no function of the built-in list is outside the root sets" \
+	sh -c "! sed -n '/BEGIN HOT/,/END HOT/p' '$R' | grep -q 'cpu_has_hw_af\|__cpu_has_rng'"
+run "$R" report hot.c
+check_that "hot_idreg_read: cpu_has_hw_af() is not a root: the built-in list misses it" \
+	'! grep -q "^hot.c:18:" out.report'
+"$TRAPCHECK" -p "$TOP/tests/fixtures/kernel" -q --root-set page-fault \
+	--format=json -o pf.json
+hot=$(python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+print(','.join(sorted({s['function'] for f in d['findings']
+     if f['function'] == 'cpu_has_hw_af' for s in f['chain']})))" pf.json)
+echo "# hot functions from trapcheck's page-fault chain: $hot"
+run "$R" report hot.c -D hot_functions="$hot"
+check_that "hot_idreg_read: with the functions of trapcheck's chain, cpu_has_hw_af()'s read is reported" \
+	'grep -q "^hot.c:18:.* in hot function cpu_has_hw_af()" out.report'
 run "$R" patch hot.c
 check_that "hot_idreg_read: read_sysreg(id_*) is upper-cased into SYS_ID_*" \
 	'grep -qx "+	u64 mmfr0 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR0_EL1);" out.patch'

@@ -52,15 +52,19 @@ coccicheck() {
 	cc_match=$(grep -o '^[0-9]* files match' "out.$(basename "$2" .cocci).$3")
 }
 
-# spatch_file RULE MODE TREE FILE: spatch on one file of a tree, run from
-# $SCRATCH (without --jobs spatch writes nothing next to the file); file
-# names in one.MODE are relative to TREE
+# spatch_file RULE MODE TREE FILE [SPATCH OPTIONS]: spatch on one file of a
+# tree, run from $SCRATCH (without --jobs spatch writes nothing next to the
+# file); file names in one.MODE are relative to TREE
 spatch_file() {
+	_rule=$1 _mode=$2 _tree=$3 _file=$4
+	shift 4
 	_flags="--very-quiet"
-	case $2 in report|org) _flags="--no-show-diff $_flags" ;; esac
+	case $_mode in report|org) _flags="--no-show-diff $_flags" ;; esac
 	# shellcheck disable=SC2046
-	spatch --sp-file "$1" -D "$2" $_flags $(grep "Options:" "$1" | cut -d: -f2) \
-		--patch "$3" "$3/$4" 2> "one.$2.err" | sed "s|$3/||" > "one.$2"
+	spatch --sp-file "$_rule" -D "$_mode" $_flags \
+		$(grep "Options:" "$_rule" | cut -d: -f2) "$@" \
+		--patch "$_tree" "$_tree/$_file" 2> "one.$_mode.err" |
+		sed "s|$_tree/||" > "one.$_mode"
 }
 
 for ver in 6.12 6.1; do
@@ -159,11 +163,27 @@ check_that "fix-000 (guard kept): sanitised_no_preempt_guard reports nothing" \
 H=hot_idreg_read
 rev=$(kvariant "$base" revert-004)
 spatch_file "$SP/$H.cocci" report "$rev" arch/arm64/include/asm/cpufeature.h
+check_that "revert-004: $H's built-in list (the root sets) does not name cpu_has_hw_af()" \
+	'! grep -q "in hot function cpu_has_hw_af()" one.report && [ ! -s one.report.err ]'
+# The hot functions are what trapcheck's page-fault chains to the read
+# pass through (its database of the reverted tree: tests/kernel/lib.sh).
+kdb "$rev" rev.db "$base"
+"$TRAPCHECK" -p "$rev" --db rev.db -q --root-set page-fault --format=json \
+	-o rev.json
+hot=$(python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+print(','.join(sorted({s['function'] for f in d['findings']
+     if f['register'] == 'ID_AA64MMFR1_EL1' and f['sink'] == 'read_cpuid'
+     for c in [f['chain']] + f['other_chains'] for s in c})))" rev.json)
+echo "# hot functions from trapcheck's chains: $hot" | cut -c1-200
+spatch_file "$SP/$H.cocci" report "$rev" arch/arm64/include/asm/cpufeature.h \
+	-D hot_functions="$hot"
 sed 's/^/#   /' one.report | cut -c1-160
-check_that "revert-004: $H reports cpu_has_hw_af()'s read_cpuid at cpufeature.h:877" \
+check_that "revert-004: given trapcheck's chain, $H reports cpu_has_hw_af()'s read_cpuid at cpufeature.h:877" \
 	'[ "$(cut -d: -f1,2 one.report)" = "arch/arm64/include/asm/cpufeature.h:877" ] &&
 	 grep -q "in hot function cpu_has_hw_af()" one.report && [ ! -s one.report.err ]'
-spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h
+spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h \
+	-D hot_functions="$hot"
 check "revert-004: $H's patch is seed 004's code change (its comment aside)" \
 	python3 "$FX/diff-vs-seed.py" --code-only one.patch "$SEEDS"/004_*.txt first
 mkdir -p r004/arch/arm64/include/asm
