@@ -25,8 +25,10 @@ LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
 V ?= 0
 # Build with every CPU unless told otherwise (make -jN on the command line
 # wins).
+ifeq ($(MAKELEVEL),0)
 ifeq ($(filter -j%,$(MAKEFLAGS)),)
 MAKEFLAGS += -j$(shell nproc)
+endif
 endif
 ifeq ($(V),1)
 Q :=
@@ -46,7 +48,8 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/check.o \
-	    checker/factsio.o checker/procpool.o checker/cocci-emit.o
+	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
+	    checker/dispatch.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -84,12 +87,22 @@ checker/flags.o: checker/flags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
 checker/caps.o: checker/tables.def
 checker/guards.o: checker/phases.def
-checker/extract.o: checker/cold.def
-checker/graph.o: checker/preempt.def checker/cold.def
+checker/extract.o: checker/cold.def checker/dispatch.def checker/regions.def
+checker/dispatch.o: checker/dispatch.def
+checker/rules.o: checker/context.def
+checker/graph.o: checker/cold.def
 checker/emit.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@
 	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
+
+# The hot list of semantic-patches/hot_idreg_read.cocci comes from the
+# shipped root sets (the file is committed: make coccicheck needs no
+# trapcheck); make check says when it is stale.
+cocci-hot: scripts/gen-cocci-hot.py
+	$(quiet) GEN semantic-patches/hot_idreg_read.cocci
+	$(Q)python3 scripts/gen-cocci-hot.py roots \
+	    semantic-patches/hot_idreg_read.cocci
 
 $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@
@@ -113,7 +126,7 @@ demo: all
 # real-kernel suites on the focus trees (docs/testing.md: what runs where,
 # and how long it takes).
 check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
-	$(Q)fail=0; for t in $(UNIT_TESTS); do \
+	+$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
 	    echo "== sanitizers (ASan, UBSan, LSan)"; \
 	    $(MAKE) -s check-asan > $(ASAN_DIR)/check.log 2>&1 || \
@@ -129,7 +142,7 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 # with what is too slow for every change: -j1 against -jN, the whole
 # database under ASan, --emit-cocci with verification, the quick bench.
 check-full:
-	$(Q)TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
+	+$(Q)TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
 	    EMITCOCCI_VERIFY=1 $(MAKE) check
 	$(Q)bench/run --quick
 
@@ -151,7 +164,7 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
-	    prove -j$$(nproc) tests/e2e/fixture.t tests/e2e/db.t \
+	    prove -j$$(nproc) tests/e2e/fixture.t tests/e2e/db.t tests/e2e/trust.t \
 	    tests/e2e/badinput.t || \
 	    fail=1; exit $$fail
 
@@ -180,7 +193,7 @@ clean:
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-full check-asan demo install clean deps-checked fuzz fuzz-ci
+.PHONY: all check check-full check-asan cocci-hot demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) checker/main.d
 -include $(ASAN_OBJS:.o=.d) $(ASAN_DIR)/main.d

@@ -451,6 +451,7 @@ static void summarise(struct pool *p)
 	}
 	summarise_tables(&p->a->graph.caps, s);
 	s->inferred = p->a->graph.inferred_edges;
+	s->dispatch = &p->a->graph.dispatch;
 	s->pruned = p->a->graph.pruned;
 	s->nr_pruned = p->a->graph.nr_pruned;
 	s->max_targets = p->a->graph.max_targets;
@@ -575,6 +576,18 @@ static void adopt_orphans(struct pool *p, struct strmap *prev_owned)
  * No compile database: link what the facts database holds (filled by
  * "trapcheck check" under make C=1, or by earlier runs) and report.
  */
+/* The rules over the linked graph, and what the summary says of them. */
+static void run_rules(struct analysis *a, const struct analysis_opts *o,
+		      const struct root_sets *roots)
+{
+	struct rules_opts ro = { o->per_root, o->all_chains };
+	struct rules_stats st = { 0 };
+
+	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &st);
+	a->summary.stopped = st.stopped;
+	a->summary.low = a->low.nr;
+}
+
 static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 			    const struct root_sets *roots, char *err,
 			    size_t errlen)
@@ -629,13 +642,14 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 	caps_resolve(&a->graph);
 	summarise_tables(&a->graph.caps, &a->summary);
 	a->summary.inferred = a->graph.inferred_edges;
+	a->summary.dispatch = &a->graph.dispatch;
 	a->summary.pruned = a->graph.pruned;
 	a->summary.nr_pruned = a->graph.nr_pruned;
 	a->summary.max_targets = a->graph.max_targets;
 	a->summary.functions = a->graph.nr_nodes;
 	a->summary.edges = a->graph.nr_edges;
 	a->summary.sinks = a->graph.nr_sinks;
-	rules_run(&a->graph, roots, &a->findings);
+	run_rules(a, o, roots);
 	return 0;
 }
 
@@ -792,7 +806,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise(&p);
-	rules_run(&a->graph, roots, &a->findings);
+	run_rules(a, o, roots);
 	ret = 0;
 
 out_free:
@@ -826,6 +840,7 @@ out_free:
 void analysis_free(struct analysis *a)
 {
 	findings_free(&a->findings);
+	findings_free(&a->low);
 	run_summary_free(&a->summary);
 	graph_free(&a->graph);
 	free(a->root);

@@ -16,32 +16,63 @@
 
 #define BASELINE_VERSION 1
 
+/*
+ * A finding is one site; each root set that reaches it keeps the
+ * fingerprint it had when findings were per root set (rule, function,
+ * sink, register, root set): the site's own and those of also[]. A
+ * baseline lists them all, so baselines written before and after one
+ * finding per site match each other.
+ */
+static size_t site_fingerprints(const struct finding *f, char ***out)
+{
+	size_t i, n = f->nr_also + 1;
+	char **v = xcalloc(n, sizeof(*v));
+
+	v[0] = finding_fingerprint(f);
+	for (i = 0; i < f->nr_also; i++)
+		v[i + 1] = finding_fingerprint(&f->also[i]);
+	*out = v;
+	return n;
+}
+
+static void free_fingerprints(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 int baseline_write(const char *path, const struct findings *fs, char *err,
 		   size_t errlen)
 {
 	json_t *root = json_object(), *arr = json_array();
 	struct out_file o;
 	struct strmap seen;
-	size_t i;
+	size_t i, k, n;
 	int ret = 0;
+	char **fps;
 
 	strmap_init(&seen);
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
-		char *fp = finding_fingerprint(f);
-		json_t *o;
 
-		if (strmap_get(&seen, fp) >= 0) {
-			free(fp);
-			continue;
+		n = site_fingerprints(f, &fps);
+		for (k = 0; k < n; k++) {
+			json_t *o;
+
+			if (strmap_get(&seen, fps[k]) >= 0)
+				continue;
+			strmap_put(&seen, fps[k], 1);
+			o = json_object();
+			json_object_set_new(o, "fingerprint",
+					    json_string(fps[k]));
+			json_object_set_new(o, "file", json_string(f->file));
+			json_object_set_new(o, "line", json_integer(f->line));
+			json_array_append_new(arr, o);
 		}
-		strmap_put(&seen, fp, 1);
-		o = json_object();
-		json_object_set_new(o, "fingerprint", json_string(fp));
-		json_object_set_new(o, "file", json_string(f->file));
-		json_object_set_new(o, "line", json_integer(f->line));
-		json_array_append_new(arr, o);
-		free(fp);
+		free_fingerprints(fps, n);
 	}
 	strmap_free(&seen);
 	json_object_set_new(root, "trapcheck_baseline",
@@ -66,14 +97,18 @@ struct base_filter {
 	size_t known;
 };
 
+/* Known: any root set's fingerprint of the site is in the baseline. */
 static bool not_in_baseline(const struct finding *f, void *data)
 {
 	struct base_filter *b = data;
-	char *fp = finding_fingerprint(f);
-	int v = strmap_get(&b->fps, fp);
+	char **fps;
+	size_t n = site_fingerprints(f, &fps), k;
+	bool known = false;
 
-	free(fp);
-	if (v < 0)
+	for (k = 0; k < n && !known; k++)
+		known = strmap_get(&b->fps, fps[k]) >= 0;
+	free_fingerprints(fps, n);
+	if (!known)
 		return true;
 	b->known++;
 	return false;
@@ -118,10 +153,12 @@ int baseline_apply(const char *path, struct findings *fs,
 		bool found = false;
 
 		for (j = 0; fp && j < fs->nr && !found; j++) {
-			char *g = finding_fingerprint(&fs->v[j]);
+			char **g;
+			size_t n = site_fingerprints(&fs->v[j], &g), k;
 
-			found = !strcmp(g, fp);
-			free(g);
+			for (k = 0; k < n && !found; k++)
+				found = !strcmp(g[k], fp);
+			free_fingerprints(g, n);
 		}
 		if (fp && !found)
 			fixed++;

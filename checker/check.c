@@ -246,7 +246,7 @@ int check_main(int argc, char **argv)
 	graph_init(&g);
 	graph_merge(&g, &facts);
 	graph_finish(&g);
-	rules_run(&g, &none, &fs);
+	rules_run(&g, &none, NULL, &fs, NULL, NULL);
 	emit_text(stdout, &fs, &(struct emit_opts){ 0 });
 	if (fail && fs.nr && !ret)
 		ret = TC_EXIT_FINDINGS;

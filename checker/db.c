@@ -37,15 +37,17 @@ static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS call (tu INTEGER, caller INTEGER,"
 	" callee_key TEXT, callee_name TEXT, callee_file TEXT,"
 	" callee_line INTEGER, file TEXT, line INTEGER, col INTEGER,"
-	" off INTEGER, via TEXT, guards TEXT, loop INTEGER);"
+	" off INTEGER, via TEXT, guards TEXT, loop INTEGER,"
+	" loop_guess INTEGER, args TEXT);"
 	"CREATE TABLE IF NOT EXISTS sink (tu INTEGER, func INTEGER, sink TEXT,"
 	" arg TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
-	" guards TEXT, loop INTEGER);"
+	" guards TEXT, loop INTEGER, loop_guess INTEGER);"
 	"CREATE TABLE IF NOT EXISTS assign (tu INTEGER, member TEXT,"
-	" fn_key TEXT, fn_name TEXT, fn_file TEXT, fn_line INTEGER);"
+	" fn_key TEXT, fn_name TEXT, fn_file TEXT, fn_line INTEGER,"
+	" object TEXT);"
 	"CREATE TABLE IF NOT EXISTS icall (tu INTEGER, caller INTEGER,"
 	" member TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
-	" guards TEXT, loop INTEGER);"
+	" guards TEXT, loop INTEGER, loop_guess INTEGER);"
 	"CREATE TABLE IF NOT EXISTS cap (tu INTEGER, name TEXT, type TEXT,"
 	" scope INTEGER, matches TEXT, reg TEXT, field TEXT, min TEXT,"
 	" midr INTEGER, tbl TEXT, file TEXT, line INTEGER);"
@@ -444,7 +446,7 @@ int db_store(struct db *db, const char *path, const char *key,
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "INSERT INTO call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		  "?, ?, ?)");
+		  "?, ?, ?, ?, ?)");
 	for (i = 0; st && i < f->nr_calls; i++) {
 		const struct tu_call *c = &f->calls[i];
 
@@ -461,11 +463,14 @@ int db_store(struct db *db, const char *path, const char *key,
 		bind_str(st, 11, c->via);
 		bind_str(st, 12, c->guards);
 		sqlite3_bind_int(st, 13, (int)c->loop);
+		sqlite3_bind_int(st, 14, (int)c->loop_guess);
+		bind_str(st, 15, c->args);
 		if (done(st))
 			goto err_rollback;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO sink VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st = prep(db, "INSERT INTO sink VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+		  "?)");
 	for (i = 0; st && i < f->nr_sinks; i++) {
 		const struct tu_sink *k = &f->sinks[i];
 
@@ -479,11 +484,12 @@ int db_store(struct db *db, const char *path, const char *key,
 		sqlite3_bind_int(st, 8, (int)k->off);
 		bind_str(st, 9, k->guards);
 		sqlite3_bind_int(st, 10, (int)k->loop);
+		sqlite3_bind_int(st, 11, (int)k->loop_guess);
 		if (done(st))
 			goto err_rollback;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO assign VALUES (?, ?, ?, ?, ?, ?)");
+	st = prep(db, "INSERT INTO assign VALUES (?, ?, ?, ?, ?, ?, ?)");
 	for (i = 0; st && i < f->nr_assigns; i++) {
 		const struct tu_assign *a = &f->assigns[i];
 
@@ -493,11 +499,12 @@ int db_store(struct db *db, const char *path, const char *key,
 		bind_str(st, 4, a->fn_name);
 		bind_str(st, 5, a->fn_file);
 		sqlite3_bind_int(st, 6, (int)a->fn_line);
+		bind_str(st, 7, a->object);
 		if (done(st))
 			goto err_rollback;
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO icall VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	st = prep(db, "INSERT INTO icall VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	for (i = 0; st && i < f->nr_icalls; i++) {
 		const struct tu_icall *c = &f->icalls[i];
 
@@ -510,6 +517,7 @@ int db_store(struct db *db, const char *path, const char *key,
 		sqlite3_bind_int(st, 7, (int)c->off);
 		bind_str(st, 8, c->guards);
 		sqlite3_bind_int(st, 9, (int)c->loop);
+		sqlite3_bind_int(st, 10, (int)c->loop_guess);
 		if (done(st))
 			goto err_rollback;
 	}
@@ -607,8 +615,8 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT caller, callee_key, callee_name, callee_file, "
-		  "callee_line, file, line, col, off, via, guards, loop FROM call "
-		  "WHERE tu = ? ORDER BY rowid");
+		  "callee_line, file, line, col, off, via, guards, loop, "
+		  "loop_guess, args FROM call WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct tu_call *c = PUSH(f->calls, f->nr_calls,
@@ -626,10 +634,12 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		c->via = col_str(st, 9);
 		c->guards = col_str(st, 10);
 		c->loop = (unsigned int)sqlite3_column_int(st, 11);
+		c->loop_guess = (unsigned int)sqlite3_column_int(st, 12);
+		c->args = col_str(st, 13);
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT func, sink, arg, file, line, col, off, guards, "
-		  "loop FROM sink WHERE tu = ? ORDER BY rowid");
+		  "loop, loop_guess FROM sink WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -650,10 +660,11 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		k->off = (unsigned int)sqlite3_column_int(st, 6);
 		k->guards = col_str(st, 7);
 		k->loop = (unsigned int)sqlite3_column_int(st, 8);
+		k->loop_guess = (unsigned int)sqlite3_column_int(st, 9);
 	}
 	sqlite3_finalize(st);
-	st = prep(db, "SELECT member, fn_key, fn_name, fn_file, fn_line FROM "
-		  "assign WHERE tu = ? ORDER BY rowid");
+	st = prep(db, "SELECT member, fn_key, fn_name, fn_file, fn_line, "
+		  "object FROM assign WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct tu_assign *a = PUSH(f->assigns, f->nr_assigns,
@@ -664,10 +675,11 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		a->fn_name = col_str(st, 2);
 		a->fn_file = col_str(st, 3);
 		a->fn_line = (unsigned int)sqlite3_column_int(st, 4);
+		a->object = col_str(st, 5);
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT caller, member, file, line, col, off, guards, "
-		  "loop FROM icall WHERE tu = ? ORDER BY rowid");
+		  "loop, loop_guess FROM icall WHERE tu = ? ORDER BY rowid");
 	sqlite3_bind_int64(st, 1, id);
 	while (st && sqlite3_step(st) == SQLITE_ROW) {
 		struct tu_icall *c = PUSH(f->icalls, f->nr_icalls,
@@ -681,6 +693,7 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		c->off = (unsigned int)sqlite3_column_int(st, 5);
 		c->guards = col_str(st, 6);
 		c->loop = (unsigned int)sqlite3_column_int(st, 7);
+		c->loop_guess = (unsigned int)sqlite3_column_int(st, 8);
 	}
 	sqlite3_finalize(st);
 	st = prep(db, "SELECT name, type, scope, matches, reg, field, min, "

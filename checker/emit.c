@@ -30,6 +30,23 @@ static void print_chain(FILE *out, const struct chain *c)
 	}
 }
 
+/* "about N a second: ..." or the boot phase's "N reads per call". */
+static void print_estimate(FILE *out, const struct finding *f)
+{
+	fprintf(out, "%s:%u:%u: note: ", f->file, f->line, f->col);
+	if (f->per_boot)
+		fprintf(out, "boot phase: about %.0f read%s per call from %s "
+			"until the guard flips (loops %.0f%s); not a rate",
+			f->estimate, f->estimate == 1 ? "" : "s", f->root,
+			f->loops, f->loop_guess ? ", a guess" : "");
+	else
+		fprintf(out, "about %.0f a second: %s weight %.0f x loops "
+			"%.0f%s", f->estimate, f->root, f->weight, f->loops,
+			f->loop_guess ? " (a guess: a loop of unknown bound)" :
+			"");
+	fputc('\n', out);
+}
+
 int emit_text(FILE *out, const struct findings *fs,
 	      const struct emit_opts *o)
 {
@@ -48,17 +65,28 @@ int emit_text(FILE *out, const struct findings *fs,
 				f->line, f->col, f->waiver);
 		if (!f->root)
 			continue;	/* a site on no hot path */
-		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase): ",
-			f->file, f->line, f->col, f->root, f->phase);
+		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase%s): ",
+			f->file, f->line, f->col, f->root, f->phase,
+			f->low ? ", low confidence" : "");
 		print_chain(out, &f->chain);
 		fputc('\n', out);
-		fprintf(out, "%s:%u:%u: note: about %.0f a second: %s "
-			"weight %.0f x loops %.0f\n", f->file, f->line, f->col,
-			f->estimate, f->root, f->weight, f->loops);
+		print_estimate(out, f);
 		for (j = 0; j < f->nr_others; j++) {
 			fprintf(out, "%s:%u:%u: note: also reached from %s: ",
 				f->file, f->line, f->col, f->root);
 			print_chain(out, &f->others[j]);
+			fputc('\n', out);
+		}
+		for (j = 0; j < f->nr_also; j++) {
+			const struct finding *a = &f->also[j];
+
+			fprintf(out, "%s:%u:%u: note: also reached from %s "
+				"(%s phase%s%s): ", f->file, f->line, f->col,
+				a->root, a->phase,
+				strcmp(a->context, "nested") ? "" :
+				", on a KVM host", a->low ?
+				", low confidence" : "");
+			print_chain(out, &a->chain);
 			fputc('\n', out);
 		}
 		if (!o->verbose)
@@ -80,6 +108,23 @@ int emit_text(FILE *out, const struct findings *fs,
 	}
 	fflush(out);
 	return ferror(out) ? -EIO : 0;
+}
+
+void emit_low(FILE *out, const struct findings *low)
+{
+	size_t i;
+
+	for (i = 0; i < low->nr; i++) {
+		const struct finding *f = &low->v[i];
+
+		fprintf(out, "%s:%u:%u: note: low confidence, not warned of: "
+			"%s() reached from %s through %u inferred calls: ",
+			f->file, f->line, f->col, f->function, f->root,
+			f->inferred);
+		print_chain(out, &f->chain);
+		fprintf(out, " [%s]\n", f->rule);
+	}
+	fflush(out);
 }
 
 void emit_summary(FILE *diag, const struct run_summary *sum,
@@ -120,6 +165,27 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 				sum->pruned[i].member, sum->pruned[i].targets);
 		fputc('\n', diag);
 	}
+	if (sum->dispatch) {
+		const struct dispatch_stats *d = sum->dispatch;
+
+		fprintf(diag, "trapcheck: calls through struct members: %zu "
+			"by ops table, %zu with no target; by registration: "
+			"%zu on a known list head (%zu registrations), %zu in "
+			"wrappers, %zu unresolved", d->by_table, d->no_target,
+			d->by_registration, d->registrations,
+			d->through_wrapper, d->unresolved);
+		for (i = 0; i < d->nr_examples; i++)
+			fprintf(diag, "%s%s", i ? ", " : " (", d->examples[i]);
+		fputs(d->nr_examples ? ")\n" : "\n", diag);
+	}
+	if (sum->stopped)
+		fprintf(diag, "trapcheck: %zu calls into another root set's "
+			"entry point left to that root set\n", sum->stopped);
+	if (sum->low)
+		fprintf(diag, "trapcheck: %zu site%s reached only through "
+			"more than one inferred call: notes, not warnings "
+			"(--all-chains warns of them)\n", sum->low,
+			sum->low == 1 ? "" : "s");
 	if (sum->baseline)
 		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
 			"fixed\n", nr_findings, sum->known, sum->fixed);
@@ -179,6 +245,24 @@ static json_t *chain_json(const struct chain *c)
 	return chain;
 }
 
+static json_t *estimate_json(const struct finding *f)
+{
+	json_t *est = json_object();
+
+	json_object_set_new(est, "unit", json_string(f->per_boot ?
+		"reads_per_call_until_guard" : "reads_per_second"));
+	if (!f->per_boot)
+		json_object_set_new(est, "per_second",
+				    json_real(f->estimate));
+	json_object_set_new(est, "value", json_real(f->estimate));
+	json_object_set_new(est, "root_weight", json_real(f->weight));
+	json_object_set_new(est, "loop_factor", json_real(f->loops));
+	json_object_set_new(est, "loop_factor_guessed",
+			    json_boolean(f->loop_guess));
+	json_object_set_new(est, "reads_per_call", json_integer(1));
+	return est;
+}
+
 static json_t *finding_json(const struct finding *f)
 {
 	json_t *o = json_object(), *others = json_array();
@@ -198,15 +282,12 @@ static json_t *finding_json(const struct finding *f)
 			    json_boolean(f->sanitised));
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_string(f->phase));
-	if (f->root) {
-		json_t *est = json_object();
-
-		json_object_set_new(est, "per_second", json_real(f->estimate));
-		json_object_set_new(est, "root_weight", json_real(f->weight));
-		json_object_set_new(est, "loop_factor", json_real(f->loops));
-		json_object_set_new(est, "reads_per_call", json_integer(1));
-		json_object_set_new(o, "estimate", est);
-	}
+	json_object_set_new(o, "context", json_string(f->context));
+	json_object_set_new(o, "confidence", json_string(f->low ? "low" :
+							     "high"));
+	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
+	if (f->root)
+		json_object_set_new(o, "estimate", estimate_json(f));
 	json_object_set_new(o, "message", json_string(f->message));
 	if (f->fix_note)
 		json_object_set_new(o, "fix", json_string(f->fix_note));
@@ -214,9 +295,39 @@ static json_t *finding_json(const struct finding *f)
 		json_object_set_new(o, "waived", json_string(f->waiver));
 	{
 		char *fp = finding_fingerprint(f);
+		json_t *fps = json_array(), *roots = json_array();
+		json_t *reached = json_array();
 
 		json_object_set_new(o, "fingerprint", json_string(fp));
+		json_array_append_new(fps, json_string(fp));
 		free(fp);
+		if (f->root)
+			json_array_append_new(roots, json_string(f->root));
+		for (i = 0; i < f->nr_also; i++) {
+			const struct finding *a = &f->also[i];
+			json_t *r = json_object();
+
+			fp = finding_fingerprint(a);
+			json_array_append_new(fps, json_string(fp));
+			free(fp);
+			json_array_append_new(roots, jstr(a->root));
+			json_object_set_new(r, "root", jstr(a->root));
+			json_object_set_new(r, "phase", json_string(a->phase));
+			json_object_set_new(r, "context",
+					    json_string(a->context));
+			json_object_set_new(r, "confidence", json_string(
+						    a->low ? "low" : "high"));
+			json_object_set_new(r, "inferred_calls",
+					    json_integer(a->inferred));
+			if (a->root)
+				json_object_set_new(r, "estimate",
+						    estimate_json(a));
+			json_object_set_new(r, "chain", chain_json(&a->chain));
+			json_array_append_new(reached, r);
+		}
+		json_object_set_new(o, "fingerprints", fps);
+		json_object_set_new(o, "roots", roots);
+		json_object_set_new(o, "also_reached", reached);
 	}
 	json_object_set_new(o, "chain", chain_json(&f->chain));
 	for (i = 0; i < f->nr_others; i++)
@@ -226,15 +337,18 @@ static json_t *finding_json(const struct finding *f)
 }
 
 int emit_json(FILE *out, const struct findings *fs,
-	      const struct run_summary *sum)
+	      const struct findings *low, const struct run_summary *sum)
 {
 	json_t *root = json_object(), *arr = json_array();
 	json_t *s = json_object(), *probs = json_array();
+	json_t *lows = json_array();
 	size_t i;
 	int ret = 0;
 
 	for (i = 0; i < fs->nr; i++)
 		json_array_append_new(arr, finding_json(&fs->v[i]));
+	for (i = 0; low && i < low->nr; i++)
+		json_array_append_new(lows, finding_json(&low->v[i]));
 	for (i = 0; i < sum->nr_problems; i++) {
 		const struct tu_problem *p = &sum->problems[i];
 		json_t *po = json_object();
@@ -261,6 +375,26 @@ int emit_json(FILE *out, const struct findings *fs,
 	json_object_set_new(s, "errors", probs);
 	json_object_set_new(s, "waived", json_integer(sum->waived));
 	json_object_set_new(s, "inferred_edges", json_integer(sum->inferred));
+	json_object_set_new(s, "root_entries_left", json_integer(sum->stopped));
+	json_object_set_new(s, "low_confidence_sites", json_integer(sum->low));
+	if (sum->dispatch) {
+		const struct dispatch_stats *d = sum->dispatch;
+		json_t *o = json_object();
+
+		json_object_set_new(o, "by_ops_table", json_integer(d->by_table));
+		json_object_set_new(o, "no_target", json_integer(d->no_target));
+		json_object_set_new(o, "by_registration",
+				    json_integer(d->by_registration));
+		json_object_set_new(o, "registrations",
+				    json_integer(d->registrations));
+		json_object_set_new(o, "in_wrappers",
+				    json_integer(d->through_wrapper));
+		json_object_set_new(o, "unresolved",
+				    json_integer(d->unresolved));
+		json_object_set_new(o, "unresolved_examples",
+				    str_array(d->examples, d->nr_examples));
+		json_object_set_new(s, "dispatch", o);
+	}
 	{
 		json_t *pr = json_array();
 
@@ -291,6 +425,7 @@ int emit_json(FILE *out, const struct findings *fs,
 			    str_array(sum->unknown_regs,
 				      sum->nr_unknown_regs));
 	json_object_set_new(root, "findings", arr);
+	json_object_set_new(root, "low_confidence", lows);
 	json_object_set_new(root, "summary", s);
 	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 	    fputc('\n', out) == EOF || fflush(out))
@@ -408,14 +543,81 @@ static json_t *text_obj(const char *text)
 	return o;
 }
 
+/*
+ * One result per site: each root set's chain (and the other chains of
+ * the best one) a codeFlow. A KVM host's read (it traps only under
+ * nested virtualisation) and a site of low confidence are notes.
+ */
+static json_t *sarif_result(const struct finding *f)
+{
+	json_t *res = json_object(), *locs = json_array();
+	json_t *flows = json_array(), *fps = json_object();
+	json_t *props = json_object(), *roots = json_array();
+	char *fp = finding_fingerprint_hash(f);
+	bool note = f->low || !strcmp(f->context, "nested");
+	size_t j, k;
+
+	for (k = 0; k < rule_table_size; k++)
+		if (!strcmp(rule_table[k].id, f->rule))
+			break;
+	json_object_set_new(res, "ruleId", json_string(f->rule));
+	if (k < rule_table_size)
+		json_object_set_new(res, "ruleIndex", json_integer(k));
+	json_object_set_new(res, "level", json_string(note ? "note" :
+						      "warning"));
+	json_object_set_new(res, "message", text_obj(f->message));
+	json_array_append_new(locs, sarif_location(f->file, f->line,
+						   f->col, NULL));
+	json_object_set_new(res, "locations", locs);
+	if (f->root) {
+		json_array_append_new(flows, sarif_flow(&f->chain));
+		json_array_append_new(roots, json_string(f->root));
+		for (j = 0; j < f->nr_others; j++)
+			json_array_append_new(flows,
+					      sarif_flow(&f->others[j]));
+	}
+	for (j = 0; j < f->nr_also; j++) {
+		json_array_append_new(flows, sarif_flow(&f->also[j].chain));
+		json_array_append_new(roots, jstr(f->also[j].root));
+	}
+	json_object_set_new(res, "codeFlows", flows);
+	json_object_set_new(fps, "trapcheck/v1", json_string(fp));
+	json_object_set_new(res, "partialFingerprints", fps);
+	json_object_set_new(props, "root", jstr(f->root));
+	json_object_set_new(props, "roots", roots);
+	json_object_set_new(props, "phase", json_string(f->phase));
+	json_object_set_new(props, "context", json_string(f->context));
+	json_object_set_new(props, "confidence", json_string(f->low ? "low" :
+								 "high"));
+	json_object_set_new(props, "register", jstr(f->reg));
+	json_object_set_new(props, "trapClass", jstr(f->trap));
+	json_object_set_new(props, "capability", jstr(f->cap));
+	json_object_set_new(props, "function", json_string(f->function));
+	if (f->waiver)
+		json_object_set_new(props, "waiver", json_string(f->waiver));
+	json_object_set_new(res, "properties", props);
+	if (f->waiver) {
+		json_t *sups = json_array(), *sup = json_object();
+
+		json_object_set_new(sup, "kind", json_string("inSource"));
+		json_object_set_new(sup, "justification",
+				    json_string(f->waiver));
+		json_array_append_new(sups, sup);
+		json_object_set_new(res, "suppressions", sups);
+	}
+	free(fp);
+	return res;
+}
+
 int emit_sarif(FILE *out, const struct findings *fs,
-	       const struct run_summary *sum, const char *root)
+	       const struct findings *low, const struct run_summary *sum,
+	       const char *root)
 {
 	json_t *log = json_object(), *runs = json_array(), *run = json_object();
 	json_t *tool = json_object(), *driver = json_object();
 	json_t *rules = json_array(), *results = json_array();
 	json_t *bases = json_object(), *srcroot = json_object();
-	size_t i, j;
+	size_t i;
 	char *uri;
 	int ret = 0;
 
@@ -454,56 +656,10 @@ int emit_sarif(FILE *out, const struct findings *fs,
 	json_object_set_new(bases, "SRCROOT", srcroot);
 	json_object_set_new(run, "originalUriBaseIds", bases);
 
-	for (i = 0; i < fs->nr; i++) {
-		const struct finding *f = &fs->v[i];
-		json_t *res = json_object(), *locs = json_array();
-		json_t *flows = json_array(), *fps = json_object();
-		json_t *props = json_object();
-		char *fp = finding_fingerprint_hash(f);
-		size_t k;
-
-		for (k = 0; k < rule_table_size; k++)
-			if (!strcmp(rule_table[k].id, f->rule))
-				break;
-		json_object_set_new(res, "ruleId", json_string(f->rule));
-		if (k < rule_table_size)
-			json_object_set_new(res, "ruleIndex", json_integer(k));
-		json_object_set_new(res, "level", json_string("warning"));
-		json_object_set_new(res, "message", text_obj(f->message));
-		json_array_append_new(locs, sarif_location(f->file, f->line,
-							   f->col, NULL));
-		json_object_set_new(res, "locations", locs);
-		if (f->root) {
-			json_array_append_new(flows, sarif_flow(&f->chain));
-			for (j = 0; j < f->nr_others; j++)
-				json_array_append_new(flows,
-						      sarif_flow(&f->others[j]));
-		}
-		json_object_set_new(res, "codeFlows", flows);
-		json_object_set_new(fps, "trapcheck/v1", json_string(fp));
-		json_object_set_new(res, "partialFingerprints", fps);
-		json_object_set_new(props, "root", jstr(f->root));
-		json_object_set_new(props, "phase", json_string(f->phase));
-		json_object_set_new(props, "register", jstr(f->reg));
-		json_object_set_new(props, "trapClass", jstr(f->trap));
-		json_object_set_new(props, "capability", jstr(f->cap));
-		json_object_set_new(props, "function", json_string(f->function));
-		if (f->waiver)
-			json_object_set_new(props, "waiver",
-					    json_string(f->waiver));
-		json_object_set_new(res, "properties", props);
-		if (f->waiver) {
-			json_t *sups = json_array(), *sup = json_object();
-
-			json_object_set_new(sup, "kind", json_string("inSource"));
-			json_object_set_new(sup, "justification",
-					    json_string(f->waiver));
-			json_array_append_new(sups, sup);
-			json_object_set_new(res, "suppressions", sups);
-		}
-		json_array_append_new(results, res);
-		free(fp);
-	}
+	for (i = 0; i < fs->nr; i++)
+		json_array_append_new(results, sarif_result(&fs->v[i]));
+	for (i = 0; low && i < low->nr; i++)
+		json_array_append_new(results, sarif_result(&low->v[i]));
 	json_object_set_new(run, "results", results);
 	json_array_append_new(runs, run);
 	json_object_set_new(log, "runs", runs);

@@ -69,9 +69,10 @@ struct file_slot {
 	char *rel;
 };
 
-/* A loop of a body and its trip-count factor. */
+/* A loop of a body and its trip count, when it is a constant. */
 struct loop_region {
 	unsigned int from, to, factor;
+	bool known;		/* factor is the loop's constant bound */
 };
 
 /* A stretch of a body that runs only when a condition holds. */
@@ -112,6 +113,14 @@ struct walk {
 	size_t nr_pend, alloc_pend;
 
 	int cur_func;
+	CXCursor cur_fn;	/* its cursor: parameters name arguments */
+	/* The ifs of one macro expansion walked so far (macro_if_nth()). */
+	unsigned int mif_off, mif_n;
+	/* Conditions written inside a macro body, outermost first. */
+	char **mguards;
+	size_t nr_mguards, alloc_mguards;
+	/* The object being initialised (visit_var), or NULL. */
+	char *init_obj;
 
 	/* The function being walked: its tokens and guarded regions. */
 	char **ftok;
@@ -290,6 +299,182 @@ static char *call_via(struct walk *w, CXSourceLocation loc,
 	return via;
 }
 
+struct kids {
+	CXCursor c[4];
+	unsigned int n;
+};
+
+static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p,
+					   CXClientData d)
+{
+	struct kids *k = d;
+
+	(void)p;
+	if (k->n < ARRAY_SIZE(k->c))
+		k->c[k->n] = c;
+	k->n++;
+	return CXChildVisit_Continue;
+}
+
+static char *member_id(CXCursor field);
+
+/* Registration types of checker/dispatch.def. */
+static const char *const reg_types[] = {
+#define REG_TYPE(s) s,
+#define REG_MEMBER(s, m)
+#define REG_FN(f, h, b)
+#define DISPATCH_FN(f, h)
+#include "dispatch.def"
+#undef REG_TYPE
+#undef REG_MEMBER
+#undef REG_FN
+#undef DISPATCH_FN
+};
+
+/* Is @t a pointer to (or a) struct of a registration type? */
+static bool reg_type(CXType t)
+{
+	CXType c = clang_getCanonicalType(t);
+	CXString s;
+	bool hit = false;
+	size_t i;
+
+	if (c.kind == CXType_Pointer)
+		c = clang_getCanonicalType(clang_getPointeeType(c));
+	if (c.kind != CXType_Record)
+		return false;
+	s = clang_getCursorSpelling(clang_getTypeDeclaration(c));
+	for (i = 0; i < ARRAY_SIZE(reg_types) && !hit; i++)
+		hit = !strcmp(clang_getCString(s), reg_types[i]);
+	clang_disposeString(s);
+	return hit;
+}
+
+/* The expression under implicit casts, parentheses, casts and '&'. */
+static CXCursor strip_expr(CXCursor c)
+{
+	for (;;) {
+		enum CXCursorKind k = clang_getCursorKind(c);
+		struct kids kids = { .n = 0 };
+
+		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
+		    k != CXCursor_CStyleCastExpr &&
+		    k != CXCursor_UnaryOperator)
+			return c;
+		clang_visitChildren(c, collect_kid, &kids);
+		if (!kids.n)
+			return c;
+		/* (type)x: the type reference comes first. */
+		c = kids.c[kids.n > ARRAY_SIZE(kids.c) ?
+			   ARRAY_SIZE(kids.c) - 1 : kids.n - 1];
+	}
+}
+
+/*
+ * What an argument or an object names, as a string (NULL: nothing that
+ * can be named): "var:NAME[.member...][@FILE]" for a global variable (the
+ * file when it is static) or a member of one, "STRUCT.member" for a
+ * member of any other object, "$N" for the current function's parameter
+ * N.
+ */
+static char *object_id(struct walk *w, CXCursor e)
+{
+	CXCursor c = strip_expr(e), ref = clang_getCursorReferenced(c);
+	enum CXCursorKind k = clang_getCursorKind(c);
+	char *id = NULL;
+
+	if (k == CXCursor_DeclRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_ParmDecl) {
+		int i, n = clang_Cursor_getNumArguments(w->cur_fn);
+
+		for (i = 0; i < n; i++)
+			if (clang_equalCursors(ref, clang_Cursor_getArgument(
+						       w->cur_fn, i)))
+				return xasprintf("$%d", i);
+		return NULL;
+	}
+	if (k == CXCursor_DeclRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_VarDecl &&
+	    clang_getCursorKind(clang_getCursorSemanticParent(ref)) ==
+	    CXCursor_TranslationUnit) {
+		char *name = cursor_name(ref);
+
+		if (clang_getCursorLinkage(ref) == CXLinkage_Internal) {
+			unsigned int line, col;
+			const char *f = expansion_loc(w,
+				clang_getCursorLocation(ref), &line, &col,
+				NULL, NULL);
+
+			id = xasprintf("var:%s@%s", name, f);
+		} else {
+			id = xasprintf("var:%s", name);
+		}
+		free(name);
+		return id;
+	}
+	if (k == CXCursor_MemberRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_FieldDecl) {
+		struct kids kids = { .n = 0 };
+		char *base = NULL, *field = cursor_name(ref);
+
+		clang_visitChildren(c, collect_kid, &kids);
+		if (kids.n == 1)
+			base = object_id(w, kids.c[0]);
+		if (base && !strncmp(base, "var:", 4)) {
+			char *at = strchr(base, '@');
+
+			/* var:x@f + .m = var:x.m@f */
+			id = at ? xasprintf("%.*s.%s%s", (int)(at - base), base,
+					    field, at) :
+				  xasprintf("%s.%s", base, field);
+		} else {
+			id = member_id(ref);
+		}
+		free(base);
+		free(field);
+	}
+	return id;
+}
+
+/* "i=id;..." for the arguments of registration types, or NULL. */
+static char *call_args(struct walk *w, CXCursor call)
+{
+	int i, n = clang_Cursor_getNumArguments(call);
+	char *out = NULL;
+
+	for (i = 0; i < n; i++) {
+		CXCursor a = clang_Cursor_getArgument(call, i);
+		char *id, *more;
+
+		if (!reg_type(clang_getCursorType(a)))
+			continue;
+		id = object_id(w, a);
+		if (!id)
+			id = xstrdup("?");
+		more = xasprintf("%s%s%d=%s", out ? out : "", out ? ";" : "",
+				 i, id);
+		free(out);
+		free(id);
+		out = more;
+	}
+	return out;
+}
+
+/* The conditions of the enclosing macro-body branches, joined. */
+static char *macro_guards(const struct walk *w)
+{
+	char *g = NULL, *more;
+	size_t i;
+
+	for (i = 0; i < w->nr_mguards; i++) {
+		more = xasprintf("%s%s%s", g ? g : "", g ? " && " : "",
+				 w->mguards[i]);
+		free(g);
+		g = more;
+	}
+	return g;
+}
+
 static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 {
 	struct tu_call *c;
@@ -308,8 +493,10 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->file = xstrdup(expansion_loc(w, loc, &c->line, &c->col, NULL,
 					NULL));
 	c->via = call_via(w, loc, c->callee_name);
-	c->guards = NULL;
+	c->guards = macro_guards(w);
 	c->loop = 1;
+	c->loop_guess = 0;
+	c->args = call_args(w, call);
 	clang_getExpansionLocation(loc, NULL, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
@@ -326,8 +513,9 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->line = c->line;
 		k->col = c->col;
 		k->off = c->off;
-		k->guards = NULL;
+		k->guards = macro_guards(w);
 		k->loop = 1;
+		k->loop_guess = 0;
 	}
 }
 
@@ -401,6 +589,20 @@ static void add_region(struct walk *w, unsigned int from, unsigned int to,
 	r->atoms = atoms;
 }
 
+/* A region whose condition is already atoms (taken; may be NULL). */
+static void add_atoms_region(struct walk *w, unsigned int from,
+			     unsigned int to, char *atoms)
+{
+	struct region *r;
+
+	if (!atoms)
+		return;
+	r = PUSH(w->regions, w->nr_regions, w->alloc_regions);
+	r->from = from;
+	r->to = to;
+	r->atoms = atoms;
+}
+
 static void add_cursor_region(struct walk *w, CXCursor body, CXCursor cond,
 			      bool negated)
 {
@@ -410,24 +612,13 @@ static void add_cursor_region(struct walk *w, CXCursor body, CXCursor cond,
 	add_region(w, from, to, cond, negated);
 }
 
-struct kids {
-	CXCursor c[4];
-	unsigned int n;
-};
-
-static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p,
-					   CXClientData d)
-{
-	struct kids *k = d;
-
-	(void)p;
-	if (k->n < ARRAY_SIZE(k->c))
-		k->c[k->n] = c;
-	k->n++;
-	return CXChildVisit_Continue;
-}
-
-static const char *binary_op(struct walk *w, CXCursor lhs, CXCursor rhs);
+static const char *binary_op(struct walk *w, CXCursor op, CXCursor lhs,
+			     CXCursor rhs);
+static bool in_macro_body(CXCursor cond, CXCursor body);
+static unsigned int start_of(CXCursor c, CXFile *file);
+static unsigned int macro_if_nth(struct walk *w, unsigned int off, bool peek);
+static char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
+			    unsigned int nth, bool negated);
 
 /* "struct.member" of a FieldDecl: the key of calls through it. */
 static char *member_id(CXCursor field)
@@ -489,13 +680,15 @@ static bool function_value(CXCursor value, CXCursor *fn)
 	return r.found && !r.call;
 }
 
-static void record_assign(struct walk *w, CXCursor field, CXCursor fn)
+static void record_assign(struct walk *w, CXCursor field, CXCursor fn,
+			  const char *object)
 {
 	struct tu_assign *a = PUSH(w->out->assigns, w->out->nr_assigns,
 				   w->out->alloc_assigns);
 	const char *file;
 	bool is_static;
 
+	a->object = object ? xstrdup(object) : NULL;
 	a->member = member_id(field);
 	a->fn_key = func_key(w, fn, &file, &a->fn_line, &is_static);
 	a->fn_name = cursor_name(fn);
@@ -520,11 +713,23 @@ static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 		CXCursor field = clang_getCursorReferenced(k.c[0]), fn;
 		CXCursor value = k.c[k.n - 1];
 
-		if (clang_getCursorKind(value) == CXCursor_InitListExpr)
+		if (clang_getCursorKind(value) == CXCursor_InitListExpr) {
+			/* .member = { ... }: the object is that member. */
+			char *outer = w->init_obj, *name = cursor_name(field);
+			char *at = outer ? strchr(outer, '@') : NULL;
+
+			w->init_obj = !outer ? NULL : at ?
+				xasprintf("%.*s.%s%s", (int)(at - outer), outer,
+					  name, at) :
+				xasprintf("%s.%s", outer, name);
 			clang_visitChildren(value, visit_init_list, w);
-		else if (clang_getCursorKind(field) == CXCursor_FieldDecl &&
-			 function_value(value, &fn))
-			record_assign(w, field, fn);
+			free(w->init_obj);
+			free(name);
+			w->init_obj = outer;
+		} else if (clang_getCursorKind(field) == CXCursor_FieldDecl &&
+			 function_value(value, &fn)) {
+			record_assign(w, field, fn, w->init_obj);
+		}
 	}
 	return CXChildVisit_Continue;
 }
@@ -539,11 +744,11 @@ static void record_icall(struct walk *w, CXCursor call, CXCursor field)
 	ic->member = member_id(field);
 	ic->file = xstrdup(expansion_loc(w, loc, &ic->line, &ic->col,
 					 &ic->off, NULL));
-	ic->guards = NULL;
+	ic->guards = macro_guards(w);
 	ic->loop = 1;
+	ic->loop_guess = 0;
 }
 
-#define LOOP_DEFAULT 8		/* a loop with no constant trip count */
 #define LOOP_MAX 1024
 
 struct loop_bound {
@@ -557,10 +762,26 @@ static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
 
 static void add_loop(struct walk *w, CXCursor loop)
 {
-	struct loop_bound b = { LOOP_DEFAULT, false };
+	struct loop_bound b = { 1, false };
 	struct loop_region *r;
 	unsigned int from, to;
 
+	/* do { ... } while (0): one pass, not a loop (macro bodies). */
+	if (clang_getCursorKind(loop) == CXCursor_DoStmt) {
+		struct kids k = { .n = 0 };
+		CXEvalResult ev;
+		bool once = false;
+
+		clang_visitChildren(loop, collect_kid, &k);
+		ev = k.n == 2 ? clang_Cursor_Evaluate(k.c[1]) : NULL;
+		if (ev) {
+			once = clang_EvalResult_getKind(ev) == CXEval_Int &&
+			       !clang_EvalResult_getAsLongLong(ev);
+			clang_EvalResult_dispose(ev);
+		}
+		if (once)
+			return;
+	}
 	if (clang_getCursorKind(loop) == CXCursor_ForStmt)
 		clang_visitChildren(loop, find_bound, w);
 	if (w->bound_found) {
@@ -573,6 +794,7 @@ static void add_loop(struct walk *w, CXCursor loop)
 	r->from = from;
 	r->to = to;
 	r->factor = b.n ? (b.n > LOOP_MAX ? LOOP_MAX : b.n) : 1;
+	r->known = b.found;
 }
 
 static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
@@ -589,7 +811,7 @@ static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
 	clang_visitChildren(c, collect_kid, &k);
 	if (k.n != 2)
 		return CXChildVisit_Continue;
-	op = binary_op(w, k.c[0], k.c[1]);
+	op = binary_op(w, c, k.c[0], k.c[1]);
 	if (strcmp(op, "<") && strcmp(op, "<="))
 		return CXChildVisit_Continue;
 	ev = clang_Cursor_Evaluate(k.c[1]);
@@ -609,14 +831,25 @@ static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
 	return CXChildVisit_Continue;
 }
 
-static unsigned int loop_at(const struct walk *w, unsigned int off)
+/*
+ * The product of the constant trip counts of the loops around @off, and
+ * in *@guess how many loops around it have no constant bound.
+ */
+static unsigned int loop_at(const struct loop_region *l, size_t nr,
+			    unsigned int off, unsigned int *guess)
 {
 	unsigned long long f = 1;
 	size_t i;
 
-	for (i = 0; i < w->nr_loops; i++)
-		if (off >= w->loops[i].from && off < w->loops[i].to)
-			f *= w->loops[i].factor;
+	*guess = 0;
+	for (i = 0; i < nr; i++) {
+		if (off < l[i].from || off >= l[i].to)
+			continue;
+		if (l[i].known)
+			f *= l[i].factor;
+		else
+			(*guess)++;
+	}
 	return f > 1000000 ? 1000000 : (unsigned int)f;
 }
 
@@ -631,16 +864,44 @@ static enum CXChildVisitResult walk_kid(CXCursor c, CXCursor p,
 }
 
 /* The operator between the two operands of a binary operator. */
-static const char *binary_op(struct walk *w, CXCursor lhs, CXCursor rhs)
+static const char *binary_op(struct walk *w, CXCursor op, CXCursor lhs,
+			     CXCursor rhs)
 {
+	static const char *const ops[] = {
+		"&&", "||", "<=", ">=", "==", "!=", "=", "<", ">",
+	};
 	unsigned int lf, lt, rf, rt, i;
+	CXPrintingPolicy pol;
+	CXString whole, left;
+	const char *found = "";
+	size_t n;
 
 	extent_offsets(lhs, &lf, &lt);
 	extent_offsets(rhs, &rf, &rt);
 	for (i = 0; i < w->nr_ftok; i++)
 		if (w->ftok_off[i] >= lt && w->ftok_off[i] < rf)
 			return w->ftok[i];
-	return "";
+	if (!in_macro_body(lhs, rhs))
+		return "";
+	/* Inside a macro body: clang prints "lhs OP rhs". */
+	pol = clang_getCursorPrintingPolicy(op);
+	whole = clang_getCursorPrettyPrinted(op, pol);
+	left = clang_getCursorPrettyPrinted(lhs, pol);
+	n = strlen(clang_getCString(left));
+	if (!strncmp(clang_getCString(whole), clang_getCString(left), n)) {
+		const char *p = clang_getCString(whole) + n;
+
+		while (*p == ' ')
+			p++;
+		for (i = 0; i < ARRAY_SIZE(ops) && !*found; i++)
+			if (!strncmp(p, ops[i], strlen(ops[i])) &&
+			    p[strlen(ops[i])] == ' ')
+				found = ops[i];
+	}
+	clang_disposeString(left);
+	clang_disposeString(whole);
+	clang_PrintingPolicy_dispose(pol);
+	return found;
 }
 
 /* Does this statement leave the function (then-branch of an early exit)? */
@@ -667,24 +928,208 @@ static enum CXChildVisitResult walk_compound_kid(CXCursor c, CXCursor p,
 						 CXClientData d)
 {
 	struct compound_walk *cw = d;
+	struct kids k = { .n = 0 };
+	unsigned int from, to, nth = 0, off = 0;
+	CXFile file = NULL;
+	bool is_if = clang_getCursorKind(c) == CXCursor_IfStmt;
 
 	(void)p;
+	if (is_if) {
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 2 && in_macro_body(k.c[0], k.c[1])) {
+			off = start_of(k.c[0], &file);
+			nth = macro_if_nth(cw->w, off, true);
+		}
+	}
 	walk_stmt(cw->w, c);
 	/* "if (cond) return;": the rest of the block runs when !cond. */
-	if (clang_getCursorKind(c) == CXCursor_IfStmt) {
-		struct kids k = { .n = 0 };
-		unsigned int from, to;
-
-		clang_visitChildren(c, collect_kid, &k);
-		if (k.n == 2 && exits(k.c[1])) {
-			extent_offsets(c, &from, &to);
+	if (is_if && k.n == 2 && exits(k.c[1])) {
+		extent_offsets(c, &from, &to);
+		if (nth)
+			add_atoms_region(cw->w, to, cw->end,
+					 macro_if_atoms(cw->w, file, off, nth,
+							true));
+		else
 			add_region(cw->w, to, cw->end, k.c[0], true);
-		}
 	}
 	return CXChildVisit_Continue;
 }
 
 static void walk_stmt_at(struct walk *w, CXCursor c);
+
+/* Spellings of the tokens of @r, a new array of new strings. */
+static char **range_tokens(CXTranslationUnit tu, CXSourceRange r,
+			   unsigned int *n)
+{
+	CXToken *toks = NULL;
+	char **v;
+	unsigned int i;
+
+	clang_tokenize(tu, r, &toks, n);
+	v = xcalloc(*n + 1, sizeof(*v));
+	for (i = 0; i < *n; i++) {
+		CXString s = clang_getTokenSpelling(tu, toks[i]);
+
+		v[i] = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	if (toks)
+		clang_disposeTokens(tu, toks, *n);
+	return v;
+}
+
+static void free_tokens(char **v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The index of the bracket closing the one at @i, or @n. */
+static unsigned int close_of(char **t, unsigned int n, unsigned int i)
+{
+	int depth = 0;
+
+	for (; i < n; i++) {
+		if (!strcmp(t[i], "(") || !strcmp(t[i], "[") ||
+		    !strcmp(t[i], "{"))
+			depth++;
+		else if ((!strcmp(t[i], ")") || !strcmp(t[i], "]") ||
+			  !strcmp(t[i], "}")) && !--depth)
+			return i;
+	}
+	return n;
+}
+
+/*
+ * Which `if` of its macro's body an IfStmt is: the ifs of one expansion
+ * are walked in the order the body spells them.
+ */
+static unsigned int macro_if_nth(struct walk *w, unsigned int off, bool peek)
+{
+	unsigned int n = w->mif_off == off ? w->mif_n + 1 : 1;
+
+	if (!peek) {
+		w->mif_off = off;
+		w->mif_n = n;
+	}
+	return n;
+}
+
+/*
+ * The condition of an `if` written in a macro body, as the compiler sees
+ * it: the @nth `if` of the body of the macro expanded at @off, with the
+ * macro's parameters replaced by the arguments of this expansion, as
+ * atoms. libclang 14 maps every token of an expansion to the macro's name
+ * (and prints no expression), so the body comes from the macro's
+ * definition and the arguments from the expansion. NULL when it cannot
+ * be found: then no guard, never a wrong one.
+ */
+static char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
+			    unsigned int nth, bool negated)
+{
+	CXCursor m = clang_getCursor(w->tu, clang_getLocationForOffset(w->tu,
+								      file, off));
+	CXCursor def;
+	char **d, **x, **cond = NULL, *atoms = NULL;
+	unsigned int nd, nx, i, body = 1, seen = 0;
+	unsigned int params[32], nparams = 0, args[33], nargs = 0;
+	size_t nc = 0, alloc = 0;
+
+	if (clang_getCursorKind(m) != CXCursor_MacroExpansion)
+		return NULL;
+	def = clang_getCursorReferenced(m);
+	if (clang_getCursorKind(def) != CXCursor_MacroDefinition)
+		return NULL;
+	d = range_tokens(w->tu, clang_getCursorExtent(def), &nd);
+	x = range_tokens(w->tu, clang_getCursorExtent(m), &nx);
+	if (clang_Cursor_isMacroFunctionLike(def) && nd > 1) {
+		for (i = 2; i < nd && strcmp(d[i], ")"); i++)
+			if (strcmp(d[i], ",") && nparams < 32)
+				params[nparams++] = i;
+		body = i + 1;
+		/* The arguments: x[args[k] + 1 .. args[k + 1]) */
+		if (nx > 1 && !strcmp(x[1], "(")) {
+			int depth = 0;
+
+			args[nargs++] = 1;
+			for (i = 2; i + 1 < nx && nargs < 33; i++) {
+				if (!strcmp(x[i], "(") || !strcmp(x[i], "["))
+					depth++;
+				else if (!strcmp(x[i], ")") ||
+					 !strcmp(x[i], "]"))
+					depth--;
+				else if (!depth && !strcmp(x[i], ","))
+					args[nargs++] = i;
+			}
+			args[nargs] = nx - 1;
+		}
+	}
+	for (i = body; i + 1 < nd; i++) {
+		unsigned int end, j, p, a;
+
+		if (strcmp(d[i], "if") || strcmp(d[i + 1], "(") ||
+		    ++seen != nth)
+			continue;
+		end = close_of(d, nd, i + 1);
+		for (j = i + 2; j < end; j++) {
+			for (p = 0; p < nparams && strcmp(d[j], d[params[p]]);
+			     p++)
+				;
+			if (p == nparams || p >= nargs) {
+				*PUSH(cond, nc, alloc) = d[j];
+				continue;
+			}
+			for (a = args[p] + 1; a < args[p + 1]; a++)
+				*PUSH(cond, nc, alloc) = x[a];
+		}
+		break;
+	}
+	if (nc > GUARD_TOKENS_MAX)
+		atoms = xasprintf("<a condition of %zu tokens>", nc);
+	else if (nc)
+		guard_atoms((const char *const *)cond, nc, negated, &atoms);
+	free(cond);
+	free_tokens(d, nd);
+	free_tokens(x, nx);
+	return atoms;
+}
+
+/*
+ * Does @body not start after @cond? Then both are written inside one
+ * macro body: their expansion offsets are the macro's, the same for the
+ * condition, the branch taken and the branch not taken.
+ */
+static bool in_macro_body(CXCursor cond, CXCursor body)
+{
+	unsigned int cf, ct, bf, bt;
+
+	extent_offsets(cond, &cf, &ct);
+	extent_offsets(body, &bf, &bt);
+	return bf <= cf;
+}
+
+/* Walk @body under @atoms (taken; may be NULL): a macro-body branch. */
+static void walk_macro_branch(struct walk *w, CXCursor body, char *atoms)
+{
+	if (atoms)
+		*PUSH(w->mguards, w->nr_mguards, w->alloc_mguards) = atoms;
+	walk_stmt(w, body);
+	if (atoms)
+		free(w->mguards[--w->nr_mguards]);
+}
+
+/* The file and expansion offset where @c starts. */
+static unsigned int start_of(CXCursor c, CXFile *file)
+{
+	unsigned int off;
+
+	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(c)),
+				   file, NULL, NULL, &off);
+	return off;
+}
 
 static void walk_stmt(struct walk *w, CXCursor c)
 {
@@ -732,6 +1177,22 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		if (k.n < 2 || k.n > 3)
 			break;
 		walk_stmt(w, k.c[0]);
+		if (in_macro_body(k.c[0], k.c[1])) {
+			/* Only an `if` can be found in the macro's body. */
+			bool is_if = clang_getCursorKind(c) == CXCursor_IfStmt;
+			CXFile file = NULL;
+			unsigned int off = start_of(k.c[0], &file);
+			unsigned int nth = is_if ? macro_if_nth(w, off, false) :
+					   0;
+
+			walk_macro_branch(w, k.c[1], nth ?
+				macro_if_atoms(w, file, off, nth, false) : NULL);
+			if (k.n == 3)
+				walk_macro_branch(w, k.c[2], nth ?
+					macro_if_atoms(w, file, off, nth, true) :
+					NULL);
+			return;
+		}
 		add_cursor_region(w, k.c[1], k.c[0], false);
 		walk_stmt(w, k.c[1]);
 		if (k.n == 3) {
@@ -743,7 +1204,7 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		clang_visitChildren(c, collect_kid, &k);
 		if (k.n != 2)
 			break;
-		op = binary_op(w, k.c[0], k.c[1]);
+		op = binary_op(w, c, k.c[0], k.c[1]);
 		if (!strcmp(op, "=")) {
 			/* ops->member = function */
 			CXCursor field = clang_getCursorReferenced(k.c[0]), fn;
@@ -751,14 +1212,29 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 			if (clang_getCursorKind(k.c[0]) ==
 			    CXCursor_MemberRefExpr &&
 			    clang_getCursorKind(field) == CXCursor_FieldDecl &&
-			    function_value(k.c[1], &fn))
-				record_assign(w, field, fn);
+			    function_value(k.c[1], &fn)) {
+				struct kids base = { .n = 0 };
+				char *obj = NULL;
+
+				/* x.nb.notifier_call = f: the object x.nb */
+				clang_visitChildren(k.c[0], collect_kid,
+						    &base);
+				if (base.n == 1)
+					obj = object_id(w, base.c[0]);
+				record_assign(w, field, fn, obj);
+				free(obj);
+			}
 			break;
 		}
 		if (strcmp(op, "&&") && strcmp(op, "||"))
 			break;
 		/* a && b: b runs when a; a || b: b runs when !a. */
 		walk_stmt(w, k.c[0]);
+		if (in_macro_body(k.c[0], k.c[1])) {
+			/* Inside a macro body: no guard rather than a wrong one. */
+			walk_stmt(w, k.c[1]);
+			return;
+		}
 		add_cursor_region(w, k.c[1], k.c[0], !strcmp(op, "||"));
 		walk_stmt(w, k.c[1]);
 		return;
@@ -936,6 +1412,128 @@ static bool is_cold(struct walk *w, CXCursor fn, const char *name)
 	return cold;
 }
 
+/* Opening and closing calls of regions (checker/regions.def). */
+enum region_kind { REGION_IRQ, REGION_PREEMPT, REGION_LOCK, REGION_KINDS };
+
+static const struct {
+	const char *name;
+	enum region_kind kind;
+	bool open, prefix;
+} region_table[] = {
+#define IRQ REGION_IRQ
+#define PREEMPT REGION_PREEMPT
+#define LOCK REGION_LOCK
+#define OPEN true
+#define CLOSE false
+#define REGION(n, k, a, p) { n, k, a, p },
+#include "regions.def"
+#undef REGION
+#undef IRQ
+#undef PREEMPT
+#undef LOCK
+#undef OPEN
+#undef CLOSE
+};
+
+/* The atom each kind adds to the guards (checker/phases.def). */
+static const char *const region_atom[REGION_KINDS] = {
+	"<irqs masked>", "<preemption disabled>", "<spinlock held>",
+};
+
+static int region_call(const struct tu_call *c, bool *open)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(region_table); i++) {
+		const char *n = region_table[i].name;
+		bool hit = region_table[i].prefix ?
+			   !strncmp(c->callee_name, n, strlen(n)) :
+			   !strcmp(c->callee_name, n) ||
+			   (c->via && !strcmp(c->via, n));
+
+		if (hit) {
+			*open = region_table[i].open;
+			return region_table[i].kind;
+		}
+	}
+	return -1;
+}
+
+static void push_region(struct walk *w, unsigned int from, unsigned int to,
+			enum region_kind kind)
+{
+	struct region *r = PUSH(w->regions, w->nr_regions, w->alloc_regions);
+
+	r->from = from;
+	r->to = to > from ? to : from + 1;
+	r->atoms = xstrdup(region_atom[kind]);
+}
+
+static int off_order(const void *a, const void *b, void *calls)
+{
+	const struct tu_call *c = calls;
+	unsigned int x = c[*(const size_t *)a].off;
+	unsigned int y = c[*(const size_t *)b].off;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The regions where this function cannot be preempted, in source order
+ * (checker/regions.def): from an opening call to its closing one; from
+ * the body's start to a close that nothing opened (entered so); from an
+ * open nothing closed to the body's end.
+ */
+static void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
+{
+	size_t n = w->out->nr_calls - first, i, *idx;
+	unsigned int from, to, open_at[REGION_KINDS];
+	unsigned int depth[REGION_KINDS] = { 0 };
+	int k;
+
+	if (!n)
+		return;
+	extent_offsets(fn, &from, &to);
+	idx = xmalloc(n * sizeof(*idx));
+	for (i = 0; i < n; i++)
+		idx[i] = first + i;
+	sort_r(idx, n, sizeof(*idx), off_order, w->out->calls);
+	for (i = 0; i < n; i++) {
+		const struct tu_call *c = &w->out->calls[idx[i]];
+		bool open;
+
+		k = region_call(c, &open);
+		if (k < 0)
+			continue;
+		if (open) {
+			if (!depth[k]++)
+				open_at[k] = c->off;
+		} else if (depth[k]) {
+			if (!--depth[k])
+				push_region(w, open_at[k], c->off, k);
+		} else {
+			push_region(w, from, c->off, k);
+		}
+	}
+	for (k = 0; k < REGION_KINDS; k++)
+		if (depth[k])
+			push_region(w, open_at[k], to, k);
+	free(idx);
+}
+
+/* @a && @b, either possibly NULL; takes both. */
+static char *join_guards(char *a, char *b)
+{
+	char *g;
+
+	if (!a || !b)
+		return a ? a : b;
+	g = xasprintf("%s && %s", a, b);
+	free(a);
+	free(b);
+	return g;
+}
+
 /* Walk a body; calls and regions of this function get their guards. */
 static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 {
@@ -951,25 +1549,34 @@ static void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	w->nr_regions = w->alloc_regions = 0;
 	w->loops = NULL;
 	w->nr_loops = w->alloc_loops = 0;
+	w->cur_fn = fn;
 	clang_visitChildren(fn, walk_kid, w);
+	add_mask_regions(w, fn, first_call);
 	sort_n(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
+	/* Offsets place every guard but those inside macro bodies. */
 	for (i = first_call; i < w->out->nr_calls; i++) {
 		struct tu_call *c = &w->out->calls[i];
 
-		c->guards = guards_at(w->regions, w->nr_regions, c->off);
-		c->loop = loop_at(w, c->off);
+		c->guards = join_guards(guards_at(w->regions, w->nr_regions,
+						  c->off), c->guards);
+		c->loop = loop_at(w->loops, w->nr_loops, c->off,
+				  &c->loop_guess);
 	}
 	for (i = first_icall; i < w->out->nr_icalls; i++) {
 		struct tu_icall *c = &w->out->icalls[i];
 
-		c->guards = guards_at(w->regions, w->nr_regions, c->off);
-		c->loop = loop_at(w, c->off);
+		c->guards = join_guards(guards_at(w->regions, w->nr_regions,
+						  c->off), c->guards);
+		c->loop = loop_at(w->loops, w->nr_loops, c->off,
+				  &c->loop_guess);
 	}
 	for (i = first_sink; i < w->out->nr_sinks; i++) {
 		struct tu_sink *k = &w->out->sinks[i];
 
-		k->guards = guards_at(w->regions, w->nr_regions, k->off);
-		k->loop = loop_at(w, k->off);
+		k->guards = join_guards(guards_at(w->regions, w->nr_regions,
+						  k->off), k->guards);
+		k->loop = loop_at(w->loops, w->nr_loops, k->off,
+				  &k->loop_guess);
 	}
 	/* Kept for the macro sinks, tied to functions after the walk. */
 	x->regions = w->regions;
@@ -1063,9 +1670,21 @@ static void visit_var(struct walk *w, CXCursor c)
 
 	if (!clang_isCursorDefinition(c))
 		return;
-	/* Function pointers in initialisers: ops tables. */
-	clang_visitChildren(c, visit_init_list, w);
 	name = cursor_name(c);
+	/* Function pointers in initialisers: ops tables, notifier blocks. */
+	if (clang_getCursorKind(clang_getCursorSemanticParent(c)) ==
+	    CXCursor_TranslationUnit) {
+		unsigned int line, col;
+		const char *f = expansion_loc(w, clang_getCursorLocation(c),
+					      &line, &col, NULL, NULL);
+
+		w->init_obj = clang_getCursorLinkage(c) == CXLinkage_Internal ?
+			      xasprintf("var:%s@%s", name, f) :
+			      xasprintf("var:%s", name);
+	}
+	clang_visitChildren(c, visit_init_list, w);
+	free(w->init_obj);
+	w->init_obj = NULL;
 	kind = caps_table_kind(name);
 	if (kind >= 0) {
 		if (kind == TABLE_FTR_REGS)
@@ -1141,11 +1760,8 @@ static void resolve_pending(struct walk *w)
 			k->off = p->offset;
 			k->guards = guards_at(in->regions, in->nr_regions,
 					      p->offset);
-			k->loop = 1;
-			for (j = 0; j < in->nr_loops; j++)
-				if (p->offset >= in->loops[j].from &&
-				    p->offset < in->loops[j].to)
-					k->loop *= in->loops[j].factor;
+			k->loop = loop_at(in->loops, in->nr_loops, p->offset,
+					  &k->loop_guess);
 		}
 		free(p->arg);
 	}
@@ -1340,6 +1956,7 @@ out_free_walk:
 	free(w.files);
 	free(w.ext);
 	free(w.pend);
+	free(w.mguards);
 	return err == CXError_Success ? 0 : -EIO;
 }
 
@@ -1359,6 +1976,7 @@ void tu_facts_free(struct tu_facts *f)
 		free(f->calls[i].file);
 		free(f->calls[i].via);
 		free(f->calls[i].guards);
+		free(f->calls[i].args);
 	}
 	for (i = 0; i < f->nr_sinks; i++) {
 		free(f->sinks[i].arg);
@@ -1377,6 +1995,7 @@ void tu_facts_free(struct tu_facts *f)
 		free(f->assigns[i].fn_key);
 		free(f->assigns[i].fn_name);
 		free(f->assigns[i].fn_file);
+		free(f->assigns[i].object);
 	}
 	free(f->assigns);
 	for (i = 0; i < f->nr_icalls; i++) {

@@ -14,7 +14,7 @@
 #include "trapcheck/factsio.h"
 #include "trapcheck/sinks.h"
 
-#define FACTS_MAGIC	0x31464354u	/* "TCF1" */
+#define FACTS_MAGIC	0x32464354u	/* "TCF2" */
 #define NO_STR		0xffffffffu
 
 static void put_u32(struct bytes *b, uint32_t v)
@@ -59,6 +59,8 @@ static void put_call(struct bytes *b, const struct tu_call *c)
 	put_u32(b, c->off);
 	put_str(b, c->guards);
 	put_u32(b, c->loop);
+	put_u32(b, c->loop_guess);
+	put_str(b, c->args);
 }
 
 static void put_sink(struct bytes *b, const struct tu_sink *k)
@@ -72,6 +74,7 @@ static void put_sink(struct bytes *b, const struct tu_sink *k)
 	put_u32(b, k->off);
 	put_str(b, k->guards);
 	put_u32(b, k->loop);
+	put_u32(b, k->loop_guess);
 }
 
 static void put_cap(struct bytes *b, const struct tu_cap *c)
@@ -96,6 +99,7 @@ static void put_assign(struct bytes *b, const struct tu_assign *a)
 	put_str(b, a->fn_name);
 	put_str(b, a->fn_file);
 	put_u32(b, a->fn_line);
+	put_str(b, a->object);
 }
 
 static void put_icall(struct bytes *b, const struct tu_icall *c)
@@ -108,6 +112,7 @@ static void put_icall(struct bytes *b, const struct tu_icall *c)
 	put_u32(b, c->off);
 	put_str(b, c->guards);
 	put_u32(b, c->loop);
+	put_u32(b, c->loop_guess);
 }
 
 void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
@@ -259,6 +264,8 @@ static void get_call(struct rd *r, struct tu_call *c, size_t nr_funcs)
 	c->off = get_u32(r);
 	c->guards = get_str(r);
 	c->loop = get_u32(r);
+	c->loop_guess = get_u32(r);
+	c->args = get_str(r);
 	if (!c->callee_key || !c->callee_name)
 		r->bad = true;
 }
@@ -274,6 +281,7 @@ static void get_sink(struct rd *r, struct tu_sink *k, size_t nr_funcs)
 	k->off = get_u32(r);
 	k->guards = get_str(r);
 	k->loop = get_u32(r);
+	k->loop_guess = get_u32(r);
 }
 
 static void get_cap(struct rd *r, struct tu_cap *c)
@@ -300,6 +308,7 @@ static void get_assign(struct rd *r, struct tu_assign *a)
 	a->fn_name = get_str(r);
 	a->fn_file = get_str(r);
 	a->fn_line = get_u32(r);
+	a->object = get_str(r);
 	if (!a->member || !a->fn_key || !a->fn_name)
 		r->bad = true;
 }
@@ -314,6 +323,7 @@ static void get_icall(struct rd *r, struct tu_icall *c, size_t nr_funcs)
 	c->off = get_u32(r);
 	c->guards = get_str(r);
 	c->loop = get_u32(r);
+	c->loop_guess = get_u32(r);
 	if (!c->member)
 		r->bad = true;
 }

@@ -7,11 +7,21 @@
 
 #include "trapcheck/finding.h"
 
+/* A guest's reads before a KVM host's; steady before boot; costliest. */
+static int rank(const struct finding *f)
+{
+	bool nested = f->context && !strcmp(f->context, "nested");
+
+	return nested * 2 + f->per_boot;
+}
+
 static int finding_cmp(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
 	int c;
 
+	if (rank(x) != rank(y))
+		return rank(x) - rank(y);
 	/* The costliest first; then by place. */
 	if (x->estimate != y->estimate)
 		return x->estimate > y->estimate ? -1 : 1;
@@ -44,6 +54,9 @@ void finding_free(struct finding *f)
 	for (j = 0; j < f->nr_others; j++)
 		free(f->others[j].steps);
 	free(f->others);
+	for (j = 0; j < f->nr_also; j++)
+		finding_free(&f->also[j]);
+	free(f->also);
 }
 
 char *finding_fingerprint(const struct finding *f)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/dispatch.h"
 #include "trapcheck/graph.h"
 #include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
@@ -34,6 +35,7 @@ void graph_free(struct graph *g)
 	free(g->caps.ftr_regs);
 	free(g->icalls);
 	free(g->assigns);
+	free(g->argsites);
 	free(g->pruned);
 	free(g->pairs);
 	strmap_free(&g->node_index);
@@ -120,8 +122,8 @@ static int site_cmp(const char *fa, unsigned int la, unsigned int ca,
 	return 0;
 }
 
-static void edge_add(struct graph *g, int caller, int callee,
-		     const struct tu_call *c, bool inferred)
+int graph_add_edge(struct graph *g, int caller, int callee,
+		   const struct tu_call *c, bool inferred)
 {
 	/* +1 keeps pair 0 free as the empty marker. */
 	uint64_t pair = ((uint64_t)caller << 32 | (uint32_t)callee) + 1;
@@ -155,8 +157,9 @@ static void edge_add(struct graph *g, int caller, int callee,
 			e->guards = intern(g, c->guards);
 			e->boot = boot;
 			e->loop = c->loop;
+			e->loop_guess = c->loop_guess;
 		}
-		return;
+		return s->edge;
 	}
 	s->pair = pair;
 	s->edge = (int)g->nr_edges;
@@ -170,11 +173,14 @@ static void edge_add(struct graph *g, int caller, int callee,
 	e->guards = intern(g, c->guards);
 	e->boot = guards_boot(c->guards);
 	e->inferred = inferred;
+	e->registered = false;
 	e->loop = c->loop ? c->loop : 1;
+	e->loop_guess = c->loop_guess;
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
 		pairs_grow(g);
+	return (int)g->nr_edges - 1;
 }
 
 static void merge_tables(struct graph *g, const struct tu_facts *f)
@@ -246,7 +252,21 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			continue;
 		callee = node_get(g, c->callee_key, c->callee_name,
 				  c->callee_file, c->callee_line, 0, false);
-		edge_add(g, map[c->caller], callee, c, false);
+		graph_add_edge(g, map[c->caller], callee, c, false);
+		if (c->args) {
+			struct gargsite *a = PUSH(g->argsites, g->nr_argsites,
+						  g->alloc_argsites);
+
+			a->caller = map[c->caller];
+			a->callee = callee;
+			a->args = intern(g, c->args);
+			a->file = intern(g, c->file);
+			a->line = c->line;
+			a->col = c->col;
+			a->loop = c->loop ? c->loop : 1;
+			a->loop_guess = c->loop_guess;
+			a->guards = intern(g, c->guards);
+		}
 	}
 	for (i = 0; i < f->nr_sinks; i++) {
 		const struct tu_sink *k = &f->sinks[i];
@@ -264,6 +284,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		s->guards = intern(g, k->guards);
 		s->boot = guards_boot(k->guards);
 		s->loop = k->loop ? k->loop : 1;
+		s->loop_guess = k->loop_guess;
 	}
 	for (i = 0; i < f->nr_assigns; i++) {
 		const struct tu_assign *as = &f->assigns[i];
@@ -271,6 +292,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 					 g->alloc_assigns);
 
 		a->member = intern(g, as->member);
+		a->object = intern(g, as->object);
 		a->fn = node_get(g, as->fn_key, as->fn_name, as->fn_file,
 				 as->fn_line, 0, false);
 	}
@@ -287,6 +309,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		c->line = ic->line;
 		c->col = ic->col;
 		c->loop = ic->loop ? ic->loop : 1;
+		c->loop_guess = ic->loop_guess;
 		c->guards = intern(g, ic->guards);
 	}
 	merge_tables(g, f);
@@ -317,29 +340,6 @@ static int sink_order(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->sink - y->sink;
-}
-
-/* Functions whose call disables preemption (checker/preempt.def). */
-static const struct {
-	const char *name;
-	bool prefix;
-} preempt_table[] = {
-#define PREEMPT(name, prefix) { name, prefix },
-#include "preempt.def"
-#undef PREEMPT
-};
-
-static bool disables_preemption(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(preempt_table); i++)
-		if (preempt_table[i].prefix ?
-		    !strncmp(name, preempt_table[i].name,
-			     strlen(preempt_table[i].name)) :
-		    !strcmp(name, preempt_table[i].name))
-			return true;
-	return false;
 }
 
 /* Cold by name: the oops and task-death paths (checker/cold.def). */
@@ -393,6 +393,10 @@ static void resolve_icalls(struct graph *g)
 		const struct gicall *ic = &g->icalls[i];
 		size_t targets = 0;
 
+		/* Filled by registration: resolved per list head instead. */
+		if (dispatch_member(ic->member))
+			continue;
+
 		/* The run of assignments of this member (sorted). */
 		lo = 0;
 		hi = g->nr_assigns;
@@ -408,8 +412,10 @@ static void resolve_icalls(struct graph *g)
 		     g->assigns[j].member == ic->member; j++)
 			if (j == lo || g->assigns[j].fn != g->assigns[j - 1].fn)
 				targets++;
-		if (!targets)
+		if (!targets) {
+			g->dispatch.no_target++;
 			continue;
+		}
 		if (targets > g->max_targets) {
 			size_t p;
 			bool seen = false;
@@ -426,16 +432,19 @@ static void resolve_icalls(struct graph *g)
 			}
 			continue;
 		}
+		g->dispatch.by_table++;
 		for (j = lo; j < g->nr_assigns &&
 		     g->assigns[j].member == ic->member; j++) {
 			struct tu_call c = {
 				.file = (char *)ic->file, .line = ic->line,
 				.col = ic->col, .via = (char *)ic->member,
 				.guards = (char *)ic->guards, .loop = ic->loop,
+				.loop_guess = ic->loop_guess,
 			};
 			size_t before = g->nr_edges;
 
-			edge_add(g, ic->caller, g->assigns[j].fn, &c, true);
+			graph_add_edge(g, ic->caller, g->assigns[j].fn, &c,
+				       true);
 			g->inferred_edges += g->nr_edges - before;
 		}
 	}
@@ -446,6 +455,7 @@ void graph_finish(struct graph *g)
 	size_t i, k = 0;
 
 	resolve_icalls(g);
+	dispatch_resolve(g);
 	for (i = 0; i < g->nr_nodes; i++)
 		if (cold_by_name(g->nodes[i].name))
 			g->nodes[i].cold = true;
@@ -462,9 +472,6 @@ void graph_finish(struct graph *g)
 
 		n->in[n->nr_in++] = (int)i;
 	}
-	for (i = 0; i < g->nr_edges; i++)
-		if (disables_preemption(g->nodes[g->edges[i].callee].name))
-			g->nodes[g->edges[i].caller].disables_preemption = true;
 	for (i = 0; i < g->nr_nodes; i++) {
 		sort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
 			edge_order, g);

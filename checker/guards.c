@@ -81,6 +81,25 @@ static void strip(const char *const **toks, size_t *n)
 			   !strcmp(t[1], "!")) {
 			*toks = t + 2;
 			*n = k - 2;
+		} else if (k >= 6 && !strcmp(t[0], "__builtin_expect") &&
+			   !strcmp(t[1], "(") && closing(t, k, 1) == k - 1) {
+			/* likely() as the compiler sees it: (X, 1) */
+			size_t i, end = 0;
+			int depth = 0;
+
+			for (i = 2; i < k - 1 && !end; i++) {
+				if (!strcmp(t[i], "(") || !strcmp(t[i], "["))
+					depth++;
+				else if (!strcmp(t[i], ")") ||
+					 !strcmp(t[i], "]"))
+					depth--;
+				else if (!depth && !strcmp(t[i], ","))
+					end = i;
+			}
+			if (!end)
+				return;
+			*toks = t + 2;
+			*n = end - 2;
 		} else {
 			return;
 		}
@@ -208,6 +227,54 @@ bool guards_have(const char *guards, enum guard_kind kind)
 		}
 	}
 	return false;
+}
+
+/* C punctuators, longest first within each length. */
+static const char *const puncts[] = {
+	"<<=", ">>=", "...",
+	"&&", "||", "==", "!=", "<=", ">=", "->", "++", "--", "<<", ">>",
+	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "##",
+};
+
+char **guard_tokens(const char *s, size_t *n)
+{
+	char **v = NULL;
+	size_t nr = 0, alloc = 0, len, i;
+
+	while (*s) {
+		if (isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		len = 0;
+		if (isdigit((unsigned char)*s)) {
+			/* 0x1f, 1.5e-3, 10UL */
+			while (isalnum((unsigned char)s[len]) ||
+			       s[len] == '_' || s[len] == '.' ||
+			       (len && s[len] && strchr("+-", s[len]) &&
+				strchr("eEpP", s[len - 1])))
+				len++;
+		} else if (is_word(s)) {
+			while (is_word(s + len))
+				len++;
+		} else if (*s == '"' || *s == '\'') {
+			for (len = 1; s[len] && s[len] != *s; len++)
+				if (s[len] == '\\' && s[len + 1])
+					len++;
+			if (s[len])
+				len++;
+		} else {
+			for (i = 0; i < ARRAY_SIZE(puncts) && !len; i++)
+				if (!strncmp(s, puncts[i], strlen(puncts[i])))
+					len = strlen(puncts[i]);
+			if (!len)
+				len = 1;
+		}
+		*PUSH(v, nr, alloc) = xstrndup(s, len);
+		s += len;
+	}
+	*n = nr;
+	return v;
 }
 
 bool guards_boot(const char *guards)

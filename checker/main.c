@@ -36,7 +36,8 @@ enum {
 	OPT_APPLY, OPT_SIGNOFF, OPT_NO_VERIFY, OPT_BASELINE,
 	OPT_WRITE_BASELINE, OPT_WAIVERS, OPT_NO_WAIVERS, OPT_GRAPH, OPT_HTML,
 	OPT_DB, OPT_ROOT_SET, OPT_LIST_ROOTS, OPT_MAX_TARGETS,
-	OPT_TU_TIMEOUT, OPT_NO_ISOLATE, OPT_EMIT_COCCI,
+	OPT_TU_TIMEOUT, OPT_NO_ISOLATE, OPT_EMIT_COCCI, OPT_MIN_ANALYSED,
+	OPT_CONTEXT, OPT_PER_ROOT, OPT_ALL_CHAINS,
 };
 
 static const struct option long_opts[] = {
@@ -65,6 +66,10 @@ static const struct option long_opts[] = {
 	{ "max-targets", required_argument, NULL, OPT_MAX_TARGETS },
 	{ "tu-timeout", required_argument, NULL, OPT_TU_TIMEOUT },
 	{ "no-isolate", no_argument, NULL, OPT_NO_ISOLATE },
+	{ "min-analysed", required_argument, NULL, OPT_MIN_ANALYSED },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "per-root", no_argument, NULL, OPT_PER_ROOT },
+	{ "all-chains", no_argument, NULL, OPT_ALL_CHAINS },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -100,6 +105,13 @@ static void usage(FILE *f)
 	      "(300; 0: never)\n"
 	      "  --no-isolate       parse in threads, not processes "
 	      "(a crash ends the run)\n"
+	      "  --min-analysed N|P%  fail (exit 4) when fewer TUs were "
+	      "analysed (90%)\n"
+	      "  --context=C        guest, nested (KVM host code) or all "
+	      "(default)\n"
+	      "  --per-root         one finding per root set, not per site\n"
+	      "  --all-chains       warn of sites reached only through "
+	      "chains of low confidence\n"
 	      "  --db FILE          facts database: re-parse only what "
 	      "changed\n"
 	      "  -v, --verbose      a note for every step of each chain\n"
@@ -127,7 +139,8 @@ static void usage(FILE *f)
 	      "  --graph DIR        one DOT (and SVG) picture per finding\n"
 	      "  --html FILE        one self-contained page of the findings\n"
 	      "exit: 0 no findings, 1 findings, 2 usage or input error, "
-	      "3 internal error\n", f);
+	      "3 output not written, 4 too few TUs analysed, "
+	      "130 interrupted\n", f);
 }
 
 /* The shipped root sets: beside the binary, or installed. */
@@ -173,11 +186,16 @@ static char *find_compdb(const char *p)
 static int emit(FILE *out, const struct analysis *a, const char *format,
 		const struct emit_opts *eo)
 {
+	int ret;
+
 	if (!strcmp(format, "json"))
-		return emit_json(out, &a->findings, &a->summary);
+		return emit_json(out, &a->findings, &a->low, &a->summary);
 	if (!strcmp(format, "sarif"))
-		return emit_sarif(out, &a->findings, &a->summary, a->root);
-	return emit_text(out, &a->findings, eo);
+		return emit_sarif(out, &a->findings, &a->low, &a->summary,
+				  a->root);
+	ret = emit_text(out, &a->findings, eo);
+	emit_low(out, &a->low);
+	return ret || ferror(out) ? -EIO : 0;
 }
 
 struct report_opts {
@@ -289,6 +307,52 @@ static int write_findings(const struct analysis *a, const char *format,
 	return 0;
 }
 
+/* --min-analysed: a count, or a share of the TUs tried ("90%"). */
+struct min_analysed {
+	double value;
+	bool percent;
+};
+
+static bool parse_min_analysed(const char *s, struct min_analysed *m)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return false;
+	m->percent = *end == '%';
+	if (m->percent)
+		end++;
+	m->value = v;
+	return !*end && (!m->percent || v <= 100);
+}
+
+/*
+ * Fail closed: a run that analysed nothing, or fewer TUs than asked, must
+ * not pass a CI gate. Returns true (and says why in one line) when the
+ * run is incomplete.
+ */
+static bool incomplete(const struct run_summary *s,
+		       const struct min_analysed *m)
+{
+	size_t tried = s->entries - s->skipped;
+	double need = m->percent ? m->value * (double)tried / 100 : m->value;
+
+	if (s->tus && (double)s->tus >= need)
+		return false;
+	fprintf(stderr, "trapcheck: error: %zu of %zu TUs analysed (%s "
+		"%g%s): the findings would be incomplete\n", s->tus, tried,
+		s->tus ? "--min-analysed" : "nothing analysed; --min-analysed",
+		m->value, m->percent ? "%" : "");
+	return true;
+}
+
+/* --context: guest, or nested (a KVM host's reads). */
+static bool in_context(const struct finding *f, void *context)
+{
+	return !strcmp(f->context, context);
+}
+
 /* Subcommands and how many words follow their options. */
 static const struct {
 	const char *name;
@@ -358,13 +422,14 @@ int main(int argc, char **argv)
 	struct fix_opts fo = { .verify = true };
 	struct report_opts rep = { 0 };
 	struct root_sets roots = { 0 };
+	struct min_analysed min = { 90, true };
 	struct analysis a;
 	const char **extra = NULL;
 	size_t nr_extra = 0, alloc_extra = 0, i;
 	char err[1024], *roots_dir = NULL;
 	bool no_progress = false, quiet = false, print_commands = false;
 	bool list_caps = false, list_roots = false;
-	const char *cmd = NULL, *root_set = NULL;
+	const char *cmd = NULL, *root_set = NULL, *context = "all";
 	int c, ret = TC_EXIT_USAGE, nr_words = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "check"))
@@ -395,7 +460,7 @@ int main(int argc, char **argv)
 			if (ao.jobs < 1) {
 				fprintf(stderr, "trapcheck: error: -j needs a "
 					"positive number, not '%s'\n", optarg);
-				return TC_EXIT_USAGE;
+				goto out_free_extra;
 			}
 			break;
 		case 'v':
@@ -475,7 +540,7 @@ int main(int argc, char **argv)
 			if (!ao.max_targets) {
 				fprintf(stderr, "trapcheck: error: --max-targets "
 					"needs a positive number\n");
-				return TC_EXIT_USAGE;
+				goto out_free_extra;
 			}
 			break;
 		case OPT_TU_TIMEOUT: {
@@ -485,13 +550,37 @@ int main(int argc, char **argv)
 			if (!*optarg || *end || t > 86400) {
 				fprintf(stderr, "trapcheck: error: --tu-timeout "
 					"needs seconds (0-86400)\n");
-				return TC_EXIT_USAGE;
+				goto out_free_extra;
 			}
 			ao.tu_timeout = (unsigned int)t;
 			break;
 		}
 		case OPT_NO_ISOLATE:
 			ao.no_isolate = true;
+			break;
+		case OPT_CONTEXT:
+			if (strcmp(optarg, "guest") && strcmp(optarg, "nested") &&
+			    strcmp(optarg, "all")) {
+				fprintf(stderr, "trapcheck: error: --context "
+					"is guest, nested or all, not '%s'\n",
+					optarg);
+				goto out_free_extra;
+			}
+			context = optarg;
+			break;
+		case OPT_PER_ROOT:
+			ao.per_root = true;
+			break;
+		case OPT_ALL_CHAINS:
+			ao.all_chains = true;
+			break;
+		case OPT_MIN_ANALYSED:
+			if (!parse_min_analysed(optarg, &min)) {
+				fprintf(stderr, "trapcheck: error: "
+					"--min-analysed needs a count or a "
+					"percentage, not '%s'\n", optarg);
+				goto out_free_extra;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -501,7 +590,7 @@ int main(int argc, char **argv)
 			return TC_EXIT_CLEAN;
 		default:
 			usage(stderr);
-			return TC_EXIT_USAGE;
+			goto out_free_extra;
 		}
 	}
 	if ((!tree && !(cmd && ao.db_path) && !list_roots) ||
@@ -558,6 +647,10 @@ int main(int argc, char **argv)
 	}
 	if (ret)
 		goto out_err;
+	if (strcmp(context, "all")) {
+		findings_filter(&a.findings, in_context, (void *)context);
+		findings_filter(&a.low, in_context, (void *)context);
+	}
 	if (cmd && nr_words) {
 		ret = run_query(cmd, argv + optind, &a, &roots);
 		analysis_free(&a);
@@ -625,6 +718,8 @@ int main(int argc, char **argv)
 					a.findings.v[i].col,
 					a.findings.v[i].fix_note);
 		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+		if (incomplete(&a.summary, &min))
+			ret = TC_EXIT_INCOMPLETE;
 		analysis_free(&a);
 		goto out_free_roots;
 	}
@@ -640,6 +735,9 @@ int main(int argc, char **argv)
 	ret = write_findings(&a, format, output, &eo, quiet);
 	if (!ret)
 		ret = a.findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+	if (!ret || ret == TC_EXIT_FINDINGS)
+		if (incomplete(&a.summary, &min))
+			ret = TC_EXIT_INCOMPLETE;
 	analysis_free(&a);
 	goto out_free_roots;
 

@@ -254,8 +254,12 @@ int patchlint_run(const char *patch, const struct graph *g,
 	}
 	l.pool = out->pool;
 	l.reach = xcalloc(roots->nr + 1, sizeof(*l.reach));
-	for (j = 0; j < roots->nr; j++)
-		reach_compute(g, &roots->sets[j], false, &l.reach[j]);
+	for (j = 0; j < roots->nr; j++) {
+		bool *stop = reach_stops(g, roots, j);
+
+		reach_compute(g, &roots->sets[j], false, stop, &l.reach[j]);
+		free(stop);
+	}
 
 	while (getline(&line, &cap, f) > 0) {
 		lineno++;

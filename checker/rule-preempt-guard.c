@@ -10,8 +10,11 @@
  *    value, so the answer is right for the CPU the caller is pinned to,
  *    and may belong to another CPU otherwise.
  * 2. this_cpu_has_cap() WARN_ON()s when preemptible(): reported when it
- *    is reached with neither a !preemptible() guard at the call nor a
- *    function on the chain that disables preemption (preempt.def).
+ *    is reached with no step of the chain non-preemptible: a
+ *    !preemptible() guard, or a call made inside a region where
+ *    interrupts are masked, preemption is disabled or a spinlock is held
+ *    (checker/regions.def, in source order: a callee inherits the region
+ *    its call is made in).
  */
 #include <stdlib.h>
 
@@ -54,8 +57,7 @@ bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
 			      const struct finding *f,
 			      const struct root_set *set)
 {
-	const struct graph *g = ctx->graph;
-	size_t i, j;
+	size_t i;
 
 	if (ctx->def->class != SINK_LOCAL_CAP)
 		return true;
@@ -67,10 +69,6 @@ bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
 
 		if (guards_have(s->guards, GUARD_NOT_PREEMPTIBLE))
 			return false;
-		for (j = 0; j < g->nr_nodes; j++)
-			if (g->nodes[j].name == s->function &&
-			    g->nodes[j].disables_preemption)
-				return false;
 	}
 	return true;
 }

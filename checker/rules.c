@@ -46,6 +46,7 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 		c->steps[i].col = e->col;
 		c->steps[i].guards = e->guards;
 		c->steps[i].loop = e->loop;
+		c->steps[i].loop_guess = e->loop_guess;
 		c->steps[i + 1].via = e->via;
 		c->steps[i + 1].inferred = e->inferred;
 	}
@@ -55,6 +56,7 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 	c->steps[n].col = s->col;
 	c->steps[n].guards = s->guards;
 	c->steps[n].loop = s->loop;
+	c->steps[n].loop_guess = s->loop_guess;
 }
 
 /* How many steps back from the sink other hot callers are looked for. */
@@ -201,6 +203,7 @@ static struct finding *new_finding(struct findings *out,
 	f->func_file = ctx->func->file;
 	f->func_line = ctx->func->line;
 	f->sink = ctx->def->name;
+	f->context = "guest";
 	return f;
 }
 
@@ -222,34 +225,192 @@ static const struct reach *pick(const struct reach *steady,
 	return reach_has(any, s->func) ? any : NULL;
 }
 
-#define ESTIMATE_MAX_LOOPS 4096
+/*
+ * The estimate (docs/diagnostics.md, "How the estimate is made"): known
+ * constant trip counts multiply, up to ESTIMATE_MAX_LOOPS; loops whose
+ * bound is not a constant add one factor of LOOP_GUESS per chain however
+ * many there are. Steady phase: the root set's weight (events a second)
+ * times that. Boot phase: reads per call of the root set until the
+ * guarding condition flips, not a rate.
+ */
+#define ESTIMATE_MAX_LOOPS	1024
+#define LOOP_GUESS		4
 
-/* The ranking: root weight x loop factors along the chain x 1 read. */
 static void estimate(struct finding *f, const struct root_set *set)
 {
-	double loops = 1;
+	double known = 1;
+	bool guess = false;
 	size_t i;
 
-	for (i = 0; i < f->chain.len; i++)
-		loops *= f->chain.steps[i].loop ? f->chain.steps[i].loop : 1;
-	/* Loops of long chains multiply past meaning: an order, capped. */
-	if (loops > ESTIMATE_MAX_LOOPS)
-		loops = ESTIMATE_MAX_LOOPS;
+	for (i = 0; i < f->chain.len; i++) {
+		const struct chain_step *s = &f->chain.steps[i];
+
+		known *= s->loop ? s->loop : 1;
+		guess |= s->loop_guess > 0;
+	}
+	if (known > ESTIMATE_MAX_LOOPS)
+		known = ESTIMATE_MAX_LOOPS;
+	f->loops = known * (guess ? LOOP_GUESS : 1);
+	f->loop_guess = guess;
 	f->weight = set->weight;
-	f->loops = loops;
-	f->estimate = set->weight * loops;
+	f->per_boot = !strcmp(f->phase, "boot");
+	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
 }
 
+/* Paths of code that runs on a KVM host (checker/context.def). */
+static const char *const nested_paths[] = {
+#define NESTED_PATH(prefix) prefix,
+#include "context.def"
+#undef NESTED_PATH
+};
+
+static bool nested_file(const char *file)
+{
+	size_t i;
+
+	for (i = 0; file && i < ARRAY_SIZE(nested_paths); i++)
+		if (!strncmp(file, nested_paths[i], strlen(nested_paths[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Where the read traps: a chain that runs through KVM host or hyp code
+ * executes on a host, which traps only when it is itself a guest.
+ */
+static const char *chain_context(const struct chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (nested_file(c->steps[i].file))
+			return "nested";
+	return "guest";
+}
+
+static unsigned int chain_inferred(const struct chain *c)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		n += c->steps[i].inferred;
+	return n;
+}
+
+/* Which of two root sets' findings of one site explains it better? */
+static bool better(const struct finding *a, const struct finding *b)
+{
+	bool ga = !strcmp(a->context, "guest"), gb = !strcmp(b->context,
+							       "guest");
+
+	if (ga != gb)
+		return ga;
+	if (a->low != b->low)
+		return !a->low;
+	if (a->inferred != b->inferred)
+		return a->inferred < b->inferred;
+	if (a->chain.len != b->chain.len)
+		return a->chain.len < b->chain.len;
+	return a->estimate > b->estimate;
+}
+
+static bool same_site(const struct finding *a, const struct finding *b)
+{
+	return a->rule == b->rule && a->line == b->line &&
+	       a->col == b->col && !strcmp(a->file, b->file);
+}
+
+/* On a KVM host the read traps only under nested virtualisation. */
+static void say_nested(struct finding *f)
+{
+	static const char hot[] = " on a hot path";
+	const char *at = strstr(f->message, hot);
+	char *m;
+
+	if (strcmp(f->context, "nested") || !at)
+		return;
+	m = xasprintf("%.*s on a hot path of a KVM host (traps only under "
+		      "nested virtualisation)%s", (int)(at - f->message),
+		      f->message, at + strlen(hot));
+	free(f->message);
+	f->message = m;
+}
+
+/*
+ * One finding per site: the root set whose chain explains it best is the
+ * finding, the others ride along in its also[] (--per-root keeps one per
+ * root set). Takes @in's findings.
+ */
+static void group_sites(struct findings *in, struct findings *out)
+{
+	size_t i = 0, j, best;
+
+	while (i < in->nr) {
+		struct finding *f;
+
+		for (j = i + 1; j < in->nr && same_site(&in->v[i], &in->v[j]);
+		     j++)
+			;
+		for (best = i, f = &in->v[i]; f < &in->v[j]; f++)
+			if (better(f, &in->v[best]))
+				best = (size_t)(f - in->v);
+		f = PUSH(out->v, out->nr, out->alloc);
+		*f = in->v[best];
+		f->nr_also = j - i - 1;
+		f->also = f->nr_also ? xcalloc(f->nr_also, sizeof(*f->also)) :
+				       NULL;
+		for (f->nr_also = 0; i < j; i++) {
+			if (i == best)
+				continue;
+			f->also[f->nr_also++] = in->v[i];
+			if (!strcmp(in->v[i].context, "guest"))
+				f->context = "guest";
+			if (!in->v[i].low)
+				f->low = false;
+		}
+	}
+	in->nr = 0;
+}
+
+static int site_order(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	c = strcmp(x->rule, y->rule);
+	if (c)
+		return c;
+	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
+}
+
+/* A finding through more inferred calls than this is of low confidence. */
+#define CONFIDENT_INFERRED	1
+
 void rules_run(const struct graph *g, const struct root_sets *roots,
-	       struct findings *out)
+	       const struct rules_opts *o, struct findings *out,
+	       struct findings *low, struct rules_stats *st)
 {
 	/* Per root set: [2j] steady paths only, [2j + 1] any path. */
 	struct reach *reach = xcalloc(2 * roots->nr + 1, sizeof(*reach));
+	struct findings all = { 0 }, grouped = { 0 };
 	size_t i, j, k;
 
 	for (j = 0; j < roots->nr; j++) {
-		reach_compute(g, &roots->sets[j], true, &reach[2 * j]);
-		reach_compute(g, &roots->sets[j], false, &reach[2 * j + 1]);
+		bool *stop = reach_stops(g, roots, j);
+
+		reach_compute(g, &roots->sets[j], true, stop, &reach[2 * j]);
+		reach_compute(g, &roots->sets[j], false, stop,
+			      &reach[2 * j + 1]);
+		if (st)
+			st->stopped += reach[2 * j + 1].stopped;
+		free(stop);
 	}
 
 	for (i = 0; i < g->nr_sinks; i++) {
@@ -278,15 +439,18 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				if (!r || (scope == RULE_STEADY_PER_ROOT &&
 					   !r->steady))
 					continue;
-				f = new_finding(out, &proto, rule, &ctx);
+				f = new_finding(&all, &proto, rule, &ctx);
 				f->root = roots->sets[j].name;
 				f->phase = r->steady ? "steady" : "boot";
 				fill_chains(g, r, s, f);
+				f->inferred = chain_inferred(&f->chain);
+				f->low = f->inferred > CONFIDENT_INFERRED;
+				f->context = chain_context(&f->chain);
 				estimate(f, &roots->sets[j]);
 				if (rule->check_chain &&
 				    !rule->check_chain(&ctx, f,
 						       &roots->sets[j])) {
-					drop_last(out);
+					drop_last(&all);
 					continue;
 				}
 				reported = true;
@@ -295,7 +459,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 			}
 			if (scope == RULE_ONCE && !reported) {
 				/* Not on a hot path: the site alone. */
-				struct finding *f = new_finding(out, &proto,
+				struct finding *f = new_finding(&all, &proto,
 								rule, &ctx);
 				struct gsink *site = (struct gsink *)s;
 
@@ -308,6 +472,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->chain.steps[0].line = site->line;
 				f->chain.steps[0].col = site->col;
 				f->chain.steps[0].guards = site->guards;
+				f->context = chain_context(&f->chain);
 			}
 			free(proto.message);
 		}
@@ -315,5 +480,26 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 	for (j = 0; j < 2 * roots->nr; j++)
 		reach_free(&reach[j]);
 	free(reach);
+
+	if (o && o->per_root) {
+		grouped = all;
+		memset(&all, 0, sizeof(all));
+	} else {
+		sort_n(all.v, all.nr, sizeof(*all.v), site_order);
+		group_sites(&all, &grouped);
+	}
+	findings_free(&all);
+	for (i = 0; i < grouped.nr; i++) {
+		struct finding *f = &grouped.v[i];
+
+		say_nested(f);
+		if (f->low && !(o && o->all_chains) && low)
+			*PUSH(low->v, low->nr, low->alloc) = *f;
+		else
+			*PUSH(out->v, out->nr, out->alloc) = *f;
+	}
+	free(grouped.v);
 	findings_sort(out);
+	if (low)
+		findings_sort(low);
 }

@@ -58,6 +58,7 @@ cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
 jobs=${JOBS:-$(nproc)}
 tree="$cache/linux-$ver-arm64-$config-$name"
 tarball="/usr/src/linux-source-$ver.tar.xz"
+unset MAKEFLAGS MFLAGS MAKELEVEL
 kmake="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j$jobs"
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -40,6 +40,8 @@ struct analysis_opts {
 	 */
 	unsigned int tu_timeout;
 	bool no_isolate;
+	/* One finding per root set (--per-root); low confidence too. */
+	bool per_root, all_chains;
 };
 
 struct analysis {
@@ -47,6 +49,8 @@ struct analysis {
 	struct graph graph;
 	struct run_summary summary;
 	struct findings findings;
+	/* Sites reached only through chains of low confidence (notes). */
+	struct findings low;
 };
 
 /*

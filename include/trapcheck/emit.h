@@ -17,11 +17,18 @@ struct emit_opts {
 /* Return 0, or -EIO when the stream could not be written. */
 int emit_text(FILE *out, const struct findings *fs,
 	      const struct emit_opts *o);
+/* Sites of low confidence (@low, may be NULL): "low_confidence". */
 int emit_json(FILE *out, const struct findings *fs,
-	      const struct run_summary *sum);
-/* SARIF 2.1.0: the chain as codeFlows; paths relative to @root. */
+	      const struct findings *low, const struct run_summary *sum);
+/*
+ * SARIF 2.1.0: each root set's chain as a codeFlow; paths relative to
+ * @root. Findings on a KVM host, and @low's, at level "note".
+ */
 int emit_sarif(FILE *out, const struct findings *fs,
-	       const struct run_summary *sum, const char *root);
+	       const struct findings *low, const struct run_summary *sum,
+	       const char *root);
+/* Sites of low confidence, one note line each. */
+void emit_low(FILE *out, const struct findings *low);
 
 /* TUs with errors and the totals, for a human, on @diag (stderr). */
 void emit_summary(FILE *diag, const struct run_summary *sum,

@@ -37,7 +37,14 @@ struct tu_call {
 	char *via;		/* the macro the call was written as, or NULL */
 	unsigned int off;	/* file offset of the site */
 	char *guards;		/* conditions holding at the site, or NULL */
-	unsigned int loop;	/* trip-count factor of enclosing loops */
+	unsigned int loop;	/* known trip counts of enclosing loops */
+	unsigned int loop_guess; /* enclosing loops of unknown bound */
+	/*
+	 * Arguments of a registration type (checker/dispatch.def) and what
+	 * they are: "0=var:oom_notify_list;1=$0" (argument 0 is the global
+	 * oom_notify_list, argument 1 the caller's parameter 0), or NULL.
+	 */
+	char *args;
 };
 
 struct tu_sink {
@@ -48,7 +55,8 @@ struct tu_sink {
 	unsigned int line, col;
 	unsigned int off;
 	char *guards;		/* conditions holding at the site, or NULL */
-	unsigned int loop;	/* trip-count factor of enclosing loops */
+	unsigned int loop;	/* known trip counts of enclosing loops */
+	unsigned int loop_guess; /* enclosing loops of unknown bound */
 };
 
 /* A function stored in a struct member: "vm_operations_struct.map_pages". */
@@ -56,6 +64,11 @@ struct tu_assign {
 	char *member;
 	char *fn_key, *fn_name, *fn_file;
 	unsigned int fn_line;
+	/*
+	 * The object whose member it is, when it can be named (as call
+	 * arguments are: "var:pm_nb@kernel/x.c", "kvm_arch.nb"), or NULL.
+	 */
+	char *object;
 };
 
 /* A call through a struct member, resolved at the link. */
@@ -65,7 +78,8 @@ struct tu_icall {
 	char *file;
 	unsigned int line, col, off;
 	char *guards;
-	unsigned int loop;	/* trip-count factor of enclosing loops */
+	unsigned int loop;	/* known trip counts of enclosing loops */
+	unsigned int loop_guess; /* enclosing loops of unknown bound */
 };
 
 /* An unknown compiler flag's warning, for the analysis to print once. */

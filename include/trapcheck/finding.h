@@ -12,6 +12,7 @@
 #include "trapcheck/util.h"
 
 struct pruned;
+struct dispatch_stats;
 
 struct chain_step {
 	const char *function;
@@ -21,7 +22,8 @@ struct chain_step {
 				 * the struct member of an inferred call */
 	bool inferred;		/* the call into this step is through a
 				 * struct member (ops table) */
-	unsigned int loop;	/* trip-count factor at this step's site */
+	unsigned int loop;	/* known trip counts at this step's site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
 	const char *guards;	/* conditions holding at this step's site */
 };
 
@@ -46,11 +48,18 @@ struct finding {
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
+	const char *context;	/* "guest", or "nested": a KVM host's read */
+	unsigned int inferred;	/* calls on the chain inferred through a
+				 * struct member or a registration */
+	bool low;		/* low confidence: more than one of them */
 	/*
-	 * Estimated reads a second: the root set's weight, times the loop
-	 * factors of every call site on the chain and of the sink.
+	 * The estimate (rules.c): steady phase, reads a second: the root
+	 * set's weight times the loop factor; boot phase (per_boot), reads
+	 * per call of the root set until the guard flips: the loop factor.
+	 * loop_guess: the factor holds the guess for loops of unknown bound.
 	 */
 	double estimate, weight, loops;
+	bool per_boot, loop_guess;
 	const char *func_file;	/* where the function is defined */
 	unsigned int func_line;
 	char *message;
@@ -59,6 +68,9 @@ struct finding {
 	struct chain chain;		/* the shortest */
 	struct chain *others;		/* through the sink's other callers */
 	size_t nr_others;
+	/* The same site from other root sets (one finding per site). */
+	struct finding *also;
+	size_t nr_also;
 };
 
 struct findings {
@@ -95,6 +107,9 @@ struct run_summary {
 
 	/* Calls through struct members (graph.h): inferred and pruned. */
 	size_t inferred;
+	size_t stopped;		/* calls into other root sets' entries */
+	const struct dispatch_stats *dispatch;	/* owned by the graph */
+	size_t low;		/* sites of low confidence, not warned of */
 	const struct pruned *pruned;	/* owned by the graph */
 	size_t nr_pruned, max_targets;
 

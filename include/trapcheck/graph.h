@@ -23,7 +23,6 @@ struct gnode {
 	bool is_static;
 	bool opaque;		/* a sink the walk does not enter */
 	bool indirect_calls;	/* calls through a function pointer */
-	bool disables_preemption; /* calls a preempt.def function */
 	bool cold;		/* never hot: checker/cold.def */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
@@ -38,8 +37,11 @@ struct gedge {
 	const char *via;	/* macro alias at the call site, or NULL */
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* every site is in the boot phase */
-	bool inferred;		/* through a struct member (via: "T.m") */
-	unsigned int loop;	/* trip-count factor at the site */
+	bool inferred;		/* through a struct member (via: "T.m") or
+				 * a registration (via: the list head) */
+	bool registered;	/* resolved by registration (dispatch.h) */
+	unsigned int loop;	/* known trip counts at the site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
 };
 
 struct gsink {
@@ -50,7 +52,8 @@ struct gsink {
 	unsigned int line, col;
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* the site itself is in the boot phase */
-	unsigned int loop;	/* trip-count factor at the site */
+	unsigned int loop;	/* known trip counts at the site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
 };
 
 /* A call through "struct.member", resolved to every assigned function. */
@@ -58,13 +61,38 @@ struct gicall {
 	int caller;
 	const char *member;
 	const char *file;
-	unsigned int line, col, loop;
+	unsigned int line, col, loop, loop_guess;
 	const char *guards;
 };
 
 struct gassign {
 	const char *member;
 	int fn;
+	const char *object;	/* whose member, or NULL (extract.h) */
+};
+
+/*
+ * A call with arguments of a registration type (extract.h: tu_call.args),
+ * kept per site: the edges keep one site per caller/callee pair.
+ */
+struct gargsite {
+	int caller, callee;
+	const char *args;	/* "0=var:x;1=$0" */
+	const char *file;
+	unsigned int line, col, loop, loop_guess;
+	const char *guards;
+};
+
+/* What registration-aware dispatch resolved (dispatch.c). */
+struct dispatch_stats {
+	size_t by_table;	/* member calls resolved through assignments */
+	size_t no_target;	/* member calls with nothing assigned */
+	size_t by_registration;	/* dispatch calls on a known list head */
+	size_t through_wrapper;	/* on a head the caller was passed */
+	size_t unresolved;	/* on a head that cannot be named */
+	size_t registrations;	/* objects registered on a known head */
+	const char *examples[3]; /* unresolved: "file:line in fn()" */
+	size_t nr_examples;
 };
 
 struct pruned {
@@ -94,6 +122,9 @@ struct graph {
 	struct pruned *pruned;
 	size_t nr_pruned, alloc_pruned;
 	size_t inferred_edges;
+	struct gargsite *argsites;
+	size_t nr_argsites, alloc_argsites;
+	struct dispatch_stats dispatch;
 
 	/* caller/callee pair -> edge, open addressing */
 	struct edge_slot {
@@ -107,6 +138,13 @@ void graph_init(struct graph *g);
 void graph_free(struct graph *g);
 /* Add one TU's facts. Not thread-safe: callers serialise. */
 void graph_merge(struct graph *g, const struct tu_facts *f);
+/*
+ * The edge @caller -> @callee at call site @c (one per pair: a direct
+ * call beats an inferred one, then a steady site a boot one, then source
+ * order). Returns the edge's index.
+ */
+int graph_add_edge(struct graph *g, int caller, int callee,
+		   const struct tu_call *c, bool inferred);
 /* Sort adjacency and sinks so that every walk is deterministic. */
 void graph_finish(struct graph *g);
 int graph_find(const struct graph *g, const char *key);

@@ -21,6 +21,13 @@
 size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 		   char **out);
 
+/*
+ * C source text as tokens (a new array of new strings, *@n of them), for
+ * conditions that exist only as text (clang's printing of an expression
+ * inside a macro body).
+ */
+char **guard_tokens(const char *text, size_t *n);
+
 /* Join tokens as C source with no layout: "!crng_ready()". */
 char *guard_join(const char *const *toks, size_t n);
 

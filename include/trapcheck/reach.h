@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Reachability: a breadth-first walk from every root of a set gives, for
- * each function, the shortest call chain from the set.
+ * Reachability: a walk from every root of a set gives, for each function,
+ * its most believable call chain from the set: the fewest calls inferred
+ * through struct members or registrations, then the fewest calls.
  */
 #ifndef TRAPCHECK_REACH_H
 #define TRAPCHECK_REACH_H
@@ -17,15 +18,25 @@ struct reach {
 	bool steady;		/* boot-phase edges were not followed */
 	int *parent;		/* per node: the edge that reached it */
 	unsigned int *depth;
+	unsigned int *inferred;	/* per node: inferred calls on its chain */
 	size_t nr_roots;	/* roots of the set present in the graph */
+	size_t stopped;		/* calls into other sets' entry points */
 };
 
 /*
  * @steady: follow only call edges with a steady-phase site, so that
- * everything reached is reached outside the boot phase.
+ * everything reached is reached outside the boot phase. @stop (or NULL):
+ * nodes the walk does not enter, the entry points of other root sets
+ * (reach_stops()).
  */
 void reach_compute(const struct graph *g, const struct root_set *set,
-		   bool steady, struct reach *r);
+		   bool steady, const bool *stop, struct reach *r);
+/*
+ * Per node of @g: is it a root of a set of @sets other than @sets->sets[
+ * @set] (and not of that one)? A new array.
+ */
+bool *reach_stops(const struct graph *g, const struct root_sets *sets,
+		  size_t set);
 void reach_free(struct reach *r);
 static inline bool reach_has(const struct reach *r, int node)
 {

@@ -82,11 +82,24 @@ bool fix_slow_entropy(const struct fix_ctx *ctx, struct fix_edit *e,
 char *idreg_advice(const struct cap_table *t, const char *reg,
 		   const char *field, int *sanitised);
 
+struct rules_opts {
+	bool per_root;		/* one finding per root set, not per site */
+	bool all_chains;	/* low-confidence sites warned of too */
+};
+
+struct rules_stats {
+	size_t stopped;		/* calls into other root sets' entries */
+};
+
 /*
  * Run every rule over every sink site of @g reachable from a root set:
- * one finding per (site, root set), with its shortest chain.
+ * one finding per site (per site and root set with o->per_root), the
+ * root set whose chain explains it best first, the others in also[].
+ * Sites reached only through chains of low confidence go to @low (NULL:
+ * to @out), unless o->all_chains. @o and @st may be NULL.
  */
 void rules_run(const struct graph *g, const struct root_sets *roots,
-	       struct findings *out);
+	       const struct rules_opts *o, struct findings *out,
+	       struct findings *low, struct rules_stats *st);
 
 #endif /* TRAPCHECK_RULES_H */

@@ -18,6 +18,7 @@
 #define TC_EXIT_USAGE		2	/* usage or input error */
 #define TC_EXIT_OUTPUT		3	/* output not written; out of memory */
 #define TC_EXIT_INTERNAL	TC_EXIT_OUTPUT
+#define TC_EXIT_INCOMPLETE	4	/* too few TUs analysed (--min-analysed) */
 #define TC_EXIT_INTERRUPTED	130	/* SIGINT/SIGTERM: stored TUs kept */
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -173,8 +173,11 @@ check "... and with --fail, exit 3" test $? -eq 3
 "$TRAPCHECK" -p tree $ROOTS --format=json -o cdb.json 2>/dev/null
 python3 - rep.json cdb.json <<'PY'
 import json, sys
-a = sorted(f['fingerprint'] for f in json.load(open(sys.argv[1]))['findings'])
-b = sorted(f['fingerprint'] for f in json.load(open(sys.argv[2]))['findings'])
+# Every (site, root set) pair: one finding per site, its root sets listed.
+def fps(path):
+    return sorted(x for f in json.load(open(path))['findings']
+                  for x in f['fingerprints'])
+a, b = fps(sys.argv[1]), fps(sys.argv[2])
 assert a == b and len(a) == 12, (len(a), len(b), set(a) ^ set(b))
 PY
 check "trapcheck report --db: the findings of the compile-database mode" [ $? -eq 0 ]

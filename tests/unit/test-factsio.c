@@ -60,6 +60,8 @@ static void sample(struct tu_facts *f)
 	c->via = xstrdup("arch_wants_old_prefaulted_pte");
 	c->guards = xstrdup("!x");
 	c->loop = 8;
+	c->loop_guess = 2;
+	c->args = xstrdup("0=var:oom_notify_list;1=$0");
 	k = PUSH(f->sinks, f->nr_sinks, f->alloc_sinks);
 	memset(k, 0, sizeof(*k));
 	k->func = 1;
@@ -81,11 +83,13 @@ static void sample(struct tu_facts *f)
 	as->fn_key = xstrdup("c:@F@filemap_map_pages");
 	as->fn_name = xstrdup("filemap_map_pages");
 	as->fn_line = 3;
+	as->object = xstrdup("var:pm_notifier@drivers/char/random.c");
 	ic = PUSH(f->icalls, f->nr_icalls, f->alloc_icalls);
 	memset(ic, 0, sizeof(*ic));
 	ic->caller = 0;
 	ic->member = xstrdup("vm_operations_struct.map_pages");
 	ic->loop = 2;
+	ic->loop_guess = 1;
 	*PUSH(f->includes, f->nr_includes, f->alloc_includes) =
 		xstrdup("include/linux/mm.h");
 	w = PUSH(f->warnings, f->nr_warnings, f->alloc_warnings);
@@ -114,6 +118,11 @@ static void test_round_trip(void **state)
 	assert_null(g.calls[0].callee_file);
 	assert_string_equal(g.calls[0].via, "arch_wants_old_prefaulted_pte");
 	assert_int_equal(g.calls[0].loop, 8);
+	assert_int_equal(g.calls[0].loop_guess, 2);
+	assert_string_equal(g.calls[0].args, "0=var:oom_notify_list;1=$0");
+	assert_string_equal(g.assigns[0].object,
+			    "var:pm_notifier@drivers/char/random.c");
+	assert_int_equal(g.icalls[0].loop_guess, 1);
 	assert_int_equal(g.sinks[0].func, 1);
 	assert_int_equal(g.sinks[0].sink, (int)sink_table_size - 1);
 	assert_int_equal(g.sinks[0].off, 4000);

@@ -368,7 +368,7 @@ static void test_reach_shortest(void **state)
 	size_t n;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, &r);
+	reach_compute(&g, &crng_set, false, NULL, &r);
 	root = node(&g, KEY_ROOT);
 	mid = node(&g, KEY_MID);
 	target = node(&g, KEY_TARGET);
@@ -410,7 +410,7 @@ static void test_reach_unreachable(void **state)
 	struct reach r;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, &r);
+	reach_compute(&g, &crng_set, false, NULL, &r);
 	assert_false(reach_has(&r, node(&g, KEY_LONELY)));
 	assert_int_equal(r.parent[node(&g, KEY_LONELY)], REACH_NONE);
 	assert_false(reach_has(&r, node(&g, KEY_CHECK_MM)));
@@ -425,7 +425,7 @@ static void test_reach_opaque(void **state)
 	struct reach r;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, &r);
+	reach_compute(&g, &crng_set, false, NULL, &r);
 	/* this_cpu_has_cap() is reported at its call, never entered. */
 	assert_false(reach_has(&r, node(&g, KEY_CAP)));
 	assert_false(reach_has(&r, node(&g, KEY_HIDDEN)));
@@ -442,11 +442,91 @@ static void test_reach_no_roots(void **state)
 	size_t i;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &set, false, &r);
+	reach_compute(&g, &set, false, NULL, &r);
 	assert_int_equal(r.nr_roots, 0);
 	for (i = 0; i < g.nr_nodes; i++)
 		assert_false(reach_has(&r, (int)i));
 	reach_free(&r);
+	graph_free(&g);
+}
+
+/*
+ * a -> b -> c -> d directly, and a -> d through an ops table: the chain
+ * to d is the direct one (no inferred call beats a shorter chain with
+ * one); with b another root set's entry point, d is reached only through
+ * the ops table, and b is not entered.
+ */
+static void build_inferred(struct graph *g)
+{
+	struct tu_facts f;
+	struct tu_call c = { .file = (char *)"lib/x.c", .line = 5, .col = 2,
+			     .via = (char *)"x_ops.op" };
+	int a, b, cc;
+
+	facts_init(&f, "lib/x.c");
+	a = add_func(&f, "c:@F@a", "a", "lib/x.c", 1, false);
+	b = add_func(&f, "c:@F@b", "b", "lib/x.c", 10, false);
+	cc = add_func(&f, "c:@F@c", "c", "lib/x.c", 20, false);
+	add_func(&f, "c:@F@d", "d", "lib/x.c", 30, false);
+	add_call(&f, a, "c:@F@b", "b", "lib/x.c", 2, 2, NULL);
+	add_call(&f, b, "c:@F@c", "c", "lib/x.c", 11, 2, NULL);
+	add_call(&f, cc, "c:@F@d", "d", "lib/x.c", 21, 2, NULL);
+	graph_init(g);
+	graph_merge(g, &f);
+	tu_facts_free(&f);
+	graph_add_edge(g, node(g, "c:@F@a"), node(g, "c:@F@d"), &c, true);
+	graph_finish(g);
+}
+
+static void test_reach_fewest_inferred(void **state)
+{
+	char *funcs[] = { "a" };
+	struct root_set set = { .name = "x", .funcs = funcs, .nr = 1 };
+	struct graph g;
+	struct reach r;
+	int d, *edges;
+	size_t n;
+
+	build_inferred(&g);
+	d = node(&g, "c:@F@d");
+	reach_compute(&g, &set, false, NULL, &r);
+	assert_true(reach_has(&r, d));
+	assert_int_equal(r.inferred[d], 0);
+	n = reach_chain(&g, &r, d, &edges);
+	assert_int_equal(n, 3);
+	assert_false(g.edges[edges[2]].inferred);
+	free(edges);
+	reach_free(&r);
+	graph_free(&g);
+}
+
+static void test_reach_stops(void **state)
+{
+	char *a[] = { "a" }, *b[] = { "b" };
+	struct root_set sets[2] = {
+		{ .name = "x", .funcs = a, .nr = 1 },
+		{ .name = "y", .funcs = b, .nr = 1 },
+	};
+	struct root_sets rs = { .sets = sets, .nr = 2, .alloc = 2 };
+	struct graph g;
+	struct reach r;
+	bool *stop;
+	int d;
+
+	build_inferred(&g);
+	d = node(&g, "c:@F@d");
+	stop = reach_stops(&g, &rs, 0);
+	assert_true(stop[node(&g, "c:@F@b")]);
+	assert_false(stop[node(&g, "c:@F@a")]);
+	reach_compute(&g, &sets[0], false, stop, &r);
+	assert_false(reach_has(&r, node(&g, "c:@F@b")));
+	assert_false(reach_has(&r, node(&g, "c:@F@c")));
+	assert_true(reach_has(&r, d));
+	assert_int_equal(r.inferred[d], 1);
+	assert_int_equal(r.depth[d], 1);
+	assert_int_equal(r.stopped, 1);
+	reach_free(&r);
+	free(stop);
 	graph_free(&g);
 }
 
@@ -455,7 +535,7 @@ static void run_rules(const struct sink_spec *sinks, size_t nr,
 {
 	build_graph(g, sinks, nr);
 	memset(fs, 0, sizeof(*fs));
-	rules_run(g, &crng_sets, fs);
+	rules_run(g, &crng_sets, NULL, fs, NULL, NULL);
 }
 
 static void test_rules_local_cap(void **state)
@@ -597,6 +677,8 @@ int main(void)
 		cmocka_unit_test(test_reach_unreachable),
 		cmocka_unit_test(test_reach_opaque),
 		cmocka_unit_test(test_reach_no_roots),
+		cmocka_unit_test(test_reach_fewest_inferred),
+		cmocka_unit_test(test_reach_stops),
 		cmocka_unit_test(test_rules_local_cap),
 		cmocka_unit_test(test_rules_untrapped_register),
 		cmocka_unit_test(test_rules_trapping_idreg),

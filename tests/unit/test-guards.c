@@ -57,6 +57,37 @@ static void test_negation(void **state)
 	expect("& foo", false, "&foo");
 }
 
+/* Text as clang would print it, and likely() as the compiler sees it. */
+static void test_tokens(void **state)
+{
+	char **t;
+	size_t n, i;
+	char *out = NULL;
+
+	t = guard_tokens("__builtin_expect(!!(!system_capabilities_finalized()"
+			 "), 0)&&x->y<=0x1fUL", &n);
+	assert_int_equal(n, 19);
+	assert_string_equal(t[0], "__builtin_expect");
+	assert_string_equal(t[2], "!");
+	assert_string_equal(t[13], "&&");
+	assert_string_equal(t[15], "->");
+	assert_string_equal(t[17], "<=");
+	assert_string_equal(t[18], "0x1fUL");
+	guard_atoms((const char *const *)t, 13, false, &out);
+	assert_string_equal(out, "!system_capabilities_finalized()");
+	free(out);
+	for (i = 0; i < n; i++)
+		free(t[i]);
+	free(t);
+	t = guard_tokens("  1.5e-3 'a' \"s\\\"\"", &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(t[0], "1.5e-3");
+	assert_string_equal(t[1], "'a'");
+	for (i = 0; i < n; i++)
+		free(t[i]);
+	free(t);
+}
+
 static void test_kinds(void **state)
 {
 	const char *g = "!system_capabilities_finalized() && !preemptible()";
@@ -78,6 +109,7 @@ int main(void)
 		cmocka_unit_test(test_unlikely_and_conjunction),
 		cmocka_unit_test(test_negation),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_tokens),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dispatch.c - calls through members that registration fills, resolved
+ * per list head.
+ *
+ * Facts (extract.h): at each call, the arguments of a registration type
+ * and what they name ("var:oom_notify_list", "$0" for the caller's first
+ * parameter); at each assignment of a function to a member, the object
+ * whose member it is ("var:foo_nb@mm/x.c", "kvm_arch.pm_nb").
+ *
+ * 1. Register and dispatch functions: the table's, and every function
+ *    that passes its own parameter on as the block or head of one of
+ *    them (register_oom_notifier(nb) calls
+ *    blocking_notifier_chain_register(&oom_notify_list, nb)): a fixed
+ *    point over the call sites, so wrappers of wrappers count.
+ * 2. Registrations: calls of a register function whose head and block
+ *    both name something: (head, object).
+ * 3. Callbacks of a head: the functions stored in the registry member of
+ *    the objects registered on it.
+ * 4. Each call of a dispatch function on a named head gets an inferred
+ *    edge to each callback of that head (via: the head's name); a head
+ *    that is the caller's own parameter makes the caller a dispatch
+ *    function (step 1); any other head is counted as unresolved, with
+ *    examples for the summary, and reaches nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/dispatch.h"
+#include "trapcheck/graph.h"
+#include "trapcheck/util.h"
+
+static const struct {
+	const char *type, *member;
+} reg_members[] = {
+#define REG_TYPE(s)
+#define REG_MEMBER(s, m) { s, m },
+#define REG_FN(f, h, b)
+#define DISPATCH_FN(f, h)
+#include "dispatch.def"
+#undef REG_TYPE
+#undef REG_MEMBER
+#undef REG_FN
+#undef DISPATCH_FN
+};
+
+static const struct {
+	const char *name;
+	int head, block;
+} reg_fns[] = {
+#define REG_TYPE(s)
+#define REG_MEMBER(s, m)
+#define REG_FN(f, h, b) { f, h, b },
+#define DISPATCH_FN(f, h)
+#include "dispatch.def"
+#undef REG_TYPE
+#undef REG_MEMBER
+#undef REG_FN
+#undef DISPATCH_FN
+};
+
+static const struct {
+	const char *name;
+	int head;
+} dispatch_fns[] = {
+#define REG_TYPE(s)
+#define REG_MEMBER(s, m)
+#define REG_FN(f, h, b)
+#define DISPATCH_FN(f, h) { f, h },
+#include "dispatch.def"
+#undef REG_TYPE
+#undef REG_MEMBER
+#undef REG_FN
+#undef DISPATCH_FN
+};
+
+bool dispatch_member(const char *member)
+{
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(reg_members); i++) {
+		n = strlen(reg_members[i].type);
+		if (!strncmp(member, reg_members[i].type, n) &&
+		    member[n] == '.' &&
+		    !strcmp(member + n + 1, reg_members[i].member))
+			return true;
+	}
+	return false;
+}
+
+char *dispatch_head_name(const char *id)
+{
+	const char *s = strncmp(id, "var:", 4) ? id : id + 4;
+
+	return xstrndup(s, strcspn(s, "@"));
+}
+
+/* Argument @i of a site's "i=id;..." list, in @buf; NULL if absent. */
+static const char *arg_of(const char *args, int i, char *buf, size_t len)
+{
+	const char *p = args;
+
+	while (p && *p) {
+		char *end;
+		long k = strtol(p, &end, 10);
+		size_t n;
+
+		if (*end != '=')
+			return NULL;
+		n = strcspn(end + 1, ";");
+		if (k == i) {
+			if (n >= len)
+				return NULL;
+			memcpy(buf, end + 1, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p = end + 1 + n;
+		if (*p == ';')
+			p++;
+	}
+	return NULL;
+}
+
+/* A caller's parameter ("$N"): its index, or -1. */
+static int param_of(const char *id)
+{
+	return id && id[0] == '$' ? atoi(id + 1) : -1;
+}
+
+/* Something named: a global, a member; not a parameter, not unknown. */
+static bool named(const char *id)
+{
+	return id && id[0] != '$' && strcmp(id, "?");
+}
+
+/* Per node: what kind of register or dispatch function it is. */
+struct role {
+	int reg_head, reg_block;	/* argument indices, -1: none */
+	const char *reg_fixed;		/* the head, when it is fixed */
+	int disp_head;			/* -1: not a dispatch function */
+};
+
+static bool set_reg(struct role *r, const char *fixed, int head, int block)
+{
+	if (r->reg_block >= 0)
+		return false;
+	r->reg_fixed = fixed;
+	r->reg_head = head;
+	r->reg_block = block;
+	return true;
+}
+
+/* The head a call of a register function registers on, in @buf. */
+static const char *reg_head(const struct role *r, const struct gargsite *a,
+			    char *buf, size_t len)
+{
+	if (r->reg_fixed)
+		return r->reg_fixed;
+	return arg_of(a->args, r->reg_head, buf, len);
+}
+
+/* Step 1: the table's functions and their wrappers, to a fixed point. */
+static void find_roles(struct graph *g, struct role *roles)
+{
+	char hb[512], bb[512];
+	bool changed = true;
+	size_t i, j, round;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		roles[i].reg_head = roles[i].reg_block = -1;
+		roles[i].disp_head = -1;
+		for (j = 0; j < ARRAY_SIZE(reg_fns); j++)
+			if (!strcmp(g->nodes[i].name, reg_fns[j].name))
+				set_reg(&roles[i], NULL, reg_fns[j].head,
+					reg_fns[j].block);
+		for (j = 0; j < ARRAY_SIZE(dispatch_fns); j++)
+			if (!strcmp(g->nodes[i].name, dispatch_fns[j].name))
+				roles[i].disp_head = dispatch_fns[j].head;
+	}
+	for (round = 0; changed && round < 16; round++) {
+		changed = false;
+		for (i = 0; i < g->nr_argsites; i++) {
+			const struct gargsite *a = &g->argsites[i];
+			const struct role *r = &roles[a->callee];
+			struct role *c = &roles[a->caller];
+
+			if (r->reg_block >= 0) {
+				const char *h = reg_head(r, a, hb, sizeof(hb));
+				int b = param_of(arg_of(a->args, r->reg_block,
+							bb, sizeof(bb)));
+
+				if (b >= 0 && named(h))
+					changed |= set_reg(c, strpool_intern(
+						&g->pool, h), -1, b);
+				else if (b >= 0 && param_of(h) >= 0)
+					changed |= set_reg(c, NULL,
+							   param_of(h), b);
+			}
+			if (r->disp_head >= 0 && c->disp_head < 0) {
+				int h = param_of(arg_of(a->args, r->disp_head,
+							hb, sizeof(hb)));
+
+				if (h >= 0) {
+					c->disp_head = h;
+					changed = true;
+				}
+			}
+		}
+	}
+}
+
+struct registration {
+	const char *head, *object;
+};
+
+static int site_order(const void *x, const void *y, void *graph)
+{
+	const struct graph *g = graph;
+	const struct gargsite *a = x, *b = y;
+	int c = strcmp(a->file, b->file);
+
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	c = strcmp(g->nodes[a->caller].key, g->nodes[b->caller].key);
+	return c ? c : strcmp(g->nodes[a->callee].key, g->nodes[b->callee].key);
+}
+
+/* Step 4 for one dispatch call on @head: an edge to each callback. */
+static void connect(struct graph *g, const struct gargsite *a,
+		    const char *head, const struct registration *regs,
+		    size_t nr_regs)
+{
+	char *name = dispatch_head_name(head);
+	struct tu_call c = {
+		.file = (char *)a->file, .line = a->line, .col = a->col,
+		.via = (char *)strpool_intern(&g->pool, name),
+		.guards = (char *)a->guards, .loop = a->loop,
+		.loop_guess = a->loop_guess,
+	};
+	size_t i, j;
+
+	free(name);
+	for (i = 0; i < nr_regs; i++) {
+		if (strcmp(regs[i].head, head))
+			continue;
+		for (j = 0; j < g->nr_assigns; j++) {
+			const struct gassign *as = &g->assigns[j];
+			size_t before = g->nr_edges;
+			int e;
+
+			if (!as->object || strcmp(as->object, regs[i].object) ||
+			    !dispatch_member(as->member))
+				continue;
+			e = graph_add_edge(g, a->caller, as->fn, &c, true);
+			if (g->nr_edges > before) {
+				g->edges[e].registered = true;
+				g->inferred_edges++;
+			}
+		}
+	}
+}
+
+void dispatch_resolve(struct graph *g)
+{
+	struct role *roles = xcalloc(g->nr_nodes + 1, sizeof(*roles));
+	struct registration *regs = NULL;
+	size_t nr_regs = 0, alloc_regs = 0, i, nr_sites;
+	struct dispatch_stats *st = &g->dispatch;
+	char hb[512], bb[512];
+
+	sort_r(g->argsites, g->nr_argsites, sizeof(*g->argsites), site_order,
+	       g);
+	find_roles(g, roles);
+	for (i = 0; i < g->nr_argsites; i++) {
+		const struct gargsite *a = &g->argsites[i];
+		const struct role *r = &roles[a->callee];
+		const char *h, *b;
+		struct registration *reg;
+
+		if (r->reg_block < 0)
+			continue;
+		h = reg_head(r, a, hb, sizeof(hb));
+		b = arg_of(a->args, r->reg_block, bb, sizeof(bb));
+		if (!named(h) || !named(b))
+			continue;
+		reg = PUSH(regs, nr_regs, alloc_regs);
+		reg->head = strpool_intern(&g->pool, h);
+		reg->object = strpool_intern(&g->pool, b);
+		st->registrations++;
+	}
+	/* Edges are added below: the site list must not move under us. */
+	nr_sites = g->nr_argsites;
+	for (i = 0; i < nr_sites; i++) {
+		const struct gargsite *a = &g->argsites[i];
+		const struct role *r = &roles[a->callee];
+		const char *h;
+
+		if (r->disp_head < 0)
+			continue;
+		h = arg_of(a->args, r->disp_head, hb, sizeof(hb));
+		if (named(h)) {
+			st->by_registration++;
+			connect(g, a, h, regs, nr_regs);
+		} else if (param_of(h) >= 0) {
+			st->through_wrapper++;
+		} else {
+			st->unresolved++;
+			if (st->nr_examples < ARRAY_SIZE(st->examples)) {
+				char *ex = xasprintf("%s:%u in %s()", a->file,
+						     a->line,
+						     g->nodes[a->caller].name);
+
+				st->examples[st->nr_examples++] =
+					strpool_intern(&g->pool, ex);
+				free(ex);
+			}
+		}
+	}
+	free(regs);
+	free(roles);
+}
