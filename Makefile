@@ -49,7 +49,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/check.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
-	    checker/dispatch.o
+	    checker/dispatch.o checker/facts.o checker/tables.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -85,7 +85,8 @@ deps-checked: .deps-installed
 
 checker/flags.o: checker/flags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
-checker/caps.o: checker/tables.def
+checker/tables.o: checker/tables.def
+$(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
 checker/extract.o: checker/cold.def checker/dispatch.def checker/regions.def
 checker/dispatch.o: checker/dispatch.def

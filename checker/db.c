@@ -23,39 +23,64 @@ struct db {
 	size_t nr_hash, alloc_hash;
 };
 
-static const char schema[] =
+/* The fixed tables; the facts' tables come from their descriptions. */
+static const char schema_head[] =
 	"CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
 	"CREATE TABLE IF NOT EXISTS file (path TEXT PRIMARY KEY, mtime INTEGER,"
 	" size INTEGER, hash TEXT);"
 	"CREATE TABLE IF NOT EXISTS tu (id INTEGER PRIMARY KEY, path TEXT UNIQUE,"
 	" key TEXT, parse_error INTEGER, nr_errors INTEGER, first_error TEXT,"
-	" retried INTEGER, have_ftr INTEGER, have_caps INTEGER);"
-	"CREATE TABLE IF NOT EXISTS include (tu INTEGER, file TEXT);"
-	"CREATE TABLE IF NOT EXISTS func (tu INTEGER, ord INTEGER, key TEXT,"
-	" name TEXT, file TEXT, line INTEGER, col INTEGER, is_static INTEGER,"
-	" indirect INTEGER, cold INTEGER);"
-	"CREATE TABLE IF NOT EXISTS call (tu INTEGER, caller INTEGER,"
-	" callee_key TEXT, callee_name TEXT, callee_file TEXT,"
-	" callee_line INTEGER, file TEXT, line INTEGER, col INTEGER,"
-	" off INTEGER, via TEXT, guards TEXT, loop INTEGER,"
-	" loop_guess INTEGER, args TEXT);"
-	"CREATE TABLE IF NOT EXISTS sink (tu INTEGER, func INTEGER, sink TEXT,"
-	" arg TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
-	" guards TEXT, loop INTEGER, loop_guess INTEGER);"
-	"CREATE TABLE IF NOT EXISTS assign (tu INTEGER, member TEXT,"
-	" fn_key TEXT, fn_name TEXT, fn_file TEXT, fn_line INTEGER,"
-	" object TEXT);"
-	"CREATE TABLE IF NOT EXISTS icall (tu INTEGER, caller INTEGER,"
-	" member TEXT, file TEXT, line INTEGER, col INTEGER, off INTEGER,"
-	" guards TEXT, loop INTEGER, loop_guess INTEGER);"
-	"CREATE TABLE IF NOT EXISTS cap (tu INTEGER, name TEXT, type TEXT,"
-	" scope INTEGER, matches TEXT, reg TEXT, field TEXT, min TEXT,"
-	" midr INTEGER, tbl TEXT, file TEXT, line INTEGER);"
-	"CREATE TABLE IF NOT EXISTS ftr (tu INTEGER, reg TEXT);"
-	"CREATE INDEX IF NOT EXISTS include_tu ON include(tu);"
-	"CREATE INDEX IF NOT EXISTS func_tu ON func(tu);"
-	"CREATE INDEX IF NOT EXISTS call_tu ON call(tu);"
-	"CREATE INDEX IF NOT EXISTS sink_tu ON sink(tu);";
+	" retried INTEGER, have_ftr INTEGER, have_caps INTEGER);";
+
+static bool text_kind(enum fact_kind k)
+{
+	return k == FACT_KEY || k == FACT_STR || k == FACT_SINK;
+}
+
+/*
+ * One table per record of checker/facts.def: the TU's id, then a column
+ * per field (TEXT for strings and sinks, by name; INTEGER otherwise), in
+ * order; one per list of strings. Rows keep the facts' order (rowid).
+ */
+static char *schema_sql(void)
+{
+	struct bytes b = { 0 };
+	size_t i, k;
+	char *s;
+
+	bytes_put(&b, schema_head, strlen(schema_head));
+	for (i = 0; i < fact_records_size; i++) {
+		const struct fact_record *r = &fact_records[i];
+
+		s = xasprintf("CREATE TABLE IF NOT EXISTS \"%s\" (tu INTEGER",
+			      r->table);
+		bytes_put(&b, s, strlen(s));
+		free(s);
+		for (k = 0; k < r->nr_fields; k++) {
+			s = xasprintf(", \"%s\" %s", r->fields[k].name,
+				      text_kind(r->fields[k].kind) ? "TEXT" :
+				      "INTEGER");
+			bytes_put(&b, s, strlen(s));
+			free(s);
+		}
+		s = xasprintf(");CREATE INDEX IF NOT EXISTS \"%s_tu\" ON "
+			      "\"%s\"(tu);", r->table, r->table);
+		bytes_put(&b, s, strlen(s));
+		free(s);
+	}
+	for (i = 0; i < fact_strlists_size; i++) {
+		const struct fact_strlist *l = &fact_strlists[i];
+
+		s = xasprintf("CREATE TABLE IF NOT EXISTS \"%s\" (tu INTEGER, "
+			      "\"%s\" TEXT);CREATE INDEX IF NOT EXISTS "
+			      "\"%s_tu\" ON \"%s\"(tu);", l->table, l->column,
+			      l->table, l->table);
+		bytes_put(&b, s, strlen(s));
+		free(s);
+	}
+	bytes_put(&b, "", 1);
+	return (char *)b.data;
+}
 
 static int exec(struct db *db, const char *sql)
 {
@@ -104,9 +129,9 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	sqlite3_stmt *st;
-	char *ver, want[16];
+	char *ver, want[16], *schema;
 	bool fresh;
-	int i;
+	int i, ret;
 
 	*dbp = NULL;
 	db->path = xstrdup(path);
@@ -159,8 +184,10 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 		}
 		free(ver);
 	}
-	if (exec(db, schema) ||
-	    (fresh && meta_set(db, "trapcheck_schema", want)) ||
+	schema = schema_sql();
+	ret = exec(db, schema);
+	free(schema);
+	if (ret || (fresh && meta_set(db, "trapcheck_schema", want)) ||
 	    exec(db, "COMMIT")) {
 		snprintf(err, errlen, "%s: cannot set up the database: %s",
 			 path, sqlite3_errmsg(db->h));
@@ -355,23 +382,26 @@ static void bind_str(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
+static int delete_from(struct db *db, const char *table, sqlite3_int64 id)
+{
+	char *sql = xasprintf("DELETE FROM \"%s\" WHERE tu = %lld", table,
+			      (long long)id);
+	int r = exec(db, sql);
+
+	free(sql);
+	return r;
+}
+
 static int delete_tu(struct db *db, sqlite3_int64 id)
 {
-	static const char *const tables[] = {
-		"include", "func", "call", "sink", "cap", "ftr", "assign",
-		"icall",
-	};
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(tables); i++) {
-		char *sql = xasprintf("DELETE FROM %s WHERE tu = %lld",
-				      tables[i], (long long)id);
-		int r = exec(db, sql);
-
-		free(sql);
-		if (r)
-			return r;
-	}
+	for (i = 0; i < fact_records_size; i++)
+		if (delete_from(db, fact_records[i].table, id))
+			return -EIO;
+	for (i = 0; i < fact_strlists_size; i++)
+		if (delete_from(db, fact_strlists[i].table, id))
+			return -EIO;
 	return 0;
 }
 
@@ -383,6 +413,84 @@ static int done(sqlite3_stmt *st)
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	return r;
+}
+
+/* INSERT INTO "table" VALUES (?, ?, ...): the TU's id and @n columns. */
+static sqlite3_stmt *insert(struct db *db, const char *table, size_t n)
+{
+	struct bytes b = { 0 };
+	char *head = xasprintf("INSERT INTO \"%s\" VALUES (?", table);
+	sqlite3_stmt *st;
+
+	bytes_put(&b, head, strlen(head));
+	free(head);
+	while (n--)
+		bytes_put(&b, ", ?", 3);
+	bytes_put(&b, ")", 2);
+	st = prep(db, (const char *)b.data);
+	free(b.data);
+	return st;
+}
+
+static void bind_field(sqlite3_stmt *st, int col,
+		       const struct fact_field *fd, void *e)
+{
+	switch (fd->kind) {
+	case FACT_KEY:
+	case FACT_STR:
+		bind_str(st, col, *fact_str(e, fd));
+		break;
+	case FACT_SINK:
+		bind_str(st, col, sink_table[*fact_int(e, fd)].name);
+		break;
+	case FACT_U32:
+		sqlite3_bind_int64(st, col, *fact_u32(e, fd));
+		break;
+	case FACT_BOOL:
+		sqlite3_bind_int(st, col, *fact_bool(e, fd));
+		break;
+	case FACT_INT:
+	case FACT_FUNC:
+		sqlite3_bind_int(st, col, *fact_int(e, fd));
+		break;
+	}
+}
+
+static int store_record(struct db *db, sqlite3_int64 id,
+			const struct tu_facts *f, const struct fact_record *r)
+{
+	char *v = *fact_array(f, r->array);
+	size_t nr = *fact_count(f, r->count), i, k;
+	sqlite3_stmt *st = insert(db, r->table, r->nr_fields);
+	int ret = st ? 0 : -EIO;
+
+	for (i = 0; !ret && i < nr; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		for (k = 0; k < r->nr_fields; k++)
+			bind_field(st, (int)k + 2, &r->fields[k],
+				   v + i * r->size);
+		ret = done(st);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int store_strlist(struct db *db, sqlite3_int64 id,
+			 const struct tu_facts *f,
+			 const struct fact_strlist *l)
+{
+	char **v = *(char ***)fact_array(f, l->array);
+	size_t nr = *fact_count(f, l->count), i;
+	sqlite3_stmt *st = insert(db, l->table, 1);
+	int ret = st ? 0 : -EIO;
+
+	for (i = 0; !ret && i < nr; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		bind_str(st, 2, v[i]);
+		ret = done(st);
+	}
+	sqlite3_finalize(st);
+	return ret;
 }
 
 int db_store(struct db *db, const char *path, const char *key,
@@ -418,139 +526,12 @@ int db_store(struct db *db, const char *path, const char *key,
 		goto err_rollback;
 	sqlite3_finalize(st);
 	id = sqlite3_last_insert_rowid(db->h);
-
-	st = prep(db, "INSERT INTO include VALUES (?, ?)");
-	for (i = 0; st && i < f->nr_includes; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		bind_str(st, 2, f->includes[i]);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO func VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	for (i = 0; st && i < f->nr_funcs; i++) {
-		const struct tu_func *fn = &f->funcs[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		bind_str(st, 3, fn->key);
-		bind_str(st, 4, fn->name);
-		bind_str(st, 5, fn->file);
-		sqlite3_bind_int(st, 6, (int)fn->line);
-		sqlite3_bind_int(st, 7, (int)fn->col);
-		sqlite3_bind_int(st, 8, fn->is_static);
-		sqlite3_bind_int(st, 9, fn->indirect_calls);
-		sqlite3_bind_int(st, 10, fn->cold);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO call VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		  "?, ?, ?, ?, ?)");
-	for (i = 0; st && i < f->nr_calls; i++) {
-		const struct tu_call *c = &f->calls[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, c->caller);
-		bind_str(st, 3, c->callee_key);
-		bind_str(st, 4, c->callee_name);
-		bind_str(st, 5, c->callee_file);
-		sqlite3_bind_int(st, 6, (int)c->callee_line);
-		bind_str(st, 7, c->file);
-		sqlite3_bind_int(st, 8, (int)c->line);
-		sqlite3_bind_int(st, 9, (int)c->col);
-		sqlite3_bind_int(st, 10, (int)c->off);
-		bind_str(st, 11, c->via);
-		bind_str(st, 12, c->guards);
-		sqlite3_bind_int(st, 13, (int)c->loop);
-		sqlite3_bind_int(st, 14, (int)c->loop_guess);
-		bind_str(st, 15, c->args);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO sink VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		  "?)");
-	for (i = 0; st && i < f->nr_sinks; i++) {
-		const struct tu_sink *k = &f->sinks[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, k->func);
-		bind_str(st, 3, sink_table[k->sink].name);
-		bind_str(st, 4, k->arg);
-		bind_str(st, 5, k->file);
-		sqlite3_bind_int(st, 6, (int)k->line);
-		sqlite3_bind_int(st, 7, (int)k->col);
-		sqlite3_bind_int(st, 8, (int)k->off);
-		bind_str(st, 9, k->guards);
-		sqlite3_bind_int(st, 10, (int)k->loop);
-		sqlite3_bind_int(st, 11, (int)k->loop_guess);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO assign VALUES (?, ?, ?, ?, ?, ?, ?)");
-	for (i = 0; st && i < f->nr_assigns; i++) {
-		const struct tu_assign *a = &f->assigns[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		bind_str(st, 2, a->member);
-		bind_str(st, 3, a->fn_key);
-		bind_str(st, 4, a->fn_name);
-		bind_str(st, 5, a->fn_file);
-		sqlite3_bind_int(st, 6, (int)a->fn_line);
-		bind_str(st, 7, a->object);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO icall VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	for (i = 0; st && i < f->nr_icalls; i++) {
-		const struct tu_icall *c = &f->icalls[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, c->caller);
-		bind_str(st, 3, c->member);
-		bind_str(st, 4, c->file);
-		sqlite3_bind_int(st, 5, (int)c->line);
-		sqlite3_bind_int(st, 6, (int)c->col);
-		sqlite3_bind_int(st, 7, (int)c->off);
-		bind_str(st, 8, c->guards);
-		sqlite3_bind_int(st, 9, (int)c->loop);
-		sqlite3_bind_int(st, 10, (int)c->loop_guess);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO cap VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-		  "?)");
-	for (i = 0; st && i < f->nr_caps; i++) {
-		const struct tu_cap *c = &f->caps[i];
-
-		sqlite3_bind_int64(st, 1, id);
-		bind_str(st, 2, c->name);
-		bind_str(st, 3, c->type);
-		sqlite3_bind_int(st, 4, (int)c->scope);
-		bind_str(st, 5, c->matches);
-		bind_str(st, 6, c->reg);
-		bind_str(st, 7, c->field);
-		bind_str(st, 8, c->min);
-		sqlite3_bind_int(st, 9, c->midr);
-		bind_str(st, 10, c->table);
-		bind_str(st, 11, c->file);
-		sqlite3_bind_int(st, 12, (int)c->line);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "INSERT INTO ftr VALUES (?, ?)");
-	for (i = 0; st && i < f->nr_ftr; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		bind_str(st, 2, f->ftr_regs[i]);
-		if (done(st))
-			goto err_rollback;
-	}
-	sqlite3_finalize(st);
+	for (i = 0; !r && i < fact_records_size; i++)
+		r = store_record(db, id, f, &fact_records[i]);
+	for (i = 0; !r && i < fact_strlists_size; i++)
+		r = store_strlist(db, id, f, &fact_strlists[i]);
+	if (r)
+		goto err_rollback;
 	st = NULL;
 	if (exec(db, "COMMIT"))
 		goto err_rollback;
@@ -570,11 +551,101 @@ static char *col_str(sqlite3_stmt *st, int i)
 	return s ? xstrdup((const char *)s) : NULL;
 }
 
+/* Read one column of a row into a field; false: a sink this build dropped. */
+static bool load_field(sqlite3_stmt *st, int col,
+		       const struct fact_field *fd, void *e)
+{
+	int s;
+
+	switch (fd->kind) {
+	case FACT_KEY:
+	case FACT_STR:
+		*fact_str(e, fd) = col_str(st, col);
+		break;
+	case FACT_SINK:
+		s = sink_lookup(SINK_MACRO,
+				(const char *)sqlite3_column_text(st, col));
+		if (s < 0)
+			s = sink_lookup(SINK_CALL, (const char *)
+					sqlite3_column_text(st, col));
+		*fact_int(e, fd) = s;
+		return s >= 0;
+	case FACT_U32:
+		*fact_u32(e, fd) = (unsigned int)sqlite3_column_int64(st, col);
+		break;
+	case FACT_BOOL:
+		*fact_bool(e, fd) = sqlite3_column_int(st, col);
+		break;
+	case FACT_INT:
+	case FACT_FUNC:
+		*fact_int(e, fd) = sqlite3_column_int(st, col);
+		break;
+	}
+	return true;
+}
+
+static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
+			const struct fact_record *r)
+{
+	struct bytes b = { 0 };
+	sqlite3_stmt *st;
+	size_t k;
+	char *s;
+
+	bytes_put(&b, "SELECT ", 7);
+	for (k = 0; k < r->nr_fields; k++) {
+		s = xasprintf("%s\"%s\"", k ? ", " : "", r->fields[k].name);
+		bytes_put(&b, s, strlen(s));
+		free(s);
+	}
+	s = xasprintf(" FROM \"%s\" WHERE tu = ? ORDER BY rowid", r->table);
+	bytes_put(&b, s, strlen(s) + 1);
+	free(s);
+	st = prep(db, (const char *)b.data);
+	free(b.data);
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		void *e = fact_push(f, r);
+		bool keep = true;
+
+		for (k = 0; k < r->nr_fields; k++)
+			keep &= load_field(st, (int)k, &r->fields[k], e);
+		if (!keep) {
+			/* Free what was read, and forget the element. */
+			for (k = 0; k < r->nr_fields; k++)
+				if (r->fields[k].kind <= FACT_STR)
+					free(*fact_str(e, &r->fields[k]));
+			(*fact_count(f, r->count))--;
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
+			 const struct fact_strlist *l)
+{
+	char *sql = xasprintf("SELECT \"%s\" FROM \"%s\" WHERE tu = ? "
+			      "ORDER BY rowid", l->column, l->table);
+	sqlite3_stmt *st = prep(db, sql);
+	char ***v = (char ***)fact_array(f, l->array);
+	size_t *nr = fact_count(f, l->count), *alloc = fact_count(f, l->alloc);
+
+	free(sql);
+	if (!st)
+		return;
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		*PUSH(*v, *nr, *alloc) = col_str(st, 0);
+	sqlite3_finalize(st);
+}
+
 int db_load(struct db *db, const char *path, struct tu_facts *f)
 {
 	sqlite3_int64 id;
 	sqlite3_stmt *st;
-	char idbuf[32];
+	size_t i;
 
 	memset(f, 0, sizeof(*f));
 	st = prep(db, "SELECT id, parse_error, nr_errors, first_error, retried,"
@@ -595,131 +666,10 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	f->have_ftr = sqlite3_column_int(st, 5);
 	f->have_caps = sqlite3_column_int(st, 6);
 	sqlite3_finalize(st);
-	snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
-
-	st = prep(db, "SELECT key, name, file, line, col, is_static, indirect, "
-		  "cold FROM func WHERE tu = ? ORDER BY ord");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		struct tu_func *fn = PUSH(f->funcs, f->nr_funcs,
-					  f->alloc_funcs);
-
-		fn->key = col_str(st, 0);
-		fn->name = col_str(st, 1);
-		fn->file = col_str(st, 2);
-		fn->line = (unsigned int)sqlite3_column_int(st, 3);
-		fn->col = (unsigned int)sqlite3_column_int(st, 4);
-		fn->is_static = sqlite3_column_int(st, 5);
-		fn->indirect_calls = sqlite3_column_int(st, 6);
-		fn->cold = sqlite3_column_int(st, 7);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT caller, callee_key, callee_name, callee_file, "
-		  "callee_line, file, line, col, off, via, guards, loop, "
-		  "loop_guess, args FROM call WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		struct tu_call *c = PUSH(f->calls, f->nr_calls,
-					 f->alloc_calls);
-
-		c->caller = sqlite3_column_int(st, 0);
-		c->callee_key = col_str(st, 1);
-		c->callee_name = col_str(st, 2);
-		c->callee_file = col_str(st, 3);
-		c->callee_line = (unsigned int)sqlite3_column_int(st, 4);
-		c->file = col_str(st, 5);
-		c->line = (unsigned int)sqlite3_column_int(st, 6);
-		c->col = (unsigned int)sqlite3_column_int(st, 7);
-		c->off = (unsigned int)sqlite3_column_int(st, 8);
-		c->via = col_str(st, 9);
-		c->guards = col_str(st, 10);
-		c->loop = (unsigned int)sqlite3_column_int(st, 11);
-		c->loop_guess = (unsigned int)sqlite3_column_int(st, 12);
-		c->args = col_str(st, 13);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT func, sink, arg, file, line, col, off, guards, "
-		  "loop, loop_guess FROM sink WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		struct tu_sink *k;
-		int s = sink_lookup(SINK_MACRO, name);
-
-		if (s < 0)
-			s = sink_lookup(SINK_CALL, name);
-		if (s < 0)
-			continue;	/* a sink this version dropped */
-		k = PUSH(f->sinks, f->nr_sinks, f->alloc_sinks);
-		k->func = sqlite3_column_int(st, 0);
-		k->sink = s;
-		k->arg = col_str(st, 2);
-		k->file = col_str(st, 3);
-		k->line = (unsigned int)sqlite3_column_int(st, 4);
-		k->col = (unsigned int)sqlite3_column_int(st, 5);
-		k->off = (unsigned int)sqlite3_column_int(st, 6);
-		k->guards = col_str(st, 7);
-		k->loop = (unsigned int)sqlite3_column_int(st, 8);
-		k->loop_guess = (unsigned int)sqlite3_column_int(st, 9);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT member, fn_key, fn_name, fn_file, fn_line, "
-		  "object FROM assign WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		struct tu_assign *a = PUSH(f->assigns, f->nr_assigns,
-					   f->alloc_assigns);
-
-		a->member = col_str(st, 0);
-		a->fn_key = col_str(st, 1);
-		a->fn_name = col_str(st, 2);
-		a->fn_file = col_str(st, 3);
-		a->fn_line = (unsigned int)sqlite3_column_int(st, 4);
-		a->object = col_str(st, 5);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT caller, member, file, line, col, off, guards, "
-		  "loop, loop_guess FROM icall WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		struct tu_icall *c = PUSH(f->icalls, f->nr_icalls,
-					  f->alloc_icalls);
-
-		c->caller = sqlite3_column_int(st, 0);
-		c->member = col_str(st, 1);
-		c->file = col_str(st, 2);
-		c->line = (unsigned int)sqlite3_column_int(st, 3);
-		c->col = (unsigned int)sqlite3_column_int(st, 4);
-		c->off = (unsigned int)sqlite3_column_int(st, 5);
-		c->guards = col_str(st, 6);
-		c->loop = (unsigned int)sqlite3_column_int(st, 7);
-		c->loop_guess = (unsigned int)sqlite3_column_int(st, 8);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT name, type, scope, matches, reg, field, min, "
-		  "midr, tbl, file, line FROM cap WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW) {
-		struct tu_cap *c = PUSH(f->caps, f->nr_caps, f->alloc_caps);
-
-		c->name = col_str(st, 0);
-		c->type = col_str(st, 1);
-		c->scope = (unsigned int)sqlite3_column_int(st, 2);
-		c->matches = col_str(st, 3);
-		c->reg = col_str(st, 4);
-		c->field = col_str(st, 5);
-		c->min = col_str(st, 6);
-		c->midr = sqlite3_column_int(st, 7);
-		c->table = col_str(st, 8);
-		c->file = col_str(st, 9);
-		c->line = (unsigned int)sqlite3_column_int(st, 10);
-	}
-	sqlite3_finalize(st);
-	st = prep(db, "SELECT reg FROM ftr WHERE tu = ? ORDER BY rowid");
-	sqlite3_bind_int64(st, 1, id);
-	while (st && sqlite3_step(st) == SQLITE_ROW)
-		*PUSH(f->ftr_regs, f->nr_ftr, f->alloc_ftr) = col_str(st, 0);
-	sqlite3_finalize(st);
+	for (i = 0; i < fact_records_size; i++)
+		load_record(db, id, f, &fact_records[i]);
+	for (i = 0; i < fact_strlists_size; i++)
+		load_strlist(db, id, f, &fact_strlists[i]);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "trapcheck/extract.h"
 #include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
+#include "trapcheck/tables.h"
 
 #define PARSE_FLAGS (CXTranslationUnit_DetailedPreprocessingRecord |	\
 		     CXTranslationUnit_KeepGoing |			\
@@ -1958,63 +1959,4 @@ out_free_walk:
 	free(w.pend);
 	free(w.mguards);
 	return err == CXError_Success ? 0 : -EIO;
-}
-
-void tu_facts_free(struct tu_facts *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->nr_funcs; i++) {
-		free(f->funcs[i].key);
-		free(f->funcs[i].name);
-		free(f->funcs[i].file);
-	}
-	for (i = 0; i < f->nr_calls; i++) {
-		free(f->calls[i].callee_key);
-		free(f->calls[i].callee_name);
-		free(f->calls[i].callee_file);
-		free(f->calls[i].file);
-		free(f->calls[i].via);
-		free(f->calls[i].guards);
-		free(f->calls[i].args);
-	}
-	for (i = 0; i < f->nr_sinks; i++) {
-		free(f->sinks[i].arg);
-		free(f->sinks[i].guards);
-		free(f->sinks[i].file);
-	}
-	for (i = 0; i < f->nr_caps; i++)
-		tu_cap_free(&f->caps[i]);
-	for (i = 0; i < f->nr_ftr; i++)
-		free(f->ftr_regs[i]);
-	for (i = 0; i < f->nr_includes; i++)
-		free(f->includes[i]);
-	free(f->includes);
-	for (i = 0; i < f->nr_assigns; i++) {
-		free(f->assigns[i].member);
-		free(f->assigns[i].fn_key);
-		free(f->assigns[i].fn_name);
-		free(f->assigns[i].fn_file);
-		free(f->assigns[i].object);
-	}
-	free(f->assigns);
-	for (i = 0; i < f->nr_icalls; i++) {
-		free(f->icalls[i].member);
-		free(f->icalls[i].file);
-		free(f->icalls[i].guards);
-	}
-	free(f->icalls);
-	for (i = 0; i < f->nr_warnings; i++) {
-		free(f->warnings[i].flag);
-		free(f->warnings[i].text);
-	}
-	free(f->warnings);
-	free(f->caps);
-	free(f->ftr_regs);
-	free(f->funcs);
-	free(f->calls);
-	free(f->sinks);
-	free(f->file);
-	free(f->first_error);
-	memset(f, 0, sizeof(*f));
 }

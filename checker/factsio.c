@@ -2,10 +2,11 @@
 /*
  * factsio.c - a TU's facts to bytes and back (see factsio.h).
  *
- * The encoder and the decoder walk the fields in the same order; the
- * unit test (tests/unit/test-factsio.c) round-trips every field and cuts
- * messages at every length, and tests/fuzz/fuzz-factsio.c feeds the
- * decoder arbitrary bytes.
+ * The encoder and the decoder walk the same descriptions of the facts
+ * (checker/facts.def, fact_records[]), field by field; the unit test
+ * (tests/unit/test-factsio.c) round-trips every field and cuts messages
+ * at every length, and tests/fuzz/fuzz-factsio.c feeds the decoder
+ * arbitrary bytes.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,90 +36,38 @@ static void put_str(struct bytes *b, const char *s)
 	bytes_put(b, s, n);
 }
 
-static void put_func(struct bytes *b, const struct tu_func *fn)
+static void put_record(struct bytes *b, const struct fact_record *r,
+		       void *e)
 {
-	put_str(b, fn->key);
-	put_str(b, fn->name);
-	put_str(b, fn->file);
-	put_u32(b, fn->line);
-	put_u32(b, fn->col);
-	put_u32(b, fn->is_static | fn->indirect_calls << 1 | fn->cold << 2);
-}
+	size_t k;
 
-static void put_call(struct bytes *b, const struct tu_call *c)
-{
-	put_u32(b, (uint32_t)c->caller);
-	put_str(b, c->callee_key);
-	put_str(b, c->callee_name);
-	put_str(b, c->callee_file);
-	put_u32(b, c->callee_line);
-	put_str(b, c->file);
-	put_u32(b, c->line);
-	put_u32(b, c->col);
-	put_str(b, c->via);
-	put_u32(b, c->off);
-	put_str(b, c->guards);
-	put_u32(b, c->loop);
-	put_u32(b, c->loop_guess);
-	put_str(b, c->args);
-}
+	for (k = 0; k < r->nr_fields; k++) {
+		const struct fact_field *fd = &r->fields[k];
 
-static void put_sink(struct bytes *b, const struct tu_sink *k)
-{
-	put_u32(b, (uint32_t)k->func);
-	put_u32(b, (uint32_t)k->sink);
-	put_str(b, k->arg);
-	put_str(b, k->file);
-	put_u32(b, k->line);
-	put_u32(b, k->col);
-	put_u32(b, k->off);
-	put_str(b, k->guards);
-	put_u32(b, k->loop);
-	put_u32(b, k->loop_guess);
-}
-
-static void put_cap(struct bytes *b, const struct tu_cap *c)
-{
-	put_str(b, c->name);
-	put_str(b, c->type);
-	put_u32(b, c->scope);
-	put_str(b, c->matches);
-	put_str(b, c->reg);
-	put_str(b, c->field);
-	put_str(b, c->min);
-	put_u32(b, c->midr);
-	put_str(b, c->table);
-	put_str(b, c->file);
-	put_u32(b, c->line);
-}
-
-static void put_assign(struct bytes *b, const struct tu_assign *a)
-{
-	put_str(b, a->member);
-	put_str(b, a->fn_key);
-	put_str(b, a->fn_name);
-	put_str(b, a->fn_file);
-	put_u32(b, a->fn_line);
-	put_str(b, a->object);
-}
-
-static void put_icall(struct bytes *b, const struct tu_icall *c)
-{
-	put_u32(b, (uint32_t)c->caller);
-	put_str(b, c->member);
-	put_str(b, c->file);
-	put_u32(b, c->line);
-	put_u32(b, c->col);
-	put_u32(b, c->off);
-	put_str(b, c->guards);
-	put_u32(b, c->loop);
-	put_u32(b, c->loop_guess);
+		switch (fd->kind) {
+		case FACT_KEY:
+		case FACT_STR:
+			put_str(b, *fact_str(e, fd));
+			break;
+		case FACT_U32:
+			put_u32(b, *fact_u32(e, fd));
+			break;
+		case FACT_BOOL:
+			put_u32(b, *fact_bool(e, fd));
+			break;
+		case FACT_INT:
+		case FACT_FUNC:
+		case FACT_SINK:
+			put_u32(b, (uint32_t)*fact_int(e, fd));
+			break;
+		}
+	}
 }
 
 void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
 		  struct bytes *out)
 {
-	size_t i;
+	size_t i, j;
 
 	put_u32(out, FACTS_MAGIC);
 	put_u64(out, flags_hash);
@@ -127,30 +76,23 @@ void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
 	put_u32(out, f->nr_errors);
 	put_str(out, f->first_error);
 	put_u32(out, f->retried | f->have_ftr << 1 | f->have_caps << 2);
-	put_u32(out, (uint32_t)f->nr_funcs);
-	for (i = 0; i < f->nr_funcs; i++)
-		put_func(out, &f->funcs[i]);
-	put_u32(out, (uint32_t)f->nr_calls);
-	for (i = 0; i < f->nr_calls; i++)
-		put_call(out, &f->calls[i]);
-	put_u32(out, (uint32_t)f->nr_sinks);
-	for (i = 0; i < f->nr_sinks; i++)
-		put_sink(out, &f->sinks[i]);
-	put_u32(out, (uint32_t)f->nr_caps);
-	for (i = 0; i < f->nr_caps; i++)
-		put_cap(out, &f->caps[i]);
-	put_u32(out, (uint32_t)f->nr_ftr);
-	for (i = 0; i < f->nr_ftr; i++)
-		put_str(out, f->ftr_regs[i]);
-	put_u32(out, (uint32_t)f->nr_assigns);
-	for (i = 0; i < f->nr_assigns; i++)
-		put_assign(out, &f->assigns[i]);
-	put_u32(out, (uint32_t)f->nr_icalls);
-	for (i = 0; i < f->nr_icalls; i++)
-		put_icall(out, &f->icalls[i]);
-	put_u32(out, (uint32_t)f->nr_includes);
-	for (i = 0; i < f->nr_includes; i++)
-		put_str(out, f->includes[i]);
+	for (i = 0; i < fact_records_size; i++) {
+		const struct fact_record *r = &fact_records[i];
+		char *v = *fact_array(f, r->array);
+		size_t nr = *fact_count(f, r->count);
+
+		put_u32(out, (uint32_t)nr);
+		for (j = 0; j < nr; j++)
+			put_record(out, r, v + j * r->size);
+	}
+	for (i = 0; i < fact_strlists_size; i++) {
+		char **v = *(char ***)fact_array(f, fact_strlists[i].array);
+		size_t nr = *fact_count(f, fact_strlists[i].count);
+
+		put_u32(out, (uint32_t)nr);
+		for (j = 0; j < nr; j++)
+			put_str(out, v[j]);
+	}
 	put_u32(out, (uint32_t)f->nr_warnings);
 	for (i = 0; i < f->nr_warnings; i++) {
 		put_str(out, f->warnings[i].flag);
@@ -226,106 +168,43 @@ static int get_index(struct rd *r, size_t nr)
 	return r->bad ? 0 : (int)v;
 }
 
-#define GET_ARRAY(r, arr, nr, alloc, min)				\
-	do {								\
-		(nr) = 0;						\
-		(alloc) = get_count(r, min);				\
-		(arr) = (alloc) ? xcalloc((alloc), sizeof(*(arr))) : NULL; \
-	} while (0)
-
-static void get_func(struct rd *r, struct tu_func *fn)
+/*
+ * One element of @rec: every index checked (FUNC against the functions
+ * decoded before, SINK against the sink table), every KEY present.
+ */
+static void get_record(struct rd *r, const struct fact_record *rec, void *e,
+		       size_t nr_funcs)
 {
-	uint32_t bits;
+	size_t k;
 
-	fn->key = get_str(r);
-	fn->name = get_str(r);
-	fn->file = get_str(r);
-	fn->line = get_u32(r);
-	fn->col = get_u32(r);
-	bits = get_u32(r);
-	fn->is_static = bits & 1;
-	fn->indirect_calls = bits & 2;
-	fn->cold = bits & 4;
-	if (!fn->key || !fn->name)
-		r->bad = true;
-}
+	for (k = 0; k < rec->nr_fields; k++) {
+		const struct fact_field *fd = &rec->fields[k];
 
-static void get_call(struct rd *r, struct tu_call *c, size_t nr_funcs)
-{
-	c->caller = get_index(r, nr_funcs);
-	c->callee_key = get_str(r);
-	c->callee_name = get_str(r);
-	c->callee_file = get_str(r);
-	c->callee_line = get_u32(r);
-	c->file = get_str(r);
-	c->line = get_u32(r);
-	c->col = get_u32(r);
-	c->via = get_str(r);
-	c->off = get_u32(r);
-	c->guards = get_str(r);
-	c->loop = get_u32(r);
-	c->loop_guess = get_u32(r);
-	c->args = get_str(r);
-	if (!c->callee_key || !c->callee_name)
-		r->bad = true;
-}
-
-static void get_sink(struct rd *r, struct tu_sink *k, size_t nr_funcs)
-{
-	k->func = get_index(r, nr_funcs);
-	k->sink = get_index(r, sink_table_size);
-	k->arg = get_str(r);
-	k->file = get_str(r);
-	k->line = get_u32(r);
-	k->col = get_u32(r);
-	k->off = get_u32(r);
-	k->guards = get_str(r);
-	k->loop = get_u32(r);
-	k->loop_guess = get_u32(r);
-}
-
-static void get_cap(struct rd *r, struct tu_cap *c)
-{
-	c->name = get_str(r);
-	c->type = get_str(r);
-	c->scope = get_u32(r);
-	c->matches = get_str(r);
-	c->reg = get_str(r);
-	c->field = get_str(r);
-	c->min = get_str(r);
-	c->midr = get_u32(r) & 1;
-	c->table = get_str(r);
-	c->file = get_str(r);
-	c->line = get_u32(r);
-	if (!c->name)
-		r->bad = true;
-}
-
-static void get_assign(struct rd *r, struct tu_assign *a)
-{
-	a->member = get_str(r);
-	a->fn_key = get_str(r);
-	a->fn_name = get_str(r);
-	a->fn_file = get_str(r);
-	a->fn_line = get_u32(r);
-	a->object = get_str(r);
-	if (!a->member || !a->fn_key || !a->fn_name)
-		r->bad = true;
-}
-
-static void get_icall(struct rd *r, struct tu_icall *c, size_t nr_funcs)
-{
-	c->caller = get_index(r, nr_funcs);
-	c->member = get_str(r);
-	c->file = get_str(r);
-	c->line = get_u32(r);
-	c->col = get_u32(r);
-	c->off = get_u32(r);
-	c->guards = get_str(r);
-	c->loop = get_u32(r);
-	c->loop_guess = get_u32(r);
-	if (!c->member)
-		r->bad = true;
+		switch (fd->kind) {
+		case FACT_KEY:
+			*fact_str(e, fd) = get_str(r);
+			r->bad |= !*fact_str(e, fd);
+			break;
+		case FACT_STR:
+			*fact_str(e, fd) = get_str(r);
+			break;
+		case FACT_U32:
+			*fact_u32(e, fd) = get_u32(r);
+			break;
+		case FACT_BOOL:
+			*fact_bool(e, fd) = get_u32(r) & 1;
+			break;
+		case FACT_INT:
+			*fact_int(e, fd) = (int)get_u32(r);
+			break;
+		case FACT_FUNC:
+			*fact_int(e, fd) = get_index(r, nr_funcs);
+			break;
+		case FACT_SINK:
+			*fact_int(e, fd) = get_index(r, sink_table_size);
+			break;
+		}
+	}
 }
 
 int facts_decode(const void *buf, size_t len, struct tu_facts *f,
@@ -333,6 +212,7 @@ int facts_decode(const void *buf, size_t len, struct tu_facts *f,
 {
 	struct rd r = { .p = buf, .end = (const unsigned char *)buf + len };
 	uint32_t bits;
+	size_t i, n;
 
 	memset(f, 0, sizeof(*f));
 	if (get_u32(&r) != FACTS_MAGIC)
@@ -350,36 +230,31 @@ int facts_decode(const void *buf, size_t len, struct tu_facts *f,
 		r.bad = true;
 
 	/* Each array is read only while nothing went wrong before it. */
-	GET_ARRAY(&r, f->funcs, f->nr_funcs, f->alloc_funcs, 24);
-	while (!r.bad && f->nr_funcs < f->alloc_funcs)
-		get_func(&r, &f->funcs[f->nr_funcs++]);
-	GET_ARRAY(&r, f->calls, f->nr_calls, f->alloc_calls, 48);
-	while (!r.bad && f->nr_calls < f->alloc_calls)
-		get_call(&r, &f->calls[f->nr_calls++], f->nr_funcs);
-	GET_ARRAY(&r, f->sinks, f->nr_sinks, f->alloc_sinks, 36);
-	while (!r.bad && f->nr_sinks < f->alloc_sinks)
-		get_sink(&r, &f->sinks[f->nr_sinks++], f->nr_funcs);
-	GET_ARRAY(&r, f->caps, f->nr_caps, f->alloc_caps, 44);
-	while (!r.bad && f->nr_caps < f->alloc_caps)
-		get_cap(&r, &f->caps[f->nr_caps++]);
-	GET_ARRAY(&r, f->ftr_regs, f->nr_ftr, f->alloc_ftr, 4);
-	while (!r.bad && f->nr_ftr < f->alloc_ftr) {
-		f->ftr_regs[f->nr_ftr] = get_str(&r);
-		r.bad |= !f->ftr_regs[f->nr_ftr++];
+	for (i = 0; i < fact_records_size && !r.bad; i++) {
+		const struct fact_record *rec = &fact_records[i];
+
+		/* Every field takes at least 4 bytes. */
+		n = get_count(&r, 4 * rec->nr_fields);
+		while (!r.bad && n--)
+			get_record(&r, rec, fact_push(f, rec), f->nr_funcs);
 	}
-	GET_ARRAY(&r, f->assigns, f->nr_assigns, f->alloc_assigns, 20);
-	while (!r.bad && f->nr_assigns < f->alloc_assigns)
-		get_assign(&r, &f->assigns[f->nr_assigns++]);
-	GET_ARRAY(&r, f->icalls, f->nr_icalls, f->alloc_icalls, 32);
-	while (!r.bad && f->nr_icalls < f->alloc_icalls)
-		get_icall(&r, &f->icalls[f->nr_icalls++], f->nr_funcs);
-	GET_ARRAY(&r, f->includes, f->nr_includes, f->alloc_includes, 4);
-	while (!r.bad && f->nr_includes < f->alloc_includes) {
-		f->includes[f->nr_includes] = get_str(&r);
-		r.bad |= !f->includes[f->nr_includes++];
+	for (i = 0; i < fact_strlists_size && !r.bad; i++) {
+		const struct fact_strlist *l = &fact_strlists[i];
+		char ***v = (char ***)fact_array(f, l->array);
+		size_t *nr = fact_count(f, l->count);
+
+		n = get_count(&r, 4);
+		*v = n ? xcalloc(n, sizeof(**v)) : NULL;
+		*fact_count(f, l->alloc) = n;
+		while (!r.bad && *nr < n) {
+			(*v)[*nr] = get_str(&r);
+			r.bad |= !(*v)[(*nr)++];
+		}
 	}
-	GET_ARRAY(&r, f->warnings, f->nr_warnings, f->alloc_warnings, 8);
-	while (!r.bad && f->nr_warnings < f->alloc_warnings) {
+	n = get_count(&r, 8);
+	f->warnings = n ? xcalloc(n, sizeof(*f->warnings)) : NULL;
+	f->alloc_warnings = n;
+	while (!r.bad && f->nr_warnings < n) {
 		struct tu_warning *w = &f->warnings[f->nr_warnings++];
 
 		w->flag = get_str(&r);

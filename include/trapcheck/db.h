@@ -13,10 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "trapcheck/extract.h"
+#include "trapcheck/facts.h"
 #include "trapcheck/util.h"
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 /*
  * What extraction produces: bumped whenever the facts of an unchanged TU
  * would differ (a new sink, a new guard form, cold markers...). It is part

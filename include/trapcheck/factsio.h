@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trapcheck/extract.h"
+#include "trapcheck/facts.h"
 #include "trapcheck/util.h"
 
 /* Append @f, and the hash of the flags it was parsed with, to @out. */

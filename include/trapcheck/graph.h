@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "trapcheck/caps.h"
-#include "trapcheck/extract.h"
+#include "trapcheck/facts.h"
 #include "trapcheck/util.h"
 
 struct gnode {

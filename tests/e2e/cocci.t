@@ -152,9 +152,9 @@ cp "$FX/this_cpu_has_cap_prefinal.seed000.c" seed000.c
 run "$R" patch seed000.c
 if [ -f "$(echo "$SEEDS"/000_*.txt)" ]; then
 	check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to seed 000's reviewed diff" \
-		python3 "$FX/diff-vs-seed.py" out.patch "$SEEDS"/000_*.txt reviewed
+		python3 "$TOP/tests/upstream-diff.py" out.patch "$SEEDS"/000_*.txt reviewed
 	check "this_cpu_has_cap_prefinal: the comparison can fail (seed 004 differs)" \
-		sh -c "! python3 '$FX/diff-vs-seed.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
+		sh -c "! python3 '$TOP/tests/upstream-diff.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
 else
 	fail "this_cpu_has_cap_prefinal: seed 000's reviewed diff: no seeds in $SEEDS (../shared/seeds)"
 fi

@@ -130,7 +130,7 @@ check "6.12: archrandom.h:65 is seed 000's this_cpu_has_cap(ARM64_HAS_RNG)" \
 check_that "6.12 $P: reports arch/arm64/include/asm/archrandom.h:65, and only it" \
 	'[ "$(grep ": WARNING: " 6.12.out.$P.report | cut -d: -f1,2)" = "arch/arm64/include/asm/archrandom.h:65" ]'
 check "6.12 $P: MODE=patch gives seed 000's reviewed diff (after --->8)" \
-	python3 "$FX/diff-vs-seed.py" --file arch/arm64/include/asm/archrandom.h \
+	python3 "$TOP/tests/upstream-diff.py" --file arch/arm64/include/asm/archrandom.h \
 	"6.12.out.$P.patch" "$SEEDS"/000_*.txt reviewed
 check_that "6.12 $P: the patch touches archrandom.h only" \
 	'[ "$(grep -c "^+++ " 6.12.out.$P.patch)" = 1 ]'
@@ -185,7 +185,7 @@ check_that "revert-004: given trapcheck's chain, $H reports cpu_has_hw_af()'s re
 spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h \
 	-D hot_functions="$hot"
 check "revert-004: $H's patch is seed 004's code change (its comment aside)" \
-	python3 "$FX/diff-vs-seed.py" --code-only one.patch "$SEEDS"/004_*.txt first
+	python3 "$TOP/tests/upstream-diff.py" --code-only one.patch "$SEEDS"/004_*.txt first
 mkdir -p r004/arch/arm64/include/asm
 cp "$rev/arch/arm64/include/asm/cpufeature.h" r004/arch/arm64/include/asm/
 check_that "revert-004: the patch restores Linux 6.12's cpufeature.h byte for byte" \

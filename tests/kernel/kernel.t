@@ -141,10 +141,10 @@ check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
 check_that "no patch for nVHE hyp code (arch/arm64/kvm/hyp/)" \
 	'! grep -l "^+++ b/arch/arm64/kvm/hyp/" fixes/*.patch'
 check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
-python3 "$TOP/tests/kernel/seed-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
+python3 "$TOP/tests/upstream-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
 check "its diff is the reviewed upstream form of seed 000" [ $? -eq 0 ]
 p004=$(ls fixes-004/*cpu_has_hw_af.patch 2>/dev/null | head -n 1)
-python3 "$TOP/tests/kernel/seed-diff.py" "$p004" "$SEEDS"/004_*.txt first
+python3 "$TOP/tests/upstream-diff.py" "$p004" "$SEEDS"/004_*.txt first
 check "with seed 004 reverted, the cpu_has_hw_af patch is seed 004's change" \
 	[ $? -eq 0 ]
 

@@ -1,16 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Compare the changed lines of a spatch diff with a seed's diff.
+"""Compare the changed lines of a generated diff (trapcheck's format-patch
+file, spatch's output, make coccicheck's) with the diff of an upstream
+patch as posted (../shared/seeds/: the mail of the patch and its review).
 
-Usage: diff-vs-seed.py [--file PATH] [--code-only] DIFF SEED (reviewed | first)
-  reviewed     the diff after the reviewer's "--->8" (seed 000's review)
-  first        the quoted ("> ") diff of the seed's first message (seed 004)
-  --file PATH  only the hunks of DIFF for PATH (make coccicheck prints one
-               diff per file: "diff -u -p a/PATH b/PATH" or "--- PATH")
+Usage: upstream-diff.py [--file PATH] [--code-only] DIFF MAIL (reviewed | first)
+  reviewed     the diff after the reviewer's "--->8" ("arm64: archrandom:
+               avoid trapping ID register read in __cpu_has_rng()", as
+               reviewed: the SYS_FIELD_GET() form)
+  first        the quoted ("> ") diff of the mail's first message ("arm64:
+               Avoid repeated AA64MMFR1_EL1 register read on pagefault
+               path")
+  --file PATH  only the per-file diffs of DIFF for PATH (make coccicheck
+               prints "diff -u -p a/PATH b/PATH" or "--- PATH")
   --code-only  drop comment lines on both sides
-Whitespace is ignored (the mailing list turned tabs into spaces); blank
-added lines count. Exit 0 when equal, 1 otherwise (both sides printed as
-TAP comments).
+Whitespace is ignored (the mailing list turned tabs into spaces); a
+format-patch signature ("-- ") ends the diff. Exit 0 when equal, 1
+otherwise (both sides printed as TAP comments).
 """
 import re
 import sys
@@ -21,9 +27,9 @@ COMMENT = re.compile(r'^\s*(/\*|\*|//)')
 def changed(lines, code_only):
     out = []
     for l in lines:
-        if l.startswith(('+++', '---')):
-            continue
-        if not l.startswith(('+', '-')):
+        if l == '-- ':
+            break		# git format-patch's signature separator
+        if l.startswith(('+++', '---')) or not l.startswith(('+', '-')):
             continue
         if code_only and COMMENT.match(l[1:]):
             continue
@@ -48,7 +54,7 @@ def file_hunks(lines, path):
     return out
 
 
-def seed_lines(text, which):
+def mail_lines(text, which):
     lines = text.split('\n')
     if which == 'reviewed':
         start = lines.index('--->8') + 1
@@ -75,22 +81,26 @@ def main(argv):
         elif opt == '--code-only':
             code_only = True
         else:
-            sys.exit('diff-vs-seed.py: unknown option ' + opt)
-    diff, seed, which = argv
-    got = changed(file_hunks(open(diff).read().split('\n'), path), code_only)
-    want = changed(seed_lines(open(seed).read(), which), code_only)
+            sys.exit('upstream-diff.py: unknown option ' + opt)
+    diff, mail, which = argv
+    lines = open(diff).read().split('\n')
+    # A format-patch file: the diff starts at "diff --git".
+    start = next((i for i, l in enumerate(lines)
+                  if l.startswith('diff --git')), 0)
+    got = changed(file_hunks(lines[start:], path), code_only)
+    want = changed(mail_lines(open(mail).read(), which), code_only)
     if not want:
-        print('# no diff found in the seed')
+        print('# no diff found in the mail')
         return 1
     if got != want:
         print('# generated:')
         for l in got:
             print('#   ' + l)
-        print('# seed:')
+        print('# upstream:')
         for l in want:
             print('#   ' + l)
         return 1
-    print('# %d changed lines, as in the seed' % len(got))
+    print('# %d changed lines, as upstream' % len(got))
     return 0
 
 
