@@ -49,7 +49,8 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/check.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
-	    checker/dispatch.o checker/facts.o checker/tables.o
+	    checker/dispatch.o checker/facts.o checker/tables.o \
+	    checker/edit.o checker/patch.o checker/verify.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 

@@ -54,6 +54,7 @@ struct pool {
 	pthread_mutex_t merge_lock;
 	pthread_mutex_t take_lock;	/* threads: one take_tu() at a time */
 	struct db *fdb;			/* the facts database, or NULL */
+	struct CXUnsavedFile *cx_unsaved; /* opts->unsaved, for libclang */
 	pthread_mutex_t db_lock;
 	size_t *work;			/* entries to parse, in db order */
 	size_t nr_work;
@@ -156,7 +157,7 @@ static bool includes_unsaved(const struct pool *p, char **inc, size_t nr)
 	size_t i;
 
 	for (u = 0; u < p->opts->nr_unsaved; u++) {
-		char *rel = path_relative(p->opts->unsaved[u].Filename,
+		char *rel = path_relative(p->opts->unsaved[u].path,
 					  p->a->root);
 		bool hit = false;
 
@@ -179,7 +180,7 @@ static void parse_tu(struct pool *p, CXIndex idx, size_t i,
 		.claims = &p->claims,
 		.owner = (int)i,
 		.defer_warnings = true,
-		.unsaved = p->opts->unsaved,
+		.unsaved = p->cx_unsaved,
 		.nr_unsaved = p->opts->nr_unsaved,
 	};
 	struct clang_args args;
@@ -680,6 +681,12 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	p.opts = o;
 	p.a = a;
 	p.status = xcalloc(db.nr, sizeof(*p.status));
+	p.cx_unsaved = xcalloc(o->nr_unsaved + 1, sizeof(*p.cx_unsaved));
+	for (i = 0; i < o->nr_unsaved; i++) {
+		p.cx_unsaved[i].Filename = o->unsaved[i].path;
+		p.cx_unsaved[i].Contents = o->unsaved[i].text;
+		p.cx_unsaved[i].Length = o->unsaved[i].len;
+	}
 	claims_init(&p.claims);
 	flag_warnings_init(&p.warnings);
 	pthread_mutex_init(&p.merge_lock, NULL);
@@ -831,6 +838,7 @@ out_free:
 	pthread_mutex_destroy(&p.db_lock);
 	flag_warnings_free(&p.warnings);
 	claims_free(&p.claims);
+	free(p.cx_unsaved);
 	free(p.work);
 	free(p.status);
 	compdb_free(&db);

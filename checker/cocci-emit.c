@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "trapcheck/cocci-emit.h"
+#include "trapcheck/edit.h"
 #include "trapcheck/util.h"
 
 #ifndef TRAPCHECK_VERSION
@@ -40,68 +41,6 @@
 
 /* How far the region may grow to take in the statement after it. */
 #define MAX_NEXT_LINES 20
-
-enum { MASK_CODE = 'c', MASK_STRING = 's', MASK_COMMENT = 'k' };
-
-/*
- * Classify each byte of @line as code, string or character literal, or
- * comment; *@in_comment carries a block comment over lines.
- */
-static char *mask_line(const char *line, bool *in_comment)
-{
-	size_t n = strlen(line), i = 0;
-	char *m = xmalloc(n + 1);
-
-	while (i < n) {
-		if (*in_comment) {
-			m[i] = MASK_COMMENT;
-			if (line[i] == '*' && line[i + 1] == '/') {
-				m[++i] = MASK_COMMENT;
-				*in_comment = false;
-			}
-			i++;
-		} else if (line[i] == '/' && line[i + 1] == '*') {
-			m[i++] = MASK_COMMENT;
-			m[i++] = MASK_COMMENT;
-			*in_comment = true;
-		} else if (line[i] == '/' && line[i + 1] == '/') {
-			memset(m + i, MASK_COMMENT, n - i);
-			i = n;
-		} else if (line[i] == '"' || line[i] == '\'') {
-			char q = line[i];
-
-			m[i++] = MASK_STRING;
-			while (i < n && line[i] != q) {
-				if (line[i] == '\\' && i + 1 < n)
-					m[i++] = MASK_STRING;
-				m[i++] = MASK_STRING;
-			}
-			if (i < n)
-				m[i++] = MASK_STRING;
-		} else {
-			m[i++] = MASK_CODE;
-		}
-	}
-	m[n] = '\0';
-	return m;
-}
-
-/* The code of @line, comments dropped, trailing blanks trimmed. */
-static char *code_of(const char *line, bool *in_comment)
-{
-	char *m = mask_line(line, in_comment);
-	size_t n = strlen(line), i, k = 0;
-	char *s = xmalloc(n + 1);
-
-	for (i = 0; i < n; i++)
-		if (m[i] != MASK_COMMENT)
-			s[k++] = line[i];
-	while (k && isspace((unsigned char)s[k - 1]))
-		k--;
-	s[k] = '\0';
-	free(m);
-	return s;
-}
 
 static bool is_blank(const char *s)
 {
@@ -163,7 +102,7 @@ static bool balanced(const struct strs *code, char *last)
 	*last = '\0';
 	for (i = 0; i < code->nr; i++) {
 		const char *s = code->v[i];
-		char *m = mask_line(s, &in_comment);
+		char *m = line_mask(s, &in_comment);
 
 		for (j = 0; s[j]; j++) {
 			const char *p = NULL;
@@ -272,7 +211,7 @@ static char *map_zero_calls(const char *s, bool *in_comment,
 			    char *(*fn)(void *arg, const char *name, size_t n),
 			    void *arg)
 {
-	char *m = mask_line(s, in_comment);
+	char *m = line_mask(s, in_comment);
 	size_t n = strlen(s), i = 0, len = 0, cap = 0;
 	char *out = NULL;
 
@@ -365,7 +304,7 @@ static char *bind_in_minus(const char *s, const char *name, const char *meta)
 	size_t n = strlen(name);
 	const char *p = s;
 	bool in_comment = false;
-	char *m = mask_line(s, &in_comment), *out = NULL;
+	char *m = line_mask(s, &in_comment), *out = NULL;
 
 	while ((p = strstr(p, name))) {
 		size_t at = (size_t)(p - s);
@@ -390,7 +329,7 @@ static char *bind_in_minus(const char *s, const char *name, const char *meta)
 static void collect_names(struct site_rule *r, const char *code,
 			  bool *in_comment)
 {
-	char *m = mask_line(code, in_comment);
+	char *m = line_mask(code, in_comment);
 	size_t n = strlen(code), i = 0, z;
 	bool first = true, tag = false;
 	const char *prev = NULL;	/* previous token's last char */
@@ -487,7 +426,7 @@ static char *code_before(const struct src_file *src, unsigned int first)
 
 	/* Block comments: scan from the top for the state. */
 	for (i = 1; i < first && i <= src->nr_lines; i++) {
-		char *c = code_of(src->lines[i - 1], &in_comment);
+		char *c = line_code(src->lines[i - 1], &in_comment);
 
 		if (is_blank(c) || c[strspn(c, " \t")] == '#') {
 			free(c);
@@ -537,7 +476,7 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 
 		for (i = e->last + 1; i <= src->nr_lines &&
 		     i <= e->last + MAX_NEXT_LINES; i++) {
-			char *c = code_of(src->lines[i - 1], &ic);
+			char *c = line_code(src->lines[i - 1], &ic);
 			char c0 = c[strspn(c, " \t")];
 
 			if (!next.nr && (!c0 || c0 == '}' || c0 == '#')) {
@@ -568,7 +507,7 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 
 	/* The old code, comments dropped. */
 	for (j = 0; j < old.nr; j++) {
-		char *c = code_of(old.v[j], &in_comment);
+		char *c = line_code(old.v[j], &in_comment);
 
 		if (c[strspn(c, " \t")] == '#') {
 			free(c);
@@ -586,7 +525,7 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 	}
 	in_comment = false;
 	for (j = 0; j < new.nr; j++) {
-		char *m = mask_line(new.v[j], &in_comment);
+		char *m = line_mask(new.v[j], &in_comment);
 
 		new_has_comment |= strchr(m, MASK_COMMENT) != NULL;
 		free(m);
@@ -769,57 +708,12 @@ static char *comment_safe(const char *s)
 static void put_wrapped(FILE *out, const char *lead, const char *cont,
 			const char *text)
 {
-	size_t col = 0;
 	char *safe = comment_safe(text);
-	const char *p = safe;
 
-	while (*p) {
-		size_t w;
-
-		p += strspn(p, " ");
-		w = strcspn(p, " ");
-		if (!w)
-			break;
-		if (!col || col + 1 + w > 80) {
-			const char *l = col ? cont : lead;
-
-			if (col)
-				fputc('\n', out);
-			fputs(l, out);
-			col = strlen(l);
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, w, out);
-		col += w;
-		p += w;
-	}
-	if (col)
-		fputc('\n', out);
+	text_wrap(out, lead, cont, 80, safe);
 	free(safe);
 }
 
-static char *chain_text(const struct chain *c)
-{
-	char *s = xstrdup(""), *t;
-	size_t i;
-
-	for (i = 0; i < c->len; i++) {
-		const struct chain_step *st = &c->steps[i];
-
-		if (st->via)
-			t = xasprintf("%s%s%s (%s %s)", s, i ? " -> " : "",
-				      st->function, st->inferred ? "via" : "as",
-				      st->via);
-		else
-			t = xasprintf("%s%s%s", s, i ? " -> " : "",
-				      st->function);
-		free(s);
-		s = t;
-	}
-	return s;
-}
 
 static void put_decls(FILE *out, const struct site_rule *r, bool find)
 {
@@ -877,7 +771,7 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	msg = xstrdup(f->message ? f->message : "");
 	put_wrapped(out, "//   ", "//   ", msg);
 	if (f->root) {
-		chain = chain_text(&f->chain);
+		chain = chain_text(&f->chain, false);
 		msg = (free(msg), xasprintf("%s: %s", f->root, chain));
 		put_wrapped(out, "//   ", "//   ", msg);
 		free(chain);
@@ -929,13 +823,11 @@ static bool is_header_file(const char *path)
 	return n > 2 && !strcmp(path + n - 2, ".h");
 }
 
-static int year_now(void)
+static int year_of(time_t t)
 {
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
-	time_t now = epoch ? (time_t)atoll(epoch) : time(NULL);
 	struct tm tm;
 
-	gmtime_r(&now, &tm);
+	gmtime_r(&t, &tm);
 	return tm.tm_year + 1900;
 }
 
@@ -995,7 +887,7 @@ static void put_header(FILE *out, const struct fix_sites *sites, char **why,
 	}
 	fputs("//\n// Confidence: High\n", out);
 	fprintf(out, "// Copyright: (C) %d The trapcheck authors.\n",
-		year_now());
+		year_of(o->date));
 	fprintf(out, "// Options: --no-includes%s\n",
 		headers ? " --include-headers" : "");
 	fputs("// Requires: 1.1.1\n// Keywords:", out);

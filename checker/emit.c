@@ -3,6 +3,7 @@
  * emit.c - text (gcc diagnostic form) and JSON (jansson) output.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -18,16 +19,10 @@
 
 static void print_chain(FILE *out, const struct chain *c)
 {
-	size_t i;
+	char *t = chain_text(c, false);
 
-	for (i = 0; i < c->len; i++) {
-		const struct chain_step *s = &c->steps[i];
-
-		fprintf(out, "%s%s", i ? " -> " : "", s->function);
-		if (s->via)
-			fprintf(out, " (%s %s)", s->inferred ? "via" : "as",
-				s->via);
-	}
+	fputs(t, out);
+	free(t);
 }
 
 /* "about N a second: ..." or the boot phase's "N reads per call". */

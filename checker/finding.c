@@ -59,6 +59,28 @@ void finding_free(struct finding *f)
 	free(f->also);
 }
 
+char *chain_text(const struct chain *c, bool calls)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *st = &c->steps[i];
+		const char *p = calls ? "()" : "";
+
+		if (st->via)
+			t = xasprintf("%s%s%s%s (%s %s%s)", s, i ? " -> " : "",
+				      st->function, p, st->inferred ? "via" :
+				      "as", st->via, st->inferred ? "" : p);
+		else
+			t = xasprintf("%s%s%s%s", s, i ? " -> " : "",
+				      st->function, p);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 char *finding_fingerprint(const struct finding *f)
 {
 	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "trapcheck/analyze.h"
@@ -347,6 +348,27 @@ static bool incomplete(const struct run_summary *s,
 	return true;
 }
 
+/* The patches' author: --signoff, git's environment, or trapcheck. */
+static char *patch_author(const char *signoff)
+{
+	const char *name = getenv("GIT_AUTHOR_NAME");
+	const char *mail = getenv("GIT_AUTHOR_EMAIL");
+
+	if (signoff)
+		return xstrdup(signoff);
+	if (name && mail)
+		return xasprintf("%s <%s>", name, mail);
+	return xstrdup("trapcheck <trapcheck@localhost>");
+}
+
+/* Now, or SOURCE_DATE_EPOCH (reproducible builds). */
+static time_t build_date(void)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+
+	return epoch ? (time_t)atoll(epoch) : time(NULL);
+}
+
 /* --context: guest, or nested (a KVM host's reads). */
 static bool in_context(const struct finding *f, void *context)
 {
@@ -503,7 +525,7 @@ int main(int argc, char **argv)
 			cocci = optarg;
 			break;
 		case OPT_SIGNOFF:
-			fo.signoff = optarg;
+			fo.meta.signoff = optarg;
 			break;
 		case OPT_NO_VERIFY:
 			fo.verify = false;
@@ -686,8 +708,14 @@ int main(int argc, char **argv)
 	}
 	if (fo.print || fo.dir || fo.apply || cocci) {
 		struct fix_sites sites = { 0 };
-		struct cocci_opts co = { a.root };
+		struct cocci_opts co;
+		char *who = patch_author(fo.meta.signoff);
 		int n;
+
+		fo.meta.author = who;
+		fo.meta.date = build_date();
+		co.tree = a.root;
+		co.date = fo.meta.date;
 
 		fo.sites = cocci ? &sites : NULL;
 		n = fixes_run(&a, &ao, &roots, &fo, err, sizeof(err));
@@ -702,6 +730,7 @@ int main(int argc, char **argv)
 					"to %s\n", n, n == 1 ? "" : "s", cocci);
 		}
 		fix_sites_free(&sites);
+		free(who);
 		if (n < 0) {
 			analysis_free(&a);
 			goto out_err_output;

@@ -338,6 +338,17 @@ int out_open(struct out_file *o, const char *path)
 	return 0;
 }
 
+int write_atomic(const char *path, const char *text)
+{
+	struct out_file o;
+	int ret = out_open(&o, path);
+
+	if (ret)
+		return ret;
+	fputs(text, o.f);	/* a failure stays in ferror() */
+	return out_close(&o);
+}
+
 int out_close(struct out_file *o)
 {
 	int ret = 0;

@@ -15,7 +15,12 @@
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
 
-struct CXUnsavedFile;
+/* A file parsed with these contents instead of the disk's. */
+struct unsaved_file {
+	const char *path;		/* absolute */
+	const char *text;
+	unsigned long len;
+};
 
 struct analysis_opts {
 	const char *compdb;		/* compile_commands.json; NULL: link
@@ -23,7 +28,7 @@ struct analysis_opts {
 	int jobs;			/* parser threads, >= 1 */
 	bool progress;			/* one-line progress on stderr */
 	/* Parse these files with these contents (fix verification). */
-	struct CXUnsavedFile *unsaved;
+	const struct unsaved_file *unsaved;
 	unsigned int nr_unsaved;
 	/*
 	 * The facts database: TUs whose flags and contents did not change

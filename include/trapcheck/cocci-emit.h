@@ -10,10 +10,13 @@
 #ifndef TRAPCHECK_COCCI_EMIT_H
 #define TRAPCHECK_COCCI_EMIT_H
 
-#include "trapcheck/fix.h"
+#include "trapcheck/edit.h"
+
+#include <time.h>
 
 struct cocci_opts {
 	const char *tree;	/* named in the header, or NULL */
+	time_t date;		/* the Copyright year's (SOURCE_DATE_EPOCH) */
 };
 
 /*

@@ -120,6 +120,12 @@ struct run_summary {
 };
 
 /*
+ * A chain as text: "a -> b (as m) -> c (via ops.member)"; with @calls,
+ * "a() -> b() (as m()) -> c() (via ops.member)" (new).
+ */
+char *chain_text(const struct chain *c, bool calls);
+
+/*
  * The stable fingerprint of a finding: rule, function, sink, register
  * and root set, which survive unrelated edits (no line numbers). The
  * text form is "rule:function:sink:register:root" ("-" for none); the

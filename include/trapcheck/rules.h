@@ -13,7 +13,7 @@
 
 #include "trapcheck/caps.h"
 #include "trapcheck/finding.h"
-#include "trapcheck/fix.h"
+#include "trapcheck/edit.h"
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
 #include "trapcheck/sinks.h"

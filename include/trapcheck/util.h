@@ -99,6 +99,8 @@ struct out_file {
 
 int out_open(struct out_file *o, const char *path);
 int out_close(struct out_file *o);
+/* All of @text to @path, through out_open(); 0 or -errno. */
+int write_atomic(const char *path, const char *text);
 
 /* A growable byte buffer. */
 struct bytes {

@@ -78,7 +78,7 @@ static void init_finding(struct finding *f, const char *file,
 /* Write the semantic patch; its text in o->out. Returns the rules. */
 static int emit(struct one *o)
 {
-	struct cocci_opts co = { "/some/linux" };
+	struct cocci_opts co = { "/some/linux", 0 };
 	char err[256];
 	FILE *fp;
 	long n;
