@@ -47,10 +47,11 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
-	    checker/query.o checker/check.o \
+	    checker/query.o checker/analyze-one.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \
-	    checker/edit.o checker/patch.o checker/verify.o
+	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
+	    checker/claims.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -110,9 +111,14 @@ $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(PROG): checker/main.o $(LIB)
+# The program: main.c's options and modes, one file a mode (checker/prog.h).
+PROG_OBJS := checker/main.o checker/prog.o $(patsubst %.c,%.o,$(wildcard checker/cmd-*.c))
+
+$(PROG): $(PROG_OBJS) $(LIB)
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+checker/main.o: checker/options.def checker/exits.def
 
 tests/unit/%: tests/unit/%.c $(LIB)
 	$(quiet) CC $@
@@ -153,7 +159,7 @@ $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(Q)mkdir -p $(ASAN_DIR)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
 
-$(ASAN_DIR)/trapcheck: $(ASAN_DIR)/main.o $(ASAN_OBJS)
+$(ASAN_DIR)/trapcheck: $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(PROG_OBJS)) $(ASAN_OBJS)
 	$(quiet) LD $@
 	$(Q)$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
 
@@ -197,5 +203,5 @@ clean:
 
 .PHONY: all check check-full check-asan cocci-hot demo install clean deps-checked fuzz fuzz-ci
 
--include $(LIB_OBJS:.o=.d) checker/main.d
--include $(ASAN_OBJS:.o=.d) $(ASAN_DIR)/main.d
+-include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
+-include $(ASAN_OBJS:.o=.d) $(patsubst checker/%.o,$(ASAN_DIR)/%.d,$(PROG_OBJS))

@@ -21,6 +21,7 @@
 
 #include <clang-c/Index.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/analyze.h"
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
@@ -91,11 +92,10 @@ static void progress(struct pool *p, const char *file)
 	eta = done ? (long)((now - p->start) * (p->nr_work - done) / done) : 0;
 	if (!strncmp(file, p->a->root, n) && file[n] == '/')
 		file += n + 1;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s  ETA %ldm%02lds", done,
-		p->nr_work, file, eta / 60, eta % 60);
+	diag_progress("[%zu/%zu] %s  ETA %ldm%02lds", done, p->nr_work, file,
+		      eta / 60, eta % 60);
 	if (done == p->nr_work)
-		fputs("\r\033[K", stderr);
-	fflush(stderr);
+		diag_progress(NULL);
 }
 
 /*
@@ -182,6 +182,7 @@ static void parse_tu(struct pool *p, CXIndex idx, size_t i,
 		.defer_warnings = true,
 		.unsaved = p->cx_unsaved,
 		.nr_unsaved = p->opts->nr_unsaved,
+		.fault = p->opts->fault,
 	};
 	struct clang_args args;
 	struct stat sb;
@@ -218,7 +219,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 
 	for (k = 0; k < facts->nr_warnings; k++)
 		if (flag_warn_once(&p->warnings, facts->warnings[k].flag))
-			fprintf(stderr, "%s\n", facts->warnings[k].text);
+			diag_line(facts->warnings[k].text);
 	st->parse_error = facts->parse_error;
 	st->nr_errors = facts->nr_errors;
 	free(st->first_error);
@@ -392,8 +393,8 @@ static void run_workers(struct pool *p)
 		run_threads(p);
 	else if (procpool_run(p->work, p->nr_work, &po, &ops) &&
 		 !interrupted)
-		fprintf(stderr, "trapcheck: warning: parser processes "
-			"failed; some TUs were not analysed\n");
+		diag_warning("parser processes failed; some TUs were not "
+			     "analysed");
 }
 
 static void summarise_tables(const struct cap_table *t,
@@ -714,8 +715,8 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		clang_args_free(&args);
 		if (st->skip == FLAGS_SKIP_COMPILER && db.entries[i].argc &&
 		    flag_warn_once(&p.warnings, db.entries[i].argv[0]))
-			fprintf(stderr, "%s: warning: unknown compiler '%s': "
-				"entry skipped\n", db.entries[i].file,
+			diag_at(db.entries[i].file, "warning", "unknown "
+				"compiler '%s': entry skipped",
 				db.entries[i].argv[0]);
 		st->parse = st->skip == FLAGS_PARSE;
 		st->dbkey = path_relative(db.entries[i].file, a->root);

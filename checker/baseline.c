@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/baseline.h"
 #include "trapcheck/util.h"
 
@@ -346,8 +347,11 @@ static bool not_waived(const struct finding *cf, void *data)
 		/* Above the definition, only its comment block counts. */
 		stop = r < 0 || (l > 1 && line && !is_comment_line(line));
 		if (r < 0) {
-			fprintf(stderr, "%s:%u: error: trapcheck waiver for "
-				"%s without a reason\n", file, at, f->rule);
+			char *where = xasprintf("%s:%u", file, at);
+
+			diag_at(where, "error", "trapcheck waiver for %s "
+				"without a reason", f->rule);
+			free(where);
 			c->errors++;
 		} else if (r > 0) {
 			char *s = xasprintf("%s (%s:%u)", reason, file, at);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/extract.h"
 #include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
@@ -22,28 +23,6 @@
 #define PARSE_FLAGS (CXTranslationUnit_DetailedPreprocessingRecord |	\
 		     CXTranslationUnit_KeepGoing |			\
 		     CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles)
-
-void claims_init(struct claims *c)
-{
-	pthread_mutex_init(&c->lock, NULL);
-	strmap_init(&c->set);
-}
-
-void claims_free(struct claims *c)
-{
-	strmap_free(&c->set);
-	pthread_mutex_destroy(&c->lock);
-}
-
-bool claims_take(struct claims *c, const char *key, int owner)
-{
-	int cur;
-
-	pthread_mutex_lock(&c->lock);
-	cur = strmap_put(&c->set, key, owner);
-	pthread_mutex_unlock(&c->lock);
-	return cur == owner;
-}
 
 const char *cx_error_name(int code)
 {
@@ -1836,20 +1815,18 @@ static void warn_unknown(const struct extract_opts *opts,
 					    args->unknown[i], what);
 		} else if (opts->warnings &&
 			   flag_warn_once(opts->warnings, args->unknown[i])) {
-			fprintf(stderr, "%s: warning: unknown compiler flag "
-				"'%s' %s\n", tu, args->unknown[i], what);
+			diag_at(tu, "warning", "unknown compiler flag '%s' "
+				"%s", args->unknown[i], what);
 		}
 	}
 }
 
 /*
- * Test hook (docs/reliability.md): TRAPCHECK_FAULT=segv:PART, abort:PART
- * or hang:PART makes the parser of every TU whose path contains PART
- * crash or hang, to show that one TU's crash or hang costs that TU only.
+ * The test hook of extract_opts.fault: to show that one TU's crash or
+ * hang costs that TU only.
  */
-static void inject_fault(const char *file)
+static void inject_fault(const char *spec, const char *file)
 {
-	const char *spec = getenv("TRAPCHECK_FAULT");
 	const char *part = spec ? strchr(spec, ':') : NULL;
 
 	if (!part || !part[1] || !strstr(file, part + 1))
@@ -1876,7 +1853,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 
 	memset(out, 0, sizeof(*out));
 	out->file = rel;
-	inject_fault(file);
+	inject_fault(opts->fault, file);
 
 	err = clang_parseTranslationUnit2(idx, file,
 					  (const char *const *)args->argv,
@@ -1938,7 +1915,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 			tw->flag = xstrdup(text);	/* once per TU */
 			tw->text = text;
 		} else {
-			fprintf(stderr, "%s\n", text);
+			diag_line(text);
 			free(text);
 		}
 	}

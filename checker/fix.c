@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/fix.h"
 #include "trapcheck/patch.h"
 #include "trapcheck/rules.h"
@@ -189,6 +190,14 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	return !c->why;
 }
 
+static void note_at(const struct finding *f, const char *note)
+{
+	char *where = xasprintf("%s:%u:%u", f->file, f->line, f->col);
+
+	diag_at(where, "note", "%s", note);
+	free(where);
+}
+
 /*
  * --apply: the verified edits, file by file, each file written once.
  * Returns how many edits could not be applied (said in their notes).
@@ -210,9 +219,7 @@ static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 							     "%s: %s",
 							     c[k].f->file,
 							     strerror(errno));
-				fprintf(stderr, "%s:%u:%u: note: %s\n",
-					c[k].f->file, c[k].f->line,
-					c[k].f->col, c[k].f->fix_note);
+				note_at(c[k].f, c[k].f->fix_note);
 				failed++;
 			}
 		}

@@ -104,27 +104,10 @@ void picture_dot(FILE *out, const struct finding *f)
 	fputs("}\n", out);
 }
 
-static bool have_dot(void)
-{
-	const char *path = getenv("PATH");
-	char *p, *dir, *save = NULL;
-	bool found = false;
-
-	if (!path)
-		return false;
-	p = xstrdup(path);
-	for (dir = strtok_r(p, ":", &save); dir && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *exe = xasprintf("%s/dot", dir);
-
-		found = !access(exe, X_OK);
-		free(exe);
-	}
-	free(p);
-	return found;
-}
-
-/* dot -Tsvg IN -o OUT; 0 on success. */
+/*
+ * dot -Tsvg IN -o OUT; 0 on success, -ENOENT when graphviz's dot is not
+ * there (then no SVG is tried again).
+ */
 static int run_dot(const char *in, const char *out)
 {
 	char *argv[] = { "dot", "-Tsvg", (char *)in, "-o", (char *)out, NULL };
@@ -132,7 +115,7 @@ static int run_dot(const char *in, const char *out)
 	int status;
 
 	if (posix_spawnp(&pid, "dot", NULL, NULL, argv, environ))
-		return -1;
+		return -ENOENT;
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
@@ -148,7 +131,7 @@ static char *graph_name(const char *dir, size_t i, const struct finding *f,
 int picture_graphs(const char *dir, const struct findings *fs, char *err,
 		   size_t errlen)
 {
-	bool svg = have_dot();
+	bool svg = true;
 	size_t i;
 
 	if (mkdir(dir, 0755) && errno != EEXIST) {
@@ -175,7 +158,8 @@ int picture_graphs(const char *dir, const struct findings *fs, char *err,
 		if (svg) {
 			char *s = graph_name(dir, i, &fs->v[i], ".svg");
 
-			run_dot(path, s);
+			if (run_dot(path, s) == -ENOENT)
+				svg = false;
 			free(s);
 		}
 		free(path);

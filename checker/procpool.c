@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/procpool.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -353,8 +354,8 @@ static void stop_all(struct pool *pp, bool kill_them)
 			;
 		/* All its items were done: a sanitizer's exit, say. */
 		if (!kill_them && (!WIFEXITED(status) || WEXITSTATUS(status)))
-			fprintf(stderr, "trapcheck: warning: a parser process "
-				"ended with %s %d after its last TU\n",
+			diag_warning("a parser process ended with %s %d "
+				     "after its last TU",
 				WIFEXITED(status) ? "status" : "signal",
 				WIFEXITED(status) ? WEXITSTATUS(status) :
 				WTERMSIG(status));

@@ -9,11 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trapcheck/diag.h"
 #include "trapcheck/util.h"
 
 static void __attribute__((noreturn)) oom(void)
 {
-	fputs("trapcheck: error: out of memory\n", stderr);
+	diag_error("out of memory");
 	exit(TC_EXIT_INTERNAL);
 }
 
@@ -336,6 +337,15 @@ int out_open(struct out_file *o, const char *path)
 		return -er;
 	}
 	return 0;
+}
+
+void out_abort(struct out_file *o)
+{
+	fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
 }
 
 int write_atomic(const char *path, const char *text)

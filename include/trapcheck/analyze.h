@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "trapcheck/claims.h"
+#include "trapcheck/flags.h"
+#include "trapcheck/facts.h"
 #include "trapcheck/finding.h"
 #include "trapcheck/graph.h"
 #include "trapcheck/roots.h"
@@ -45,6 +48,7 @@ struct analysis_opts {
 	 */
 	unsigned int tu_timeout;
 	bool no_isolate;
+	const char *fault;		/* extract_opts.fault (tests) */
 	/* One finding per root set (--per-root); low confidence too. */
 	bool per_root, all_chains;
 };
@@ -66,15 +70,22 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
 
+/* One TU parsed alone (the CHECK protocol, prog.h: cmd_check()). */
+struct one_tu {
+	const char *root;		/* the tree, for relative paths */
+	struct claims *claims;		/* header bodies other TUs have */
+	struct flag_warnings *warnings;
+	const char *fault;		/* extract_opts.fault (tests) */
+	unsigned int timeout;		/* seconds; 0: none */
+};
+
 /*
- * The sparse protocol: kbuild runs "$(CHECK) $(CHECKFLAGS) $(c_flags)
- * file.c" for each TU (make C=1 / C=2). With CHECK="trapcheck check
- * --db=FILE", this parses the one TU with gcc's flags, stores its facts
- * in FILE (safe under make -j: SQLite transactions) and prints what a
- * single TU can show (preempt-guard). Returns an exit status: 0 unless
- * --fail was given and something was printed, 2 on usage errors.
+ * Parse @e with @args in a worker process into @facts. Returns 0, or -1
+ * with why in *@why (new) when the parser crashed or timed out.
  */
-int check_main(int argc, char **argv);
+int analysis_parse_one(const struct compdb_entry *e,
+		       struct clang_args *args, const struct one_tu *o,
+		       struct tu_facts *facts, char **why);
 /* SIGINT or SIGTERM arrived during the last analysis_run(). */
 bool analysis_interrupted(void);
 

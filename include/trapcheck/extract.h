@@ -7,29 +7,14 @@
 #ifndef TRAPCHECK_EXTRACT_H
 #define TRAPCHECK_EXTRACT_H
 
-#include <pthread.h>
 #include <stdbool.h>
 
 #include <clang-c/Index.h>
 
+#include "trapcheck/claims.h"
 #include "trapcheck/facts.h"
 #include "trapcheck/flags.h"
 #include "trapcheck/util.h"
-
-/*
- * Functions defined outside a TU's main file (static inline functions in
- * headers) are extracted once per run: the first TU to claim one visits
- * its body, the others skip it.
- */
-struct claims {
-	pthread_mutex_t lock;
-	struct strmap set;
-};
-
-void claims_init(struct claims *c);
-void claims_free(struct claims *c);
-/* True when @key is unclaimed (it becomes @owner's) or @owner's already. */
-bool claims_take(struct claims *c, const char *key, int owner);
 
 struct extract_opts {
 	const char *root;		/* tree root, for relative paths */
@@ -40,6 +25,12 @@ struct extract_opts {
 	/* Files parsed with these contents instead of the disk's. */
 	struct CXUnsavedFile *unsaved;
 	unsigned int nr_unsaved;
+	/*
+	 * Test hook (docs/reliability.md): "segv:PART", "abort:PART" or
+	 * "hang:PART" makes the parser of every TU whose path contains PART
+	 * crash or hang. The program reads it from TRAPCHECK_FAULT.
+	 */
+	const char *fault;
 };
 
 /*

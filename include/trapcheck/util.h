@@ -13,13 +13,13 @@
 #include <stdio.h>
 
 /* Exit codes, documented in docs/trapcheck.rst. */
-#define TC_EXIT_CLEAN		0	/* no findings */
-#define TC_EXIT_FINDINGS	1	/* findings reported */
-#define TC_EXIT_USAGE		2	/* usage or input error */
-#define TC_EXIT_OUTPUT		3	/* output not written; out of memory */
-#define TC_EXIT_INTERNAL	TC_EXIT_OUTPUT
-#define TC_EXIT_INCOMPLETE	4	/* too few TUs analysed (--min-analysed) */
-#define TC_EXIT_INTERRUPTED	130	/* SIGINT/SIGTERM: stored TUs kept */
+/* Exit statuses (checker/exits.def). */
+enum {
+#define EXIT(id, code, meaning) TC_EXIT_##id = code,
+#include "exits.def"
+#undef EXIT
+	TC_EXIT_INTERNAL = TC_EXIT_OUTPUT,
+};
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -99,6 +99,8 @@ struct out_file {
 
 int out_open(struct out_file *o, const char *path);
 int out_close(struct out_file *o);
+/* Close without renaming into place: the temporary is removed. */
+void out_abort(struct out_file *o);
 /* All of @text to @path, through out_open(); 0 or -errno. */
 int write_atomic(const char *path, const char *text);
 

@@ -671,4 +671,15 @@ check_that "shell syntax in compile commands: nothing run (no pwned file), the T
 	'[ $rc -eq 1 ] && [ ! -e pwned1 ] && [ ! -e pwned2 ] && [ ! -e pwned3 ] &&
 	 grep -q " TUs analysed (" shell.err && [ "$(wc -l < shell.cmds)" -ge 7 ]'
 
+# 21. trapcheck check with a usage error: the usage, exit 2, never an abort
+# (it freed its argument vector from the middle: free(): invalid pointer).
+"$TRAPCHECK" check --db="$SCRATCH/u.db" -v > cu1.out 2> cu1.err
+rc1=$?
+(cd "$SCRATCH" && "$TRAPCHECK" check -v foo.c) > cu2.out 2> cu2.err
+rc2=$?
+check_that "trapcheck check --db=F -v and check -v foo.c: exit 2, one usage line each, no abort" \
+	'[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] &&
+	 [ "$(wc -l < cu1.err)" -eq 1 ] && [ "$(wc -l < cu2.err)" -eq 1 ] &&
+	 grep -q "^trapcheck: error: check: usage: trapcheck check --db=FILE" cu1.err'
+
 done_testing

@@ -1,6 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * check.c - "trapcheck check": one TU under kbuild's CHECK protocol.
+ * cmd-check.c - "trapcheck check": kbuild's CHECK protocol (make C=1 or
+ * C=2 CHECK="trapcheck check --db=FILE"): kbuild runs "$(CHECK)
+ * $(CHECKFLAGS) $(c_flags) file.c" for each TU. The one TU is parsed with
+ * gcc's flags in a worker process, its facts stored in FILE (safe under
+ * make -j: SQLite transactions; trapcheck report --db FILE links them),
+ * and what a single TU can show is printed (preempt-guard). Exit 0 unless
+ * --fail was given and something was printed; 2 on usage errors: a
+ * checker must not break the kernel build.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,14 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapcheck/analyze.h"
+#include "prog.h"
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
+#include "trapcheck/diag.h"
 #include "trapcheck/emit.h"
-#include "trapcheck/extract.h"
-#include "trapcheck/factsio.h"
 #include "trapcheck/flags.h"
-#include "trapcheck/procpool.h"
 #include "trapcheck/rules.h"
 
 /*
@@ -58,100 +63,13 @@ static void preclaim(struct db *fdb, struct claims *c, const char *self)
 	free(tus);
 }
 
-/* The one TU, parsed in a worker process (procpool.h). */
-struct check_job {
-	CXIndex idx;
-	const struct compdb_entry *e;
-	struct clang_args *args;
-	const struct extract_opts *eo;
-	struct tu_facts *facts;
-	char *why;
-};
-
-static void check_start(void *ctx)
-{
-	struct check_job *j = ctx;
-
-	j->idx = clang_createIndex(0, 0);
-}
-
-static void check_stop(void *ctx)
-{
-	struct check_job *j = ctx;
-
-	clang_disposeIndex(j->idx);
-}
-
-static void check_work(void *ctx, size_t item, struct bytes *out)
-{
-	struct check_job *j = ctx;
-	struct tu_facts f;
-
-	extract_tu(j->idx, j->e->file, j->args, j->eo, &f);
-	facts_encode(&f, 0, out);
-	tu_facts_free(&f);
-}
-
-static void check_done(void *ctx, size_t item, const void *msg, size_t len)
-{
-	struct check_job *j = ctx;
-	uint64_t h;
-
-	if (facts_decode(msg, len, j->facts, &h))
-		j->why = xstrdup("the parser's result did not decode");
-}
-
-static void check_failed(void *ctx, size_t item, const char *why)
-{
-	struct check_job *j = ctx;
-
-	j->why = xstrdup(why);
-}
-
-/*
- * Parse @e into @facts. False, with why in @why, when the parser crashed
- * or ran past TRAPCHECK_TU_TIMEOUT seconds (default 300).
- */
-static bool isolated_parse(const struct compdb_entry *e,
-			   struct clang_args *args,
-			   const struct extract_opts *eo,
-			   struct tu_facts *facts, char **why)
-{
-	const char *t = getenv("TRAPCHECK_TU_TIMEOUT");
-	struct check_job j = {
-		.e = e, .args = args, .eo = eo, .facts = facts,
-	};
-	struct procpool_ops ops = {
-		.ctx = &j,
-		.start = check_start,
-		.work = check_work,
-		.done = check_done,
-		.failed = check_failed,
-		.stop = check_stop,
-	};
-	struct procpool_opts po = {
-		.jobs = 1,
-		.timeout = t ? (unsigned int)strtoul(t, NULL, 10) : 300,
-	};
-	size_t item = 0;
-
-	memset(facts, 0, sizeof(*facts));
-	if (procpool_run(&item, 1, &po, &ops) && !j.why)
-		j.why = xstrdup("no parser process");
-	if (j.why) {
-		tu_facts_free(facts);
-		*why = j.why;
-		return false;
-	}
-	return true;
-}
-
-int check_main(int argc, char **argv)
+int cmd_check(int argc, char **argv)
 {
 	const char *dbpath = getenv("TRAPCHECK_DB"), *file = NULL;
 	const char *target = NULL;
+	const char *timeout = getenv("TRAPCHECK_TU_TIMEOUT");
 	struct compdb_entry e = { 0 };
-	struct extract_opts eo = { 0 };
+	struct one_tu one = { 0 };
 	struct flag_warnings warn;
 	struct claims claims;
 	struct clang_args args;
@@ -187,11 +105,11 @@ int check_main(int argc, char **argv)
 				target = check_targets[k].target;
 	}
 	if (!dbpath || !file || !getcwd(cwd, sizeof(cwd))) {
-		fprintf(stderr, "trapcheck check: usage: trapcheck check "
-			"--db=FILE [--fail] [-q] <gcc flags> file.c (or set "
-			"TRAPCHECK_DB)\n");
-		compdb_free_argv(e.argv + 1, e.argc - 1);
-		free(e.argv);
+		diag_error("check: usage: trapcheck check --db=FILE [--fail] "
+			   "[-q] <gcc flags> file.c (or set TRAPCHECK_DB)");
+		/* argv[0], the compiler, is not there yet. */
+		e.argv[0] = xstrdup("");
+		compdb_free_argv(e.argv, e.argc);
 		return TC_EXIT_USAGE;
 	}
 	e.argv[0] = target ? xasprintf("%s-gcc", target) : xstrdup("gcc");
@@ -200,7 +118,7 @@ int check_main(int argc, char **argv)
 	e.file = path_join(e.directory, file);
 
 	if (db_open(&fdb, dbpath, err, sizeof(err))) {
-		fprintf(stderr, "trapcheck: error: %s\n", err);
+		diag_error("%s", err);
 		ret = TC_EXIT_USAGE;
 		goto out_free_entry;
 	}
@@ -214,21 +132,22 @@ int check_main(int argc, char **argv)
 	claims_init(&claims);
 	preclaim(fdb, &claims, rel);
 	flag_warnings_init(&warn);
-	eo.root = db_root(fdb);
-	eo.claims = &claims;
-	eo.owner = 0;
-	eo.warnings = &warn;
-	if (!isolated_parse(&e, &args, &eo, &facts, &why)) {
+	one.root = db_root(fdb);
+	one.claims = &claims;
+	one.warnings = &warn;
+	one.fault = getenv("TRAPCHECK_FAULT");
+	one.timeout = timeout ? (unsigned int)strtoul(timeout, NULL, 10) :
+				300;
+	if (analysis_parse_one(&e, &args, &one, &facts, &why)) {
 		/* A crash of ours must not break the kernel build. */
-		fprintf(stderr, "%s: warning: trapcheck: not analysed: %s\n",
-			rel, why);
+		diag_at(rel, "warning", "trapcheck: not analysed: %s", why);
 		free(why);
 		ret = fail ? TC_EXIT_OUTPUT : 0;
 		goto out_free_facts;
 	}
 	if (facts.first_error && !quiet)
-		fprintf(stderr, "%s: note: parsed with %u error%s, first: %s\n",
-			rel, facts.nr_errors, facts.nr_errors == 1 ? "" : "s",
+		diag_at(rel, "note", "parsed with %u error%s, first: %s",
+			facts.nr_errors, facts.nr_errors == 1 ? "" : "s",
 			facts.first_error);
 	{
 		/* The key of a compile database run would differ: check
@@ -236,8 +155,8 @@ int check_main(int argc, char **argv)
 		char *key = xasprintf("check:%s", rel);
 
 		if (db_store(fdb, rel, key, &facts)) {
-			fprintf(stderr, "trapcheck: error: %s: cannot store the "
-				"facts of %s\n", dbpath, rel);
+			diag_error("%s: cannot store the facts of %s", dbpath,
+				   rel);
 			ret = TC_EXIT_OUTPUT;
 		}
 		free(key);

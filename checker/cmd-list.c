@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-list.c - --list-roots, --list-caps and --print-clang-commands: what
+ * trapcheck would work from, printed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "prog.h"
+#include "trapcheck/caps.h"
+#include "trapcheck/diag.h"
+#include "trapcheck/util.h"
+
+/*
+ * --list-roots: "set<TAB>weight<TAB>function<TAB>reason", and with a
+ * graph whether the function exists there. Returns the number missing.
+ */
+static size_t print_roots(FILE *out, const struct root_sets *rs,
+			  const struct graph *g)
+{
+	size_t i, j, missing = 0;
+
+	for (i = 0; i < rs->nr; i++) {
+		const struct root_set *s = &rs->sets[i];
+
+		for (j = 0; j < s->nr; j++) {
+			int n[1];
+			bool have = g && graph_find_name(g, s->funcs[j], n, 1);
+
+			fprintf(out, "%s\t%g\t%s\t%s", s->name, s->weight,
+				s->funcs[j], s->reasons[j]);
+			if (g) {
+				fprintf(out, "\t%s", have ? "present" :
+					"missing");
+				missing += !have;
+			}
+			fputc('\n', out);
+		}
+	}
+	return missing;
+}
+
+int cmd_list(struct prog *p)
+{
+	struct analysis a;
+	char err[1024];
+	int ret;
+
+	if (p->print_commands) {
+		char *db = prog_compdb(p->tree);
+
+		ret = analysis_print_commands(db, stdout, err, sizeof(err));
+		free(db);
+		if (ret)
+			diag_error("%s", err);
+		return ret ? TC_EXIT_USAGE : TC_EXIT_CLEAN;
+	}
+	if (p->list_roots && !p->tree && !p->ao.db_path) {
+		print_roots(stdout, &p->roots, NULL);
+		return TC_EXIT_CLEAN;
+	}
+	ret = prog_analyse(p, &a);
+	if (ret)
+		return ret;
+	if (p->list_roots) {
+		ret = print_roots(stdout, &p->roots, &a.graph) ?
+		      TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+	} else {
+		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :
+							  TC_EXIT_CLEAN;
+		if (!p->quiet)
+			emit_summary(stderr, &a.summary, a.findings.nr);
+	}
+	analysis_free(&a);
+	return ret;
+}
