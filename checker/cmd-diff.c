@@ -4,6 +4,8 @@
  * removes from their guards, found by the rules themselves on the
  * patched sources (patchlint.h), reported like any finding.
  */
+#include <errno.h>
+
 #include "prog.h"
 #include "trapcheck/diag.h"
 #include "trapcheck/patchlint.h"
@@ -11,24 +13,20 @@
 
 int cmd_diff(struct prog *p)
 {
-	struct analysis a;
-	struct findings pf = { 0 };
+	struct analysis a, b;
 	char err[1024];
 	int ret = prog_analyse(p, &a);
 
 	if (ret)
 		return ret;
-	if (patchlint_run(p->diff, &a.graph, &p->roots, &pf, err,
-			  sizeof(err))) {
-		diag_error("%s", err);
-		findings_free(&pf);
-		analysis_free(&a);
-		return TC_EXIT_USAGE;
-	}
-	/* The patch's findings replace the tree's. */
-	findings_free(&a.findings);
-	a.findings = pf;
-	ret = prog_report(p, &a);
+	ret = patchlint_run(p->diff, &a, &p->ao, &p->roots, &b, err,
+			    sizeof(err));
 	analysis_free(&a);
+	if (ret) {
+		diag_error("%s", err);
+		return ret == -EINTR ? TC_EXIT_INTERRUPTED : TC_EXIT_USAGE;
+	}
+	ret = prog_report(p, &b);
+	analysis_free(&b);
 	return ret;
 }

@@ -1,333 +1,361 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * patchlint.c - lint a unified diff against the analysed tree.
+ * patchlint.c - lint a unified diff by analysing the patched tree
+ * (patchlint.h).
  *
- * Hunks are read with their function context (git's "@@ ... @@ func"
- * header, or a definition line inside the hunk). Added lines are scanned
- * for the macro and call sinks of checker/sinks.def; a sink whose
- * function the graph reaches from a root set is reported with the chain
- * the tree already has. A hunk taken before capabilities are finalized
- * that drops "!preemptible()" is reported as preempt-guard.
+ * The diff is read file by file ("--- " / "+++ " lines, with or without
+ * git's a/ and b/, with diff -u's dates) and each file's hunks are
+ * applied to its text in memory, as patch(1) would: the removed and
+ * context lines must be there, at the hunk's line or near it. The
+ * patched texts go to the analysis as files in memory; the findings of
+ * the patched tree that the tree does not have are the patch's.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "trapcheck/diag.h"
+#include "trapcheck/edit.h"
 #include "trapcheck/patchlint.h"
-#include "trapcheck/reach.h"
-#include "trapcheck/rules.h"
-#include "trapcheck/sinks.h"
 #include "trapcheck/util.h"
 
-struct hunk {
-	char *file;		/* new path, "b/" dropped */
-	char *func;		/* enclosing function, or NULL */
-	unsigned int line;	/* new-file line of the first added line */
-	bool removes_guard, adds_guard, unfinalized;
+/* How far from its stated line a hunk may apply (patch(1)'s offset). */
+#define HUNK_OFFSET_MAX	200
+
+/* A file of the patch, with its text as patched so far. */
+struct pfile {
+	char *rel;		/* relative to the tree */
+	struct src_file src;	/* the tree's text (empty for a new file) */
+	size_t next;		/* the first line of src not copied yet */
+	struct bytes out;	/* the patched text */
+	bool created;
 };
-
-/* The last identifier before a '(' in @s: a function's name. */
-static char *function_in(const char *s)
-{
-	const char *p = strchr(s, '('), *end, *start;
-
-	if (!p)
-		return NULL;
-	end = p;
-	while (end > s && isspace((unsigned char)end[-1]))
-		end--;
-	start = end;
-	while (start > s && (isalnum((unsigned char)start[-1]) ||
-			     start[-1] == '_'))
-		start--;
-	if (start == end || isdigit((unsigned char)*start))
-		return NULL;
-	return xstrndup(start, end - start);
-}
-
-/* A line that starts a definition at column 0: "static bool f(void)". */
-static bool is_definition(const char *code)
-{
-	return code[0] && !isspace((unsigned char)code[0]) &&
-	       code[0] != '#' && code[0] != '}' && code[0] != '{' &&
-	       strchr(code, '(') && !strchr(code, ';') && !strstr(code, "=");
-}
-
-static int root_of(const struct graph *g, struct reach *reach, size_t nr,
-		   const char *func, int *node)
-{
-	size_t i, j;
-
-	for (i = 0; i < g->nr_nodes; i++) {
-		if (!g->nodes[i].defined || strcmp(g->nodes[i].name, func))
-			continue;
-		for (j = 0; j < nr; j++) {
-			if (reach_has(&reach[j], (int)i)) {
-				*node = (int)i;
-				return (int)j;
-			}
-		}
-	}
-	return -1;
-}
-
-static void fill_chain(const struct graph *g, const struct reach *r,
-		       int node, const char *file, unsigned int line,
-		       struct finding *f)
-{
-	int *edges;
-	size_t n = reach_chain(g, r, node, &edges), i;
-
-	f->chain.len = n + 1;
-	f->chain.steps = xcalloc(n + 1, sizeof(*f->chain.steps));
-	for (i = 0; i < n; i++) {
-		const struct gedge *e = &g->edges[edges[i]];
-
-		f->chain.steps[i].function = g->nodes[e->caller].name;
-		f->chain.steps[i].file = e->file;
-		f->chain.steps[i].line = e->line;
-		f->chain.steps[i].col = e->col;
-		f->chain.steps[i].guards = e->guards;
-		f->chain.steps[i + 1].via = e->via;
-	}
-	f->chain.steps[n].function = g->nodes[node].name;
-	f->chain.steps[n].file = file;
-	f->chain.steps[n].line = line;
-	free(edges);
-}
 
 struct lint {
-	const struct graph *g;
-	const struct root_sets *roots;
-	struct reach *reach;
-	struct findings *out;
-	struct strpool *pool;	/* the findings' own: strings they point to */
+	const char *patch, *root;
+	unsigned int lineno;
+	int strip;		/* path components to drop, once known */
+	struct pfile *files;
+	size_t nr_files, alloc_files;
+	char *err;
+	size_t errlen;
 };
 
-static struct finding *add(struct lint *l, const char *rule,
-			   const char *file, unsigned int line,
-			   unsigned int col, const char *func)
+static int fail(struct lint *l, const char *fmt, const char *what)
 {
-	struct finding *f = PUSH(l->out->v, l->out->nr, l->out->alloc);
-
-	memset(f, 0, sizeof(*f));
-	f->rule = rule;
-	f->file = strpool_intern(l->pool, file);
-	f->line = line;
-	f->col = col;
-	f->function = func ? strpool_intern(l->pool, func) : "?";
-	f->phase = "steady";
-	f->sanitised = -1;
-	return f;
+	snprintf(l->err, l->errlen, "%s:%u: ", l->patch, l->lineno);
+	snprintf(l->err + strlen(l->err), l->errlen - strlen(l->err), fmt,
+		 what);
+	return -EINVAL;
 }
 
-/* Sinks written on an added line of @h. */
-static void scan_added(struct lint *l, const struct hunk *h,
-		       const char *code, unsigned int line)
+static bool in_tree(const char *root, const char *rel)
 {
-	size_t i;
+	char *path = xasprintf("%s/%s", root, rel);
+	struct stat st;
+	bool ok = !stat(path, &st) && S_ISREG(st.st_mode);
 
-	for (i = 0; i < sink_table_size; i++) {
-		const struct sink_def *d = &sink_table[i];
-		const char *p = code;
-		size_t n = strlen(d->name);
+	free(path);
+	return ok;
+}
 
-		if (d->class != SINK_IDREG && d->class != SINK_LOCAL_CAP)
-			continue;
-		while ((p = strstr(p, d->name))) {
-			const char *a = p + n;
-			char arg[128];
-			size_t k = 0;
-			const struct reg_def *reg = NULL;
-			struct finding *f;
-			int node = -1, r;
+/* @name without its first @n components, or NULL when it has fewer. */
+static const char *strip(const char *name, int n)
+{
+	while (n-- > 0) {
+		name = strchr(name, '/');
+		if (!name)
+			return NULL;
+		name++;
+	}
+	return name;
+}
 
-			if ((p > code && (isalnum((unsigned char)p[-1]) ||
-					  p[-1] == '_')) || *a != '(') {
-				p += n;
-				continue;
-			}
-			for (a++; *a == ' '; a++)
-				;
-			while ((isalnum((unsigned char)*a) || *a == '_') &&
-			       k < sizeof(arg) - 1)
-				arg[k++] = *a++;
-			arg[k] = '\0';
-			if (d->class == SINK_IDREG) {
-				reg = reg_lookup_arg(d, arg);
-				if (!reg || reg->trap == TRAP_NONE) {
-					p += n;
-					continue;
-				}
-			} else {
-				const struct cap *c = caps_find(&l->g->caps,
-								arg);
+/*
+ * The file a "+++ " (or, for a deletion, "--- ") name means, relative to
+ * the tree: git's b/, a plain diff's leading directories (the first
+ * strip level that names a file of the tree, kept for the next files),
+ * an absolute path inside the tree. Refused: a path that leaves it.
+ */
+static int resolve(struct lint *l, const char *raw, bool created, char **rel)
+{
+	char *name = xstrndup(raw, strcspn(raw, "\t")), *norm;
+	const char *s = NULL;
+	size_t n = strlen(l->root);
+	int k;
 
-				if (c && c->how && c->trap == TRAP_NONE) {
-					p += n;
-					continue;
-				}
-				reg = c && c->reads ? reg_lookup(c->reads) :
-						      NULL;
-			}
-			r = h->func ? root_of(l->g, l->reach, l->roots->nr,
-					      h->func, &node) : -1;
-			if (r < 0) {
-				p += n;
-				continue;	/* not on a hot path */
-			}
-			f = add(l, d->class == SINK_IDREG ?
-				"trapping-idreg-read" : "local-cap-check",
-				h->file, line, (unsigned int)(p - code) + 1,
-				h->func);
-			f->sink = d->name;
-			f->reg = reg ? reg->name : NULL;
-			f->trap = reg ? trap_class_name(reg->trap) : NULL;
-			f->cap = d->class == SINK_LOCAL_CAP ?
-				 strpool_intern(l->pool, arg) : NULL;
-			f->root = l->roots->sets[r].name;
-			f->message = xasprintf("this patch adds %s(%s) to %s(), "
-					       "which the tree already reaches "
-					       "from %s: each call traps to "
-					       "the hypervisor%s%s%s",
-					       d->name, arg, h->func, f->root,
-					       reg ? " (" : "",
-					       reg ? trap_class_name(reg->trap)
-						   : "",
-					       reg ? ")" : "");
-			fill_chain(l->g, &l->reach[r], node, f->file, line, f);
-			p += n;
+	if (name[0] == '/' && !strncmp(name, l->root, n) && name[n] == '/')
+		memmove(name, name + n + 1, strlen(name + n));
+	norm = path_normalize(name);
+	if (norm[0] == '/' || !strcmp(norm, "..") || !strncmp(norm, "../", 3)) {
+		int ret = fail(l, "a path outside the tree: %s", name);
+
+		free(name);
+		free(norm);
+		return ret;
+	}
+	if (l->strip >= 0)
+		s = strip(norm, l->strip);
+	for (k = 0; !s && k < 8; k++) {
+		const char *t = strip(norm, k);
+
+		if (t && (in_tree(l->root, t) || (created && k == 1))) {
+			l->strip = k;
+			s = t;
 		}
 	}
-}
+	if (!s) {
+		int ret = fail(l, "no file of the tree: %s", name);
 
-static void end_hunk(struct lint *l, struct hunk *h)
-{
-	if (h->file && h->removes_guard && !h->adds_guard &&
-	    h->unfinalized) {
-		struct finding *f = add(l, "preempt-guard", h->file, h->line,
-					1, h->func);
-
-		f->sink = "preemptible";
-		f->message = xasprintf("this patch removes the !preemptible() "
-				       "guard from a branch taken before "
-				       "capabilities are finalized%s%s%s: a "
-				       "per-CPU answer needs it (seed 000's "
-				       "review)", h->func ? " in " : "",
-				       h->func ? h->func : "",
-				       h->func ? "()" : "");
-		f->chain.len = 1;
-		f->chain.steps = xcalloc(1, sizeof(*f->chain.steps));
-		f->chain.steps[0].function = f->function;
-		f->chain.steps[0].file = f->file;
-		f->chain.steps[0].line = f->line;
+		free(name);
+		free(norm);
+		return ret;
 	}
-	free(h->func);
-	h->func = NULL;
-	h->removes_guard = h->adds_guard = h->unfinalized = false;
-	h->line = 0;
+	*rel = xstrdup(s);
+	free(name);
+	free(norm);
+	return 0;
 }
 
-int patchlint_run(const char *patch, const struct graph *g,
-		  const struct root_sets *roots, struct findings *out,
+static void copy_lines(struct pfile *pf, size_t upto)
+{
+	for (; pf->next < upto && pf->next < pf->src.nr_lines; pf->next++) {
+		const char *t = pf->src.lines[pf->next];
+
+		bytes_put(&pf->out, t, strlen(t));
+		bytes_put(&pf->out, "\n", 1);
+	}
+}
+
+/* Do the hunk's old lines (' ' and '-') stand at line @at (0-based)? */
+static bool matches(const struct pfile *pf, char **h, size_t nr, size_t at)
+{
+	size_t i, k = at;
+
+	if (at < pf->next)
+		return false;
+	for (i = 0; i < nr; i++) {
+		if (h[i][0] == '+')
+			continue;
+		if (k >= pf->src.nr_lines || strcmp(pf->src.lines[k], h[i] + 1))
+			return false;
+		k++;
+	}
+	return true;
+}
+
+/* Apply one hunk (@h: its lines, each with its ' ', '-' or '+'). */
+static int apply_hunk(struct lint *l, struct pfile *pf, size_t old_start,
+		      char **h, size_t nr)
+{
+	size_t want = old_start ? old_start - 1 : 0, at = want, i, d;
+	bool found = matches(pf, h, nr, want);
+
+	for (d = 1; !found && d <= HUNK_OFFSET_MAX; d++) {
+		if (matches(pf, h, nr, want + d)) {
+			at = want + d;
+			found = true;
+		} else if (want >= d && matches(pf, h, nr, want - d)) {
+			at = want - d;
+			found = true;
+		}
+	}
+	if (!found)
+		return fail(l, "the hunk does not apply to %s", pf->rel);
+	copy_lines(pf, at);
+	for (i = 0; i < nr; i++) {
+		if (h[i][0] != '-') {
+			bytes_put(&pf->out, h[i] + 1, strlen(h[i] + 1));
+			bytes_put(&pf->out, "\n", 1);
+		}
+		if (h[i][0] != '+')
+			pf->next++;
+	}
+	return 0;
+}
+
+static struct pfile *new_file(struct lint *l, char *rel, bool created)
+{
+	struct pfile *pf = PUSH(l->files, l->nr_files, l->alloc_files);
+
+	memset(pf, 0, sizeof(*pf));
+	pf->rel = rel;
+	pf->created = created;
+	if (created || src_load(&pf->src, l->root, rel))
+		src_from_text(&pf->src, rel, xstrdup(""));
+	return pf;
+}
+
+/* Read the whole patch, applying each file's hunks as they come. */
+static int read_patch(struct lint *l, FILE *f)
+{
+	char *line = NULL, **hunk = NULL, *old = NULL;
+	size_t cap = 0, nr = 0, alloc = 0, old_start = 0, i;
+	long left_old = 0, left_new = 0;
+	struct pfile *pf = NULL;
+	int ret = 0;
+
+	while (!ret && getline(&line, &cap, f) > 0) {
+		l->lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (left_old > 0 || left_new > 0) {
+			/* Inside a hunk: "\ No newline at end of file" aside. */
+			if (line[0] == '\\')
+				continue;
+			if (line[0] != ' ' && line[0] != '-' &&
+			    line[0] != '+' && line[0])
+				ret = fail(l, "a hunk cut short in %s",
+					   pf->rel);
+			left_old -= line[0] != '+';
+			left_new -= line[0] != '-';
+			*PUSH(hunk, nr, alloc) = xstrdup(line[0] ? line :
+							 " ");
+			if (!ret && left_old <= 0 && left_new <= 0)
+				ret = apply_hunk(l, pf, old_start, hunk, nr);
+			continue;
+		}
+		for (i = 0; i < nr; i++)
+			free(hunk[i]);
+		nr = 0;
+		if (!strncmp(line, "--- ", 4)) {
+			free(old);
+			old = xstrdup(line + 4);
+		} else if (!strncmp(line, "+++ ", 4) && old) {
+			bool created = !strncmp(old, "/dev/null", 9);
+			bool gone = !strncmp(line + 4, "/dev/null", 9);
+			char *rel = NULL;
+
+			if (pf)
+				copy_lines(pf, pf->src.nr_lines);
+			ret = resolve(l, gone ? old : line + 4, created, &rel);
+			pf = ret ? NULL : new_file(l, rel, created);
+			free(old);
+			old = NULL;
+		} else if (!strncmp(line, "@@ -", 4) && pf) {
+			unsigned long a, b = 1, c, d = 1;
+
+			if (sscanf(line, "@@ -%lu,%lu +%lu,%lu @@", &a, &b, &c,
+				   &d) < 4 &&
+			    sscanf(line, "@@ -%lu +%lu,%lu @@", &a, &c, &d) < 3 &&
+			    sscanf(line, "@@ -%lu,%lu +%lu @@", &a, &b, &c) < 3 &&
+			    sscanf(line, "@@ -%lu +%lu @@", &a, &c) < 2) {
+				ret = fail(l, "not a hunk header: %s", line);
+				break;
+			}
+			old_start = a;
+			left_old = (long)b;
+			left_new = (long)d;
+		}
+	}
+	if (!ret && (left_old > 0 || left_new > 0))
+		ret = fail(l, "the patch ends inside a hunk of %s",
+			   pf ? pf->rel : "?");
+	if (!ret && pf)
+		copy_lines(pf, pf->src.nr_lines);
+	for (i = 0; i < nr; i++)
+		free(hunk[i]);
+	free(hunk);
+	free(old);
+	free(line);
+	return ret;
+}
+
+/* A finding's fingerprints, root set by root set, with their phases. */
+static bool known(const struct findings *fs, const char *fp,
+		  const char *phase)
+{
+	size_t i, j;
+	bool same = false;
+
+	for (i = 0; i < fs->nr && !same; i++) {
+		for (j = 0; j <= fs->v[i].nr_also && !same; j++) {
+			const struct finding *g = j ? &fs->v[i].also[j - 1] :
+						      &fs->v[i];
+			char *h = finding_fingerprint(g);
+
+			/* A guard taken away: boot phase then, steady now. */
+			same = !strcmp(h, fp) &&
+			       !(!strcmp(g->phase, "boot") &&
+				 !strcmp(phase, "steady"));
+			free(h);
+		}
+	}
+	return same;
+}
+
+/* Is any root set's reach of @f new, or newly steady, in the patch? */
+static bool added(const struct finding *f, void *before)
+{
+	const struct analysis *a = before;
+	size_t j;
+
+	for (j = 0; j <= f->nr_also; j++) {
+		const struct finding *g = j ? &f->also[j - 1] : f;
+		char *fp = finding_fingerprint(g);
+		bool seen = known(&a->findings, fp, g->phase) ||
+			    known(&a->low, fp, g->phase);
+
+		free(fp);
+		if (!seen)
+			return true;
+	}
+	return false;
+}
+
+int patchlint_run(const char *patch, const struct analysis *a,
+		  const struct analysis_opts *ao,
+		  const struct root_sets *roots, struct analysis *b,
 		  char *err, size_t errlen)
 {
-	struct lint l = { .g = g, .roots = roots, .out = out };
-	struct hunk h = { 0 };
-	char *line = NULL;
-	size_t cap = 0, j;
-	unsigned int newline = 0, lineno = 0;
-	bool in_hunk = false;
-	int ret = 0;
+	struct lint l = { .patch = patch, .root = a->root, .strip = -1,
+			  .err = err, .errlen = errlen };
+	struct analysis_opts o = *ao;
+	struct unsaved_file *u;
 	FILE *f = fopen(patch, "r");
+	size_t i, n = 0;
+	int ret;
 
+	memset(b, 0, sizeof(*b));
 	if (!f) {
-		snprintf(err, errlen, "%s: cannot read patch: %s", patch,
+		snprintf(err, errlen, "%s: cannot read the patch: %s", patch,
 			 strerror(errno));
 		return -errno;
 	}
-	if (!out->pool) {
-		out->pool = xmalloc(sizeof(*out->pool));
-		strpool_init(out->pool);
-	}
-	l.pool = out->pool;
-	l.reach = xcalloc(roots->nr + 1, sizeof(*l.reach));
-	for (j = 0; j < roots->nr; j++) {
-		bool *stop = reach_stops(g, roots, j);
-
-		reach_compute(g, &roots->sets[j], false, stop, &l.reach[j]);
-		free(stop);
-	}
-
-	while (getline(&line, &cap, f) > 0) {
-		lineno++;
-		line[strcspn(line, "\n")] = '\0';
-		if (!strncmp(line, "+++ ", 4)) {
-			char *norm;
-
-			end_hunk(&l, &h);
-			free(h.file);
-			h.file = xstrdup(!strncmp(line + 4, "b/", 2) ?
-					 line + 6 : line + 4);
-			/* diff -u adds "\t<date>" after the name. */
-			h.file[strcspn(h.file, "\t")] = '\0';
-			in_hunk = false;
-			/* A file of the tree, as git apply would insist. */
-			norm = path_normalize(h.file);
-			if (strcmp(h.file, "/dev/null") &&
-			    (norm[0] == '/' || !strcmp(norm, "..") ||
-			     !strncmp(norm, "../", 3))) {
-				snprintf(err, errlen, "%s:%u: a path outside "
-					 "the tree: %s", patch, lineno, h.file);
-				free(norm);
-				ret = -EINVAL;
-				break;
-			}
-			free(norm);
-		} else if (!strncmp(line, "@@ ", 3)) {
-			char *ctx = strstr(line + 3, "@@");
-			char *plus = strchr(line, '+');
-
-			end_hunk(&l, &h);
-			newline = plus ? (unsigned int)atoi(plus + 1) : 0;
-			h.func = ctx ? function_in(ctx + 2) : NULL;
-			in_hunk = true;
-		} else if (in_hunk && (line[0] == '+' || line[0] == '-' ||
-				       line[0] == ' ')) {
-			const char *code = line + 1;
-
-			if (line[0] != '-' && is_definition(code)) {
-				free(h.func);
-				h.func = function_in(code);
-			}
-			if (strstr(code, "system_capabilities_finalized"))
-				h.unfinalized = true;
-			if (line[0] == '-' && strstr(code, "!preemptible()"))
-				h.removes_guard = true;
-			if (line[0] == '+' && strstr(code, "!preemptible()"))
-				h.adds_guard = true;
-			if (line[0] == '+') {
-				if (!h.line)
-					h.line = newline;
-				scan_added(&l, &h, code, newline);
-			}
-			if (line[0] != '-')
-				newline++;
-		} else if (in_hunk && strncmp(line, "\\ ", 2)) {
-			end_hunk(&l, &h);
-			in_hunk = false;
-		}
-	}
-	if (!ret)
-		end_hunk(&l, &h);
-	free(h.file);
-	free(line);
+	ret = read_patch(&l, f);
 	fclose(f);
-	for (j = 0; j < roots->nr; j++)
-		reach_free(&l.reach[j]);
-	free(l.reach);
-	findings_sort(out);
+	u = xcalloc(l.nr_files + 1, sizeof(*u));
+	for (i = 0; !ret && i < l.nr_files; i++) {
+		struct pfile *pf = &l.files[i];
+
+		bytes_put(&pf->out, "", 1);
+		if (pf->created && !strstr(pf->rel, ".h"))
+			diag_at(pf->rel, "note", "a new file: not analysed "
+				"(no compile command for it)");
+		u[n].path = xasprintf("%s/%s", a->root, pf->rel);
+		u[n].text = (const char *)pf->out.data;
+		u[n].len = pf->out.len - 1;
+		n++;
+	}
+	if (!ret) {
+		o.unsaved = u;
+		o.nr_unsaved = (unsigned int)n;
+		o.progress = false;
+		ret = analysis_run(b, &o, roots, err, errlen);
+	}
+	if (!ret) {
+		findings_filter(&b->findings, added, (void *)a);
+		findings_filter(&b->low, added, (void *)a);
+	}
+	for (i = 0; i < n; i++)
+		free((char *)u[i].path);
+	free(u);
+	for (i = 0; i < l.nr_files; i++) {
+		free(l.files[i].rel);
+		src_free(&l.files[i].src);
+		bytes_free(&l.files[i].out);
+	}
+	free(l.files);
 	return ret;
 }

@@ -202,7 +202,77 @@ diff -u "$tree/arch/arm64/include/asm/archrandom.h" \
 	    -e "2s#^+++ [^	]*#+++ b/arch/arm64/include/asm/archrandom.h#" \
 	> nopreempt.patch
 "$TRAPCHECK" -p "$tree" --db k.db -q --diff nopreempt.patch > lint.txt
-check "--diff on the real tree: the patch dropping !preemptible() is reported" \
-	grep -q '^arch/arm64/include/asm/archrandom.h:[0-9]*:1: warning: this patch removes the !preemptible() guard from a branch taken before capabilities are finalized in __cpu_has_rng().*\[preempt-guard\]$' lint.txt
+check "--diff on the real tree: the patch dropping !preemptible() is reported by the preempt-guard rule" \
+	grep -q '^arch/arm64/include/asm/archrandom.h:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check before capabilities are finalized but !preemptible() does not guard it: .*\[preempt-guard\]$' lint.txt
+
+# The cpu_has_hw_af() regression as a plain diff -u (no function in the
+# hunk headers, no a/ b/): the patched tree analysed, cpufeature.h
+# re-parsed in every TU that includes it.
+CF=arch/arm64/include/asm/cpufeature.h
+(cd "$(dirname "$tree")" && diff -u "${tree##*/}/$CF" "${rev##*/}/$CF") > hw_af.patch
+start=$(date +%s)
+"$TRAPCHECK" -p "$tree" --db k.db -q --diff hw_af.patch --format=json \
+	-o hw_af.json
+rc=$?
+echo "# --diff hw_af.patch: exit $rc in $(( $(date +%s) - start )) s"
+python3 - hw_af.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af']
+assert hits, [f['function'] for f in d['findings']]
+f = hits[0]
+assert f['root'] == 'page-fault' and f['rule'] == 'trapping-idreg-read', f
+assert f['estimate']['value'] > 0, f['estimate']
+print('# chain:', ' -> '.join(s['function'] for s in f['chain']))
+assert len(d['findings']) == 1, [g['function'] for g in d['findings']]
+PY
+py=$?
+check_that "--diff: the cpu_has_hw_af() regression as plain diff -u: reported from page-fault, a non-zero estimate, nothing else" \
+	'[ $rc -eq 1 ] && [ $py -eq 0 ]'
+
+# A new function with a trapping read, called from extract_crng()'s path.
+cp -a "$tree/drivers/char/random.c" random.c.new
+python3 - random.c.new <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+m = re.search(r'\nstatic void crng_reseed\(', s) or \
+    re.search(r'\nvoid get_random_bytes\(', s)
+new = ('\nstatic noinline unsigned long trapcheck_probe(void)\n{\n'
+       '\treturn read_sysreg_s(SYS_ID_AA64ISAR1_EL1);\n}\n')
+s = s[:m.start()] + new + s[m.start():]
+a = 'void get_random_bytes(void *buf, size_t len)\n{\n'
+assert a in s
+s = s.replace(a, a + '\ttrapcheck_probe();\n', 1)
+open(p, 'w').write(s)
+PY
+diff -u --label a/drivers/char/random.c --label b/drivers/char/random.c \
+	"$tree/drivers/char/random.c" random.c.new > newfn.patch
+"$TRAPCHECK" -p "$tree" --db k.db -q --diff newfn.patch --format=json \
+	-o newfn.json
+rc=$?
+python3 - newfn.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['function'] == 'trapcheck_probe']
+assert len(f) == 1 and f[0]['root'] == 'crng', d['findings']
+print('# chain:', ' -> '.join(s['function'] for s in f[0]['chain']))
+PY
+py=$?
+check_that "--diff: a patch adding a new function with a trapping read on a hot path: reported" \
+	'[ $rc -eq 1 ] && [ $py -eq 0 ]'
+
+if [ "$KPROFILE" = full ]; then
+	(cd "$(dirname "$tree")" && diff -up "${tree##*/}/$CF" "${rev##*/}/$CF") > up.patch
+	"$TRAPCHECK" -p "$tree" --db k.db -q --diff up.patch --format=json -o up.json
+	rc=$?
+	check_that "--diff (full): the same regression as diff -up: the same finding" \
+		'[ $rc -eq 1 ] && python3 -c "import json,sys; d=json.load(open(\"up.json\")); sys.exit(not [f for f in d[\"findings\"] if f[\"function\"] == \"cpu_has_hw_af\" and f[\"root\"] == \"page-fault\"])"'
+	(cd "$(dirname "$tree")" && diff -up "${rev##*/}/$CF" "${tree##*/}/$CF") > reverse.patch
+	"$TRAPCHECK" -p "$rev" --db r.db -q --diff reverse.patch --format=json -o reverse.json
+	rc=$?
+	check_that "--diff (full): the reverse patch, on the tree with the read: nothing, exit 0" \
+		'[ $rc -eq 0 ] && python3 -c "import json,sys; sys.exit(len(json.load(open(\"reverse.json\"))[\"findings\"]))"'
+fi
 
 done_testing

@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# --diff reads code, not hunk headers: the patch is applied in memory and
+# the patched tree analysed by the same rules. On a copy of the fixture
+# tree with cpu_has_hw_af() fixed ("arm64: Avoid repeated AA64MMFR1_EL1
+# register read on pagefault path"), the patch that puts the read back is
+# reported from page-fault whether it was made with plain diff -u (no
+# function in its hunk headers, no a/ b/), diff -up or git format-patch;
+# the reverse patch, on the tree that has the read, reports nothing; a
+# patch that adds a new hot function with a trapping read is reported; a
+# patch that does not apply is refused.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+ROOTS="--roots $FX/variants.roots"
+cd "$SCRATCH" || exit 1
+
+CF=arch/arm64/include/asm/cpufeature.h
+cp -a "$FX" fixed
+(cd fixed && patch -s -p1 < "$FX/expected-fixes/0001-arm64-cpufeature-avoid-trapping-ID-register-read-in-cpu_has_hw_af.patch")
+check "the fixed tree: cpu_has_hw_af() reads the sanitised copy" \
+	grep -q 'read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1)' "fixed/$CF"
+cp -a fixed regressed
+cp "$FX/$CF" "regressed/$CF"
+
+# lint NAME PATCH TREE: --diff PATCH on TREE, exit status in rc
+lint() {
+	"$TRAPCHECK" -p "$3" $ROOTS --diff "$2" --format=json -o "$1.json" \
+		2> "$1.err"
+	rc=$?
+}
+# has_hw_af NAME: the cpu_has_hw_af() read from page-fault, chain and
+# estimate
+has_hw_af() {
+	python3 - "$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+hits = [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af' and
+        f['rule'] == 'trapping-idreg-read']
+assert len(hits) == 1, d['findings']
+f = hits[0]
+assert f['root'] == 'page-fault' and f['chain'][0]['function'] == 'handle_mm_fault', f
+assert f['chain'][-1]['function'] == 'cpu_has_hw_af', f['chain']
+assert f['estimate']['value'] > 0, f['estimate']
+assert len(d['findings']) == 1, [g['function'] for g in d['findings']]
+PY
+}
+
+(cd fixed && diff -u "$CF" "../regressed/$CF") > outside.patch
+lint outside outside.patch fixed
+check_that "a +++ path that leaves the tree: exit 2, one line" \
+	'[ $rc -eq 2 ] && grep -q "^trapcheck: error: outside.patch:2: a path outside the tree: ../regressed/$CF" outside.err'
+diff -u "fixed/$CF" "regressed/$CF" > plain.patch
+check "plain diff -u: no function in the hunk header, paths with a directory" \
+	sh -c "grep -q '^@@ -[0-9,]* +[0-9,]* @@$' plain.patch && grep -q '^+++ regressed/$CF' plain.patch"
+lint plain plain.patch fixed
+check_that "plain diff -u: the read put back is reported, from page-fault, with a non-zero estimate" \
+	'[ $rc -eq 1 ] && has_hw_af plain'
+diff -up "fixed/$CF" "regressed/$CF" > up.patch
+lint up up.patch fixed
+check_that "diff -up (function in the hunk header): the same finding" \
+	'[ $rc -eq 1 ] && has_hw_af up'
+mkdir repo && cp -a fixed/. repo/ && (
+	cd repo && git init -q && git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm base &&
+	cp "../regressed/$CF" "$CF" &&
+	git -c user.name=t -c user.email=t@t commit -qam "arm64: read it again" &&
+	git format-patch -q -1 -o ../fp) > /dev/null 2>&1
+lint fp fp/0001-*.patch fixed
+check_that "git format-patch: the same finding" \
+	'[ $rc -eq 1 ] && has_hw_af fp'
+diff -up "regressed/$CF" "fixed/$CF" > reverse.patch
+lint reverse reverse.patch regressed
+check_that "the reverse patch (the fix) on the tree with the read: nothing reported, exit 0" \
+	'[ $rc -eq 0 ] && python3 -c "import json,sys; sys.exit(len(json.load(open(\"reverse.json\"))[\"findings\"]))"'
+
+# A new function, hot through a new call in a hot one.
+cp -a fixed newfn
+python3 - newfn/mm/memory.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+a = '\tpte_t entry = vmf->orig_pte;\n'
+assert a in s
+s = s.replace(a, a + '\n\tnew_probe();\n', 1)
+i = s.index('void set_pte_range(')
+s = s[:i] + ('static noinline unsigned long new_probe(void)\n{\n'
+             '\treturn read_sysreg_s(SYS_ID_AA64ISAR1_EL1);\n}\n\n') + s[i:]
+open(p, 'w').write(s)
+PY
+diff -u fixed/mm/memory.c newfn/mm/memory.c > newfn.patch
+lint newfn newfn.patch fixed
+python3 - newfn.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['function'] == 'new_probe']
+assert len(f) == 1 and f[0]['root'] == 'page-fault', d['findings']
+assert [s['function'] for s in f[0]['chain']][-2:] == ['set_pte_range', 'new_probe']
+PY
+py=$?
+check_that "a patch adding a new function with a trapping read, called on a hot path: reported" \
+	'[ $rc -eq 1 ] && [ $py -eq 0 ]'
+
+# A context line that the file does not have.
+sed 's/^ \(.*\)return false;$/ \1return maybe;/' up.patch > stale.patch
+check "the stale patch differs" sh -c "! cmp -s up.patch stale.patch"
+lint stale stale.patch fixed
+check_that "a patch that does not apply: exit 2, one line naming the patch line and the file" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < stale.err)" -eq 1 ] &&
+	 grep -q "^trapcheck: error: stale.patch:[0-9]*: the hunk does not apply to $CF$" stale.err'
+done_testing
