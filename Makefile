@@ -6,6 +6,7 @@
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 DATADIR ?= $(PREFIX)/share/trapcheck
+MANDIR ?= $(PREFIX)/share/man
 
 LLVM_CONFIG ?= $(shell command -v llvm-config-14 || command -v llvm-config)
 LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
@@ -41,9 +42,7 @@ endif
 LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/extract.o checker/graph.o checker/sinks.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
-	    checker/rules.o checker/rule-trapping-idreg-read.o \
-	    checker/rule-local-cap-check.o checker/rule-slow-entropy.o \
-	    checker/rule-preempt-guard.o \
+	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/analyze.o checker/caps.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
@@ -92,12 +91,18 @@ $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
 checker/extract.o: checker/cold.def checker/dispatch.def checker/regions.def
 checker/dispatch.o: checker/dispatch.def
-checker/rules.o: checker/context.def
+checker/rules.o: checker/context.def checker/rules.def
 checker/graph.o: checker/cold.def
 checker/emit.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@
 	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
+
+# README's option table and the man page come from checker/options.def.
+docs: scripts/gen-options.py checker/options.def checker/exits.def
+	$(quiet) GEN "README.md docs/trapcheck.1"
+	$(Q)python3 scripts/gen-options.py readme README.md
+	$(Q)python3 scripts/gen-options.py man docs/trapcheck.1
 
 # The hot list of semantic-patches/hot_idreg_read.cocci comes from the
 # shipped root sets (the file is committed: make coccicheck needs no
@@ -189,11 +194,12 @@ fuzz-ci: all checker/rule-help.inc
 install: all
 	$(quiet) INSTALL $(DESTDIR)$(BINDIR)/$(PROG)
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots \
-	    $(DESTDIR)$(DATADIR)/semantic-patches
+	    $(DESTDIR)$(DATADIR)/semantic-patches $(DESTDIR)$(MANDIR)/man1
 	$(Q)install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
 	$(Q)install -m 644 roots/*.roots $(DESTDIR)$(DATADIR)/roots/
 	$(Q)install -m 644 semantic-patches/*.cocci \
 	    $(DESTDIR)$(DATADIR)/semantic-patches/
+	$(Q)install -m 644 docs/trapcheck.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
 	$(quiet) CLEAN
@@ -201,7 +207,7 @@ clean:
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-full check-asan cocci-hot demo install clean deps-checked fuzz fuzz-ci
+.PHONY: all check check-full check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
 -include $(ASAN_OBJS:.o=.d) $(patsubst checker/%.o,$(ASAN_DIR)/%.d,$(PROG_OBJS))

@@ -9,23 +9,16 @@
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
+#define HOOK_yes(fn)	fn
+#define HOOK_no(fn)	NULL
+
 const struct rule rule_table[] = {
-	{ .id = "trapping-idreg-read",
-	  .summary = "a trapping ID register read on a hot path",
-	  .check = rule_trapping_idreg_read,
-	  .fix = fix_trapping_idreg_read },
-	{ .id = "local-cap-check",
-	  .summary = "a local-CPU capability check on a hot path",
-	  .check = rule_local_cap_check,
-	  .fix = fix_local_cap_check },
-	{ .id = "slow-entropy",
-	  .summary = "a slow entropy instruction on a steady-state hot path",
-	  .check = rule_slow_entropy,
-	  .fix = fix_slow_entropy },
-	{ .id = "preempt-guard",
-	  .summary = "a per-CPU answer without the !preemptible() guard",
-	  .check = rule_preempt_guard,
-	  .check_chain = rule_preempt_guard_chain },
+#define RULE(name, id_, summary_, chain_, fixes_)			\
+	{ .id = id_, .summary = summary_, .check = rule_##name,		\
+	  .check_chain = HOOK_##chain_(rule_##name##_chain),		\
+	  .fix = HOOK_##fixes_(fix_##name) },
+#include "rules.def"
+#undef RULE
 };
 const size_t rule_table_size = ARRAY_SIZE(rule_table);
 

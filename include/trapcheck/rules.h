@@ -55,24 +55,17 @@ struct rule {
 extern const struct rule rule_table[];
 extern const size_t rule_table_size;
 
-/* One rule's entry point per file, listed in checker/rules.c. */
-bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
-			      enum rule_scope *scope);
-bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
-			  enum rule_scope *scope);
-bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
-		       enum rule_scope *scope);
-bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
-			enum rule_scope *scope);
-bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
-			      const struct finding *f,
-			      const struct root_set *set);
-bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
-			     char **why);
-bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
-			 char **why);
-bool fix_slow_entropy(const struct fix_ctx *ctx, struct fix_edit *e,
-		      char **why);
+/* Each rule's hooks, one file each (checker/rules.def). */
+#define RULE(name, id, summary, chain, fix)				\
+	bool rule_##name(const struct rule_ctx *ctx, struct finding *f,	\
+			 enum rule_scope *scope);			\
+	bool rule_##name##_chain(const struct rule_ctx *ctx,		\
+				 const struct finding *f,		\
+				 const struct root_set *set);		\
+	bool fix_##name(const struct fix_ctx *ctx, struct fix_edit *e,	\
+			char **why);
+#include "rules.def"
+#undef RULE
 
 /*
  * Advice for a trapping read of @reg: the sanitised copy when the tree's
