@@ -89,8 +89,17 @@ static int resolve(struct lint *l, const char *raw, bool created, char **rel)
 	if (name[0] == '/' && !strncmp(name, l->root, n) && name[n] == '/')
 		memmove(name, name + n + 1, strlen(name + n));
 	norm = path_normalize(name);
-	if (norm[0] == '/' || !strcmp(norm, "..") || !strncmp(norm, "../", 3)) {
-		int ret = fail(l, "a path outside the tree: %s", name);
+	/* Any ".." component is refused, as git apply refuses it. */
+	if (norm[0] == '/' || !strcmp(name, "..") || !strncmp(name, "../", 3) ||
+	    strstr(name, "/../") ||
+	    (strlen(name) > 2 && !strcmp(name + strlen(name) - 3, "/.."))) {
+		/* Named as git names it: without its a/ or b/ prefix. */
+		const char *shown = name;
+		int ret;
+
+		if ((name[0] == 'a' || name[0] == 'b') && name[1] == '/')
+			shown = name + 2;
+		ret = fail(l, "a path outside the tree: %s", shown);
 
 		free(name);
 		free(norm);

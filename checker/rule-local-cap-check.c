@@ -2,7 +2,8 @@
 /*
  * local-cap-check: this_cpu_has_cap() resolves a SCOPE_LOCAL_CPU
  * capability by reading the ID register from hardware on every call.
- * Seed 000: __cpu_has_rng() on every early get_random_*().
+ * "arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()":
+ * __cpu_has_rng() on every early get_random_*().
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -107,7 +108,7 @@ static bool is_comment(const char *line)
 }
 
 /*
- * Seed 000's fix in the reviewer's form: inside the pre-finalization
+ * The fix of that patch in the reviewer's form: inside the pre-finalization
  * !preemptible() branch,
  *	if (cond)
  *		return this_cpu_has_cap(CAP);

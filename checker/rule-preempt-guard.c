@@ -5,8 +5,9 @@
  * 1. Before capabilities are finalized, a read of the system-wide
  *    sanitised register (read_sanitised_ftr_reg(), alone or under
  *    SYS_FIELD_GET()/cpuid_feature_extract_*()) may stand in for
- *    this_cpu_has_cap() only while !preemptible() guards it (seed 000's
- *    review): secondary CPUs coming online only lower the sanitised
+ *    this_cpu_has_cap() only while !preemptible() guards it (the review
+ *    of "arm64: archrandom: avoid trapping ID register read in
+ *    __cpu_has_rng()"): secondary CPUs coming online only lower the sanitised
  *    value, so the answer is right for the CPU the caller is pinned to,
  *    and may belong to another CPU otherwise.
  * 2. this_cpu_has_cap() WARN_ON()s when preemptible(): reported when it

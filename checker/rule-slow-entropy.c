@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * slow-entropy: arch_get_random_*() executes RNDR/RDRAND-class
- * instructions, hundreds of cycles each. Seed 003: RDRAND on every CRNG
- * extraction cost 370%.
+ * instructions, hundreds of cycles each. "random: avoid superfluous call
+ * to RDRAND in CRNG extraction": RDRAND on every CRNG extraction cost
+ * 370%.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
 {
 	if (ctx->def->class != SINK_ENTROPY)
 		return false;
-	/* Before the CRNG is ready, every bit helps (seed 003). */
+	/* Before the CRNG is ready, every bit helps (the patch above). */
 	*scope = RULE_STEADY_PER_ROOT;
 	f->message = xasprintf("%s() executes a slow entropy instruction on "
 			       "a hot path; gate it with "
@@ -27,7 +28,7 @@ bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
 }
 
 /*
- * Seed 003's fix: "if (arch_get_random_long(&v))" becomes
+ * That patch's fix: "if (arch_get_random_long(&v))" becomes
  * "if (unlikely(!crng_ready()) && arch_get_random_long(&v))".
  */
 bool fix_slow_entropy(const struct fix_ctx *ctx, struct fix_edit *e,

@@ -2,8 +2,9 @@
 /*
  * trapping-idreg-read: an ID register read from hardware (read_cpuid(),
  * read_sysreg_s(), read_sysreg(), __read_sysreg_by_encoding()) whose
- * register traps to the hypervisor. Seed 004: cpu_has_hw_af() on every
- * page fault.
+ * register traps to the hypervisor. Commit a89c6bcdac22 ("arm64: Avoid
+ * repeated AA64MMFR1_EL1 register read on pagefault path"):
+ * cpu_has_hw_af() on every page fault.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -73,8 +74,8 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 }
 
 /*
- * Seed 004's fix: the read becomes read_sanitised_ftr_reg(SYS_<REG>),
- * under seed 004's comment, when the tree's arm64_ftr_regs[] serves the
+ * The fix of commit a89c6bcdac22: the read becomes
+ * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when the tree's arm64_ftr_regs[] serves the
  * register and the read is written on one line.
  */
 bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,

@@ -2,8 +2,9 @@
 /// RDRAND, RDSEED and RNDR are not fast: hundreds of cycles each. Once the
 /// CRNG is ready its output does not need architectural entropy, so an
 /// arch_get_random_*() call on the CRNG extraction path only costs time
-/// (seed 003: removing it made get_random_bytes() 370% faster on an
-/// i7-11850H). Before the CRNG is ready the call is worth it: gate it with
+/// ("random: avoid superfluous call to RDRAND in CRNG extraction":
+/// removing it made get_random_bytes() 370% faster on an i7-11850H).
+/// Before the CRNG is ready the call is worth it: gate it with
 /// unlikely(!crng_ready()).
 ///
 //# Finds arch_get_random_long/int/seed_long/seed_int/longs/seed_longs()
@@ -14,7 +15,7 @@
 //# the condition of an enclosing if. Patch mode rewrites the condition
 //# only when the call is the whole condition, `if (arch_get_random_long(&v))`
 //# becoming `if (unlikely(!crng_ready()) && arch_get_random_long(&v))`
-//# (seed 003's fix); other conditions are reported. Not found: calls
+//# (that patch's fix); other conditions are reported. Not found: calls
 //# outside if conditions (6.12's extract_entropy() assigns the result of
 //# arch_get_random_longs(), and runs only while !crng_ready() in its
 //# caller, crng_make_state(): trapcheck's slow-entropy rule follows that).

@@ -2,9 +2,11 @@
 /// Under KVM, HCR_EL2.TID3 traps every guest read of the ID group 3
 /// registers: each read_cpuid(ID_*), read_sysreg_s(SYS_ID_*) or
 /// read_sysreg(id_*) is a vmexit of a few microseconds. On a hot path that
-/// adds up (seed 004: cpu_has_hw_af() on every page fault cost 15% more
-/// system time in kernbench). The registers are invariant after boot and
-/// the kernel keeps a sanitised copy: read it with read_sanitised_ftr_reg().
+/// adds up (commit a89c6bcdac22, "arm64: Avoid repeated AA64MMFR1_EL1
+/// register read on pagefault path": cpu_has_hw_af() on every page fault
+/// cost 15% more system time in kernbench). The registers are invariant
+/// after boot and the kernel keeps a sanitised copy: read it with
+/// read_sanitised_ftr_reg().
 ///
 //# Finds the reads inside the functions listed as hot. The built-in list
 //# (HOT below) is generated from trapcheck's shipped root sets
@@ -20,9 +22,9 @@
 //# read_cpuid(reg) pastes SYS_ ## reg: the rule matches the macro call as
 //# written and builds the SYS_ name itself. Patch mode rewrites only the
 //# registers that have a sanitised copy (SANITISED below: arm64_ftr_regs[]
-//# of Linux 6.12); it adds no comment (seed 004's comment is optional and
-//# a tree may already carry it), so on a tree with seed 004 reverted the
-//# patch restores cpu_has_hw_af() exactly.
+//# of Linux 6.12); it adds no comment (the comment of commit a89c6bcdac22
+//# is optional and a tree may already carry it), so on a tree with that
+//# commit reverted the patch restores cpu_has_hw_af() exactly.
 //
 // Confidence: Moderate
 // Copyright: (C) 2026 The trapcheck authors.

@@ -5,7 +5,8 @@
 /// read_sanitised_ftr_reg() that stands in for a per-CPU check in a
 /// !system_capabilities_finalized() branch is right only for the CPU the
 /// caller is pinned to: keep !preemptible() in the condition, as the
-/// reviewed fix of seed 000 does,
+/// reviewed "arm64: archrandom: avoid trapping ID register read in
+/// __cpu_has_rng()" does,
 /// if (unlikely(!system_capabilities_finalized() && !preemptible())).
 ///
 //# Finds read_sanitised_ftr_reg() (alone, or inside SYS_FIELD_GET() or

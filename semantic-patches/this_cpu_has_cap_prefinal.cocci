@@ -2,11 +2,12 @@
 /// Before the capabilities are finalized, this_cpu_has_cap() resolves a
 /// register-field capability with SCOPE_LOCAL_CPU: it reads the ID register
 /// from hardware through __read_sysreg_by_encoding() on every call. Under a
-/// hypervisor that sets HCR_EL2.TID3 every such read traps (a vmexit); seed
-/// 000: about 200k trapped ID_AA64ISAR0_EL1 reads, 6.3% of a direct boot,
-/// from __cpu_has_rng(). The register is invariant: test the field of the
-/// sanitised copy, read_sanitised_ftr_reg(), which returns the value cached
-/// in arm64_ftr_regs[] without a trap. Keep the !preemptible() guard: a
+/// hypervisor that sets HCR_EL2.TID3 every such read traps (a vmexit);
+/// "arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()":
+/// about 200k trapped ID_AA64ISAR0_EL1 reads, 6.3% of a direct boot. The
+/// register is invariant: test the field of the sanitised copy,
+/// read_sanitised_ftr_reg(), which returns the value cached in
+/// arm64_ftr_regs[] without a trap. Keep the !preemptible() guard: a
 /// secondary CPU coming online can only lower a field of the sanitised
 /// value, so the answer holds for the CPU the caller is pinned to.
 ///
@@ -17,7 +18,7 @@
 //# field a capability reads, so patch mode rewrites only the capabilities
 //# of the CAPS table below (register, field, minimum value, copied from
 //# ARM64_CPUID_FIELDS() in arm64_features[] of Linux 6.12; all are
-//# unsigned fields). The rewrite is the reviewed form of seed 000 (Will
+//# unsigned fields). The rewrite is the reviewed form of that patch (Will
 //# Deacon's SYS_FIELD_GET() version, Linux 6.1 and later) and keeps the
 //# guard. The block
 //# comment's continuation lines are aligned for an if statement at

@@ -145,26 +145,26 @@ sys.exit(any(not re.match(r"^[^:]+:\d+:\d+-\d+: WARNING: ", l)
 done
 check "four rules or more in semantic-patches/" [ "$nrules" -ge 4 ]
 
-# Seed 000: the rewrite is the reviewer's diff (Will Deacon's SYS_FIELD_GET()
+# the __cpu_has_rng() patch: the rewrite is the reviewer's diff (Will Deacon's SYS_FIELD_GET()
 # form after "--->8"), whitespace aside.
 R="$SP/this_cpu_has_cap_prefinal.cocci"
-cp "$FX/this_cpu_has_cap_prefinal.seed000.c" seed000.c
-run "$R" patch seed000.c
+cp "$FX/this_cpu_has_cap_prefinal.upstream.c" upstream.c
+run "$R" patch upstream.c
 if [ -f "$(echo "$SEEDS"/000_*.txt)" ]; then
-	check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to seed 000's reviewed diff" \
+	check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to the reviewed diff of the __cpu_has_rng() patch" \
 		python3 "$TOP/tests/upstream-diff.py" out.patch "$SEEDS"/000_*.txt reviewed
-	check "this_cpu_has_cap_prefinal: the comparison can fail (seed 004 differs)" \
+	check "this_cpu_has_cap_prefinal: the comparison can fail (a89c6bcdac22 differs)" \
 		sh -c "! python3 '$TOP/tests/upstream-diff.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
 else
-	fail "this_cpu_has_cap_prefinal: seed 000's reviewed diff: no seeds in $SEEDS (../shared/seeds)"
+	fail "this_cpu_has_cap_prefinal: the reviewed diff of the __cpu_has_rng() patch: no seeds in $SEEDS (../shared/seeds)"
 fi
 check_that "this_cpu_has_cap_prefinal: the !preemptible() guard is kept" \
 	'grep -q "^+.*!system_capabilities_finalized() && !preemptible())) {$" out.patch'
 
-# Seed 003: the fix, character for character.
+# the RDRAND patch: the fix, character for character.
 R="$SP/crng_arch_random_ungated.cocci"
 run "$R" patch "$FX/crng_arch_random_ungated.c"
-check_that "crng_arch_random_ungated: seed 003's line" \
+check_that "crng_arch_random_ungated: the RDRAND patch's line" \
 	'grep -qx "+	if (unlikely(!crng_ready()) && arch_get_random_long(&v))" out.patch'
 # Scope: drivers/char/random.c is CRNG code without a crng_ready()
 # definition; the same code elsewhere is not.

@@ -155,18 +155,18 @@ PY
 cp -a "$FX"/. tree/
 TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" sh checks.sh > check.out 2>&1
 check "trapcheck check per TU, in parallel, prints the per-TU preempt-guard" \
-	grep -q 'seed_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check' check.out
+	grep -q 'rng_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check' check.out
 # The same command with the parser crashing (TRAPCHECK_FAULT, see
 # docs/reliability.md): kbuild must go on, so exit 0 and one warning.
-line=$(grep 'seed_variants.c) &$' checks.sh | sed 's/ &$//; s/check\.db/crash.db/')
-TRAPCHECK_FAULT=segv:seed_variants TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" \
+line=$(grep 'rng_variants.c) &$' checks.sh | sed 's/ &$//; s/check\.db/crash.db/')
+TRAPCHECK_FAULT=segv:rng_variants TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" \
 	sh -c "$line" > ccrash.out 2> ccrash.err
 rc=$?
 check_that "trapcheck check with a crashing parser: exit 0, one warning naming the TU and the signal" \
 	'[ $rc -eq 0 ] && [ "$(wc -l < ccrash.err)" = 1 ] &&
-	 grep -q "^drivers/char/seed_variants.c: warning: trapcheck: not analysed: parser crashed (signal 11: Segmentation fault)$" ccrash.err'
+	 grep -q "^drivers/char/rng_variants.c: warning: trapcheck: not analysed: parser crashed (signal 11: Segmentation fault)$" ccrash.err'
 line=$(echo "$line" | sed 's/check --db=/check --fail --db=/')
-TRAPCHECK_FAULT=segv:seed_variants TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" \
+TRAPCHECK_FAULT=segv:rng_variants TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" \
 	sh -c "$line" > /dev/null 2>&1
 check "... and with --fail, exit 3" test $? -eq 3
 "$TRAPCHECK" report --db check.db $ROOTS --format=json -o rep.json 2>/dev/null

@@ -26,9 +26,9 @@ check "no invented tags without --signoff" \
 check "the report notes each written patch" \
 	grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: note: fix: out/000[0-9]-arm64-cpufeature-avoid-trapping-ID-register-read-in-cpu_has_hw_af.patch$" report.txt
 check "refusal: register not in arm64_ftr_regs[]" \
-	grep -q "seed_variants.c:[0-9]*:[0-9]*: note: no fix: ID_AA64DFR0_EL1 is not in the tree's arm64_ftr_regs\[\]: no sanitised copy to read$" report.txt
+	grep -q "rng_variants.c:[0-9]*:[0-9]*: note: no fix: ID_AA64DFR0_EL1 is not in the tree's arm64_ftr_regs\[\]: no sanitised copy to read$" report.txt
 check "refusal: capability not found" \
-	grep -q "seed_variants.c:[0-9]*:[0-9]*: note: no fix: capability ARM64_HAS_MADE_UP not found in the tree's tables with a register field: no sanitised field to test$" report.txt
+	grep -q "rng_variants.c:[0-9]*:[0-9]*: note: no fix: capability ARM64_HAS_MADE_UP not found in the tree's tables with a register field: no sanitised field to test$" report.txt
 check "refusal: this_cpu_has_cap() outside the !preemptible() branch" \
 	grep -q "fault.c:[0-9]*:[0-9]*: note: no fix: the call is not in the pre-finalization !preemptible() branch" report.txt
 

@@ -19,7 +19,7 @@ check "text output is gcc-style with the rule in brackets" \
 	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: warning: read_cpuid(ID_AA64MMFR1_EL1) reads ID_AA64MMFR1_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1) \[trapping-idreg-read\]$' j1.txt
 check "the chain note names the root set, the phase and the macro alias" \
 	grep -q '^arch/arm64/include/asm/cpufeature.h:[0-9]*:10: note: reached from page-fault (steady phase): handle_mm_fault -> .* -> set_pte_range -> cpu_has_hw_af (as arch_wants_old_prefaulted_pte)$' j1.txt
-check "seed 000: this_cpu_has_cap(ARM64_HAS_RNG) names register, field and the sanitised copy" \
+check "the __cpu_has_rng() patch: this_cpu_has_cap(ARM64_HAS_RNG) names register, field and the sanitised copy" \
 	grep -q '^arch/arm64/include/asm/archrandom.h:60:10: warning: this_cpu_has_cap(ARM64_HAS_RNG) reads ID_AA64ISAR0_EL1 (traps under HCR_EL2.TID3) on a hot path; the sanitised copy is read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1), field RNDR \[local-cap-check\]$' j1.txt
 check "a second hot caller of the sink gets its own chain" \
 	grep -q 'note: also reached from crng: .* -> extract_entropy -> arch_get_random_longs -> __cpu_has_rng$' j1.txt
@@ -130,7 +130,7 @@ import json, os, sys
 d = json.load(open(sys.argv[1]))
 root = os.path.dirname(os.path.abspath(sys.argv[1]))
 json.dump([dict(e, directory=root) for e in d
-           if 'seed_variants' not in e['file']], open(sys.argv[2], 'w'))
+           if 'rng_variants' not in e['file']], open(sys.argv[2], 'w'))
 PY
 "$TRAPCHECK" -p novariants.json -q --roots-dir empty > none.txt
 rc=$?
@@ -139,13 +139,13 @@ check_that "exit status 0 and no output without findings" \
 
 "$TRAPCHECK" -p "$FX" -q --roots-dir empty > once.txt
 check "preempt-guard on a sanitised read is reported on no hot path too" \
-	grep -q '^drivers/char/seed_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check before capabilities are finalized but !preemptible() does not guard it: the answer may belong to another CPU; keep the !preemptible() guard \[preempt-guard\]$' once.txt
+	grep -q '^drivers/char/rng_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check before capabilities are finalized but !preemptible() does not guard it: the answer may belong to another CPU; keep the !preemptible() guard \[preempt-guard\]$' once.txt
 
 "$TRAPCHECK" -p "$FX" -q -v --roots "$FX/variants.roots" > guards.txt
 check "-v notes carry the guards a caller holds at each call" \
 	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: note: crng_make_state() calls extract_entropy() when !crng_ready()" guards.txt
-check "seed 003 fixed (unlikely(!crng_ready()) && ...) is not reported" \
-	sh -c "! grep -q 'seed_variants.c.*slow-entropy' guards.txt"
+check "the RDRAND patch applied (unlikely(!crng_ready()) && ...) is not reported" \
+	sh -c "! grep -q 'rng_variants.c.*slow-entropy' guards.txt"
 
 "$TRAPCHECK" -p "$SCRATCH/nowhere" -q > err.out 2> err.txt
 rc=$?

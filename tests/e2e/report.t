@@ -70,7 +70,7 @@ cp -a "$FX" fixed
 (cd fixed && git apply "$FX"/expected-fixes/*__cpu_has_rng.patch)
 "$TRAPCHECK" -p fixed $ROOTS --baseline base.json > new.txt 2> new.err
 rc=$?
-check_that "baseline after seed 000's fix: 0 new, 1 fixed" \
+check_that "baseline after the __cpu_has_rng() fix: 0 new, 1 fixed" \
 	'[ $rc -eq 0 ] && grep -q "^trapcheck: baseline: 0 new, [0-9]* known, 1 fixed$" new.err'
 sed 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
 	"$FX/arch/arm64/include/asm/cpufeature.h" > fixed/arch/arm64/include/asm/cpufeature.h
@@ -119,7 +119,7 @@ sed -i 's|allow local-cap-check: reviewed, boot only|allow local-cap-check|' \
 rc=$?
 check_that "a source waiver without a reason is an error (exit 2)" \
 	'[ $rc -eq 2 ] && grep -q "archrandom.h:[0-9]*: error: trapcheck waiver for local-cap-check without a reason" nr.err'
-printf '# reviewed\nslow-entropy _extract_crng seed 003 shape kept as a fixture\n' > waivers.txt
+printf '# reviewed\nslow-entropy _extract_crng RDRAND patch shape kept as a fixture\n' > waivers.txt
 "$TRAPCHECK" -p "$FX" $ROOTS --waivers waivers.txt --format=json -o wf.json 2>/dev/null
 python3 -c "
 import json; d = json.load(open('wf.json'))

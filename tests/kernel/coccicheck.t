@@ -121,15 +121,15 @@ for ver in 6.12 6.1; do
 	echo "# $ver: done at $(( $(date +%s) - t_start )) s"
 done
 
-# --- Linux 6.12: seed 000 -------------------------------------------------
+# --- Linux 6.12: the __cpu_has_rng() patch -------------------------------------------------
 P=this_cpu_has_cap_prefinal
 rng_line=$(grep -n 'return this_cpu_has_cap(ARM64_HAS_RNG);' \
 	"$rng_copy/arch/arm64/include/asm/archrandom.h" | cut -d: -f1)
-check "6.12: archrandom.h:65 is seed 000's this_cpu_has_cap(ARM64_HAS_RNG)" \
+check "6.12: archrandom.h:65 is the __cpu_has_rng() patch's this_cpu_has_cap(ARM64_HAS_RNG)" \
 	[ "$rng_line" = 65 ]
 check_that "6.12 $P: reports arch/arm64/include/asm/archrandom.h:65, and only it" \
 	'[ "$(grep ": WARNING: " 6.12.out.$P.report | cut -d: -f1,2)" = "arch/arm64/include/asm/archrandom.h:65" ]'
-check "6.12 $P: MODE=patch gives seed 000's reviewed diff (after --->8)" \
+check "6.12 $P: MODE=patch gives the reviewed diff of the __cpu_has_rng() patch (after --->8)" \
 	python3 "$TOP/tests/upstream-diff.py" --file arch/arm64/include/asm/archrandom.h \
 	"6.12.out.$P.patch" "$SEEDS"/000_*.txt reviewed
 check_that "6.12 $P: the patch touches archrandom.h only" \
@@ -148,7 +148,7 @@ check_that "6.12 $P: on the patched tree MODE=patch has nothing left to do" \
 	'[ $cc_rc -eq 0 ] && ! grep -q "^+++ " out.$P.patch'
 t=$(now)
 rm -rf "$rng_copy"
-echo "# 6.12: copy removed in $(since "$t") s; seed 000 checks done at $(( $(date +%s) - t_start )) s"
+echo "# 6.12: copy removed in $(since "$t") s; __cpu_has_rng() checks done at $(( $(date +%s) - t_start )) s"
 
 # --- the seed variants of 6.12, one header each -----------------------------
 nopre=$(kvariant "$base" fix-000-nopreempt)
@@ -184,7 +184,7 @@ check_that "revert-004: given trapcheck's chain, $H reports cpu_has_hw_af()'s re
 	 grep -q "in hot function cpu_has_hw_af()" one.report && [ ! -s one.report.err ]'
 spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h \
 	-D hot_functions="$hot"
-check "revert-004: $H's patch is seed 004's code change (its comment aside)" \
+check "revert-004: $H's patch is a89c6bcdac22's code change (its comment aside)" \
 	python3 "$TOP/tests/upstream-diff.py" --code-only one.patch "$SEEDS"/004_*.txt first
 mkdir -p r004/arch/arm64/include/asm
 cp "$rev/arch/arm64/include/asm/cpufeature.h" r004/arch/arm64/include/asm/
@@ -197,7 +197,7 @@ C=crng_arch_random_ungated
 for ver in 6.12 6.1; do
 	tree=$(ktree "$ver")
 	spatch_file "$SP/$C.cocci" report "$tree" drivers/char/random.c
-	check_that "$ver drivers/char/random.c: $C runs clean, nothing ungated (seed 003 is in)" \
+	check_that "$ver drivers/char/random.c: $C runs clean, nothing ungated (the RDRAND patch is in)" \
 		'[ ! -s one.report ] && [ ! -s one.report.err ]'
 done
 

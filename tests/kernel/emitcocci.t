@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # --emit-cocci on the real trees: trapcheck writes its fixes of Linux 6.12
-# (seed 000 in archrandom.h, and the other sites it has a rewrite for) and
-# of 6.12 with seed 004 reverted (also cpu_has_hw_af() in cpufeature.h) as
+# (the __cpu_has_rng() fix in archrandom.h, and the other sites it has a rewrite for) and
+# of 6.12 with a89c6bcdac22 reverted (also cpu_has_hw_af() in cpufeature.h) as
 # a semantic patch, and the kernel's own `make coccicheck MODE=patch
 # COCCI=<it> M=arch/arm64` prints a diff whose changed lines are those of
 # trapcheck --fix, file for file; the patched files are the same.
@@ -14,7 +14,7 @@
 # point is what Coccinelle makes of each rewrite, and unverified there are
 # more of them (cputype.h, kvm/debug.c). The verified subset goes through
 # the same emitter (tests/e2e/emitcocci.t runs it with verification);
-# EMITCOCCI_VERIFY=1 adds the verified run on 6.12 (seed 000's fix only).
+# EMITCOCCI_VERIFY=1 adds the verified run on 6.12 (the __cpu_has_rng() fix only).
 # The facts databases are copies of each tree's shared cold run
 # (tests/kernel/lib.sh; the revert-004 one starts from 6.12's): trapcheck
 # takes seconds here. make coccicheck runs in a cp -a copy of what it
@@ -142,11 +142,11 @@ CPUFEATURE=arch/arm64/include/asm/cpufeature.h
 ARCHRANDOM=arch/arm64/include/asm/archrandom.h
 run_tree 6.12 "$base" $ARCHRANDOM $CPUFEATURE --no-verify
 run_tree revert-004 "$rev" $CPUFEATURE nothing --no-verify
-check "revert-004: seed 000's rule is there too" \
+check "revert-004: the __cpu_has_rng() rule is there too" \
 	grep -q "^// fix[0-9]*: $ARCHRANDOM:" revert-004.cocci
 if [ "${EMITCOCCI_VERIFY:-0}" = 1 ]; then
 	run_tree 6.12-verified "$base" $ARCHRANDOM $CPUFEATURE
-	check "6.12-verified: seed 000's fix is the one verified fix" \
+	check "6.12-verified: the __cpu_has_rng() fix is the one verified fix" \
 		[ "$(python3 "$LINES" --files 6.12-verified.fix)" = $ARCHRANDOM ]
 fi
 

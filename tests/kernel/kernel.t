@@ -13,7 +13,7 @@ tree=$(ktree 6.12)
 check "kernel tree prepared with a compile database" \
 	[ -s "$tree/compile_commands.json" ]
 rev=$(kvariant "$tree" revert-004)
-check "seed 004 reverted in a hard-linked copy" \
+check "a89c6bcdac22 reverted in a hard-linked copy" \
 	grep -q 'mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);' \
 	"$rev/arch/arm64/include/asm/cpufeature.h"
 
@@ -29,7 +29,7 @@ echo "# 6.12 run: exit $rc in $(( $(date +%s) - start )) s"
 sed 's/^/# /' real.err | tail -n 12
 check "findings on the real tree: exit status 1" [ $rc -eq 1 ]
 
-# The line of seed 000's bug, read from the tree itself.
+# The line of the __cpu_has_rng() bug, read from the tree itself.
 rng_line=$(grep -n 'return this_cpu_has_cap(ARM64_HAS_RNG);' \
 	"$tree/arch/arm64/include/asm/archrandom.h" | cut -d: -f1)
 check "archrandom.h:65 is this_cpu_has_cap(ARM64_HAS_RNG) in 6.12" \
@@ -56,7 +56,7 @@ assert tail[:2] == ['crng_make_state', 'extract_entropy'], names
 assert tail[2] in ('arch_get_random_seed_longs', 'arch_get_random_longs')
 assert tail[3] == '__cpu_has_rng'
 PY
-check "seed 000: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy, boot phase" [ $? -eq 0 ]
+check "the __cpu_has_rng() patch: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy, boot phase" [ $? -eq 0 ]
 
 python3 - real.json <<'PY'
 import json, sys
@@ -95,7 +95,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert not [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af']
 PY
-check "6.12 (seed 004 applied): cpu_has_hw_af() not reported" [ $? -eq 0 ]
+check "6.12 (a89c6bcdac22 applied): cpu_has_hw_af() not reported" [ $? -eq 0 ]
 
 start=$(date +%s)
 kdb "$rev" r.db "$tree"
@@ -133,7 +133,7 @@ inferred = [c for c in f['other_chains']
 print('# inferred chains through filemap_map_pages:', len(inferred))
 assert inferred
 PY
-check "seed 004 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
+check "a89c6bcdac22 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
 
 SEEDS="$TOP/../shared/seeds"
 p000=$(ls fixes/*__cpu_has_rng.patch 2>/dev/null | head -n 1)
@@ -142,10 +142,10 @@ check_that "no patch for nVHE hyp code (arch/arm64/kvm/hyp/)" \
 	'! grep -l "^+++ b/arch/arm64/kvm/hyp/" fixes/*.patch'
 check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
 python3 "$TOP/tests/upstream-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
-check "its diff is the reviewed upstream form of seed 000" [ $? -eq 0 ]
+check "its diff is the reviewed upstream form of the __cpu_has_rng() patch" [ $? -eq 0 ]
 p004=$(ls fixes-004/*cpu_has_hw_af.patch 2>/dev/null | head -n 1)
 python3 "$TOP/tests/upstream-diff.py" "$p004" "$SEEDS"/004_*.txt first
-check "with seed 004 reverted, the cpu_has_hw_af patch is seed 004's change" \
+check "with a89c6bcdac22 reverted, the cpu_has_hw_af patch is a89c6bcdac22's change" \
 	[ $? -eq 0 ]
 
 # Apply the patch to a copy kbuild may write in (lib.sh: hard-linked
@@ -167,7 +167,7 @@ check "random.o was rebuilt from the patched header" \
 	[ "$build/drivers/char/random.o" -nt "$build/arch/arm64/include/asm/archrandom.h" ]
 rm -rf "$build"
 
-# Seed 000's fix, as reviewed, and the same without !preemptible().
+# the __cpu_has_rng() fix, as reviewed, and the same without !preemptible().
 for v in fix-000 fix-000-nopreempt; do
 	vt=$(kvariant "$tree" "$v")
 	start=$(date +%s)
@@ -183,7 +183,7 @@ bad = [f for f in d['findings']
        f['rule'] == 'preempt-guard' and f['function'] == '__cpu_has_rng']
 assert not bad, bad
 PY
-check "seed 000 fixed as reviewed: no finding in archrandom.h, no preempt-guard" [ $? -eq 0 ]
+check "__cpu_has_rng() fixed as reviewed: no finding in archrandom.h, no preempt-guard" [ $? -eq 0 ]
 python3 - fix-000-nopreempt.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -194,7 +194,7 @@ hits = [f for f in d['findings'] if f['rule'] == 'preempt-guard' and
 print('# preempt-guard:', [(f['line'], f['root'], f['phase']) for f in hits])
 assert len(hits) == 1, hits
 PY
-check "seed 000 fixed without !preemptible(): one preempt-guard finding" [ $? -eq 0 ]
+check "__cpu_has_rng() fixed without !preemptible(): one preempt-guard finding" [ $? -eq 0 ]
 
 diff -u "$tree/arch/arm64/include/asm/archrandom.h" \
 	"$tree-fix-000-nopreempt/arch/arm64/include/asm/archrandom.h" |

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # CI output on real Linux 6.12: SARIF of the whole subset validated by
-# Microsoft's validator; a baseline written before seed 000's fix and
+# Microsoft's validator; a baseline written before the __cpu_has_rng() fix and
 # compared after; a waiver on __cpu_has_rng; the HTML page in Chromium.
 # Both databases start from the tree's shared cold run (lib.sh).
 . "$(dirname "$0")/../tap.sh"
@@ -39,7 +39,7 @@ check "the SARIF holds the __cpu_has_rng finding" grep -q '__cpu_has_rng' all.sa
 	> new.txt 2> new.err
 rc=$?
 grep '^trapcheck: baseline' new.err | sed 's/^/# /'
-check_that "baseline before seed 000's fix, compared after: 0 new, 1 fixed" \
+check_that "baseline before the __cpu_has_rng() fix, compared after: 0 new, 1 fixed" \
 	'[ $rc -eq 0 ] && grep -q "^trapcheck: baseline: 0 new, [0-9]* known, 1 fixed$" new.err'
 
 printf 'local-cap-check __cpu_has_rng boot only; the fix is on the list\n' > waivers

@@ -7,8 +7,8 @@ are written anew, so the original keeps its own. Idempotent.
 
 Usage: tree-variant.py TREE COPY VARIANT
   revert-004         cpu_has_hw_af() reads read_cpuid(ID_AA64MMFR1_EL1)
-                     again (seed 004 undone)
-  fix-000            seed 000's fix in the reviewed SYS_FIELD_GET() form,
+                     again (a89c6bcdac22 undone)
+  fix-000            the __cpu_has_rng() fix in the reviewed SYS_FIELD_GET() form,
                      !preemptible() kept
   fix-000-nopreempt  the same fix without the !preemptible() guard
   plain              no change (a copy the tests may edit: write edited
