@@ -4,7 +4,7 @@
 
 #define crng_ready() (likely(crng_init > 1))
 
-/* Seed 003: RDRAND on every extraction. */
+/* Before the RDRAND patch: RDRAND on every extraction. */
 static void _extract_crng(struct crng_state *crng,
 			  __u8 out[CHACHA_BLOCK_SIZE])
 {

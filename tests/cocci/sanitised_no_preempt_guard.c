@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fixture of semantic-patches/sanitised_no_preempt_guard.cocci */
 
-/* Seed 000's fix with the guard dropped (the review's question). */
+/* The __cpu_has_rng() fix with the guard dropped (the review's question). */
 static __always_inline bool __cpu_has_rng(void)
 {
 	if (unlikely(!system_capabilities_finalized())) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Fixture of semantic-patches/this_cpu_has_cap_prefinal.cocci */
 
-/* Seed 000, as in Linux 6.12: the reviewed SYS_FIELD_GET() form. */
+/* __cpu_has_rng() fixed, as in Linux 6.12: the reviewed SYS_FIELD_GET() form. */
 static __always_inline bool __cpu_has_rng(void)
 {
 	if (unlikely(!system_capabilities_finalized() && !preemptible()))

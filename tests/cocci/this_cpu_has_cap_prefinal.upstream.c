@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Seed 000's function as Linux 6.12 has it (arch/arm64/include/asm/archrandom.h) */
+/* __cpu_has_rng() as Linux 6.12 has it (arch/arm64/include/asm/archrandom.h) */
 
 static __always_inline bool __cpu_has_rng(void)
 {

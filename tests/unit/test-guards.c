@@ -35,11 +35,11 @@ static void expect(const char *text, bool negated, const char *want)
 
 static void test_unlikely_and_conjunction(void **state)
 {
-	/* Seed 000's condition. */
+	/* __cpu_has_rng()'s guard before its fix. */
 	expect("unlikely ( ! system_capabilities_finalized ( ) && "
 	       "! preemptible ( ) )", false,
 	       "!system_capabilities_finalized() && !preemptible()");
-	/* Seed 003's fixed condition, as the left operand of &&. */
+	/* The RDRAND patch's fixed condition, as the left operand of &&. */
 	expect("unlikely ( ! crng_ready ( ) )", false, "!crng_ready()");
 }
 
