@@ -24,7 +24,7 @@ static void _extract_crng(struct crng_state *crng,
 	spin_unlock_irqrestore(&crng->lock, flags);
 }
 
-/* The seed variants, with an else branch. */
+/* The RDSEED variants, with an else branch. */
 static void mix_seed(struct crng_state *crng)
 {
 	unsigned int i;

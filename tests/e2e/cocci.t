@@ -5,8 +5,8 @@
 # exactly R[.<variant>].report, org and context modes flag the same lines,
 # patch mode turns the fixture into R[.<variant>].res (the kernel's
 # scripts/coccinelle convention: the expected transformed file), and spatch
-# prints nothing on stderr. Then what the fixtures alone cannot show: seed
-# 000's reviewed diff, idempotence, the scope of the CRNG rule, the hot
+# prints nothing on stderr. Then what the fixtures alone cannot show: the
+# reviewed diff of the __cpu_has_rng() patch, idempotence, the scope of the CRNG rule, the hot
 # function list of hot_idreg_read.
 . "$(dirname "$0")/../tap.sh"
 SP="$TOP/semantic-patches"

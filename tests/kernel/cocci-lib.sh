@@ -22,3 +22,24 @@ copy_tree() {
 	cp -a "$1/scripts" "$1/include" "$2/" &&
 	cp -a "$1/arch/arm64" "$2/arch/"
 }
+
+# clean_output FILE: fails, printing up to ten of them, when FILE (what
+# make coccicheck printed) has a line that is not a finding, a diff, an
+# org-mode item or a line coccicheck always prints.
+clean_output() {
+	python3 - "$1" <<'PY'
+import re, sys
+ok = [r'^$', r'^Please check for false positives',
+      r'^When using "patch" mode', r'^/usr/bin/spatch ', r'^\S*spatch -D ',
+      r'^fatal: not a git repository',      # spatch tries git grep first
+      r'^\d+ files match$',
+      r'^[^ :]+:\d+:\d+-\d+: WARNING: ',     # report
+      r'^\* TODO \[\[view:',                 # org
+      r'^diff -u -p ', r'^--- ', r'^\+\+\+ ', r'^@@ ', r'^[-+ ]']
+bad = [l for l in open(sys.argv[1]).read().split('\n')
+       if not any(re.match(p, l) for p in ok)]
+for l in bad[:10]:
+    print('# unexpected: ' + l)
+sys.exit(1 if bad else 0)
+PY
+}

@@ -8,7 +8,7 @@
 # the cached tree: a copy of what `make coccicheck M=arch/arm64` reads (the
 # top-level files, scripts/, include/, arch/arm64/: ~125 MB, seconds; the
 # whole 1.8 GB tree took 10-45 s to copy and up to 5 minutes to remove).
-# The seed variants of 6.12 (tests/kernel/tree-variant.py) and drivers/char
+# The upstream-patch variants of 6.12 (tests/kernel/tree-variant.py) and drivers/char
 # are only read, by spatch run from $SCRATCH on one file.
 . "$(dirname "$0")/../tap.sh"
 SP="$TOP/semantic-patches"
@@ -22,25 +22,6 @@ cd "$SCRATCH" || exit 1
 t_start=$(date +%s)
 
 . "$TOP/tests/kernel/cocci-lib.sh"
-
-# Lines make coccicheck prints that are not findings, diffs or errors.
-clean_output() {
-	python3 - "$1" <<'PY'
-import re, sys
-ok = [r'^$', r'^Please check for false positives',
-      r'^When using "patch" mode', r'^/usr/bin/spatch ', r'^\S*spatch -D ',
-      r'^fatal: not a git repository',      # spatch tries git grep first
-      r'^\d+ files match$',
-      r'^[^ :]+:\d+:\d+-\d+: WARNING: ',     # report
-      r'^\* TODO \[\[view:',                 # org
-      r'^diff -u -p ', r'^--- ', r'^\+\+\+ ', r'^@@ ', r'^[-+ ]']
-bad = [l for l in open(sys.argv[1]).read().split('\n')
-       if not any(re.match(p, l) for p in ok)]
-for l in bad[:10]:
-    print('# unexpected: ' + l)
-sys.exit(1 if bad else 0)
-PY
-}
 
 # coccicheck TREE RULE MODE [DIR]: out.<rule>.<mode>, rc and time
 coccicheck() {
@@ -150,7 +131,7 @@ t=$(now)
 rm -rf "$rng_copy"
 echo "# 6.12: copy removed in $(since "$t") s; __cpu_has_rng() checks done at $(( $(date +%s) - t_start )) s"
 
-# --- the seed variants of 6.12, one header each -----------------------------
+# --- the upstream-patch variants of 6.12, one header each --------------------
 nopre=$(kvariant "$base" fix-000-nopreempt)
 spatch_file "$SP/sanitised_no_preempt_guard.cocci" report "$nopre" arch/arm64/include/asm/archrandom.h
 sed 's/^/#   /' one.report | cut -c1-160

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Make a copy of a prepared kernel tree with one seed's change applied or
+"""Make a copy of a prepared kernel tree with one upstream change applied or
 reverted. The copy is hard-linked (cp -al: seconds, no extra space); the
 files that change, and compile_commands.json (its paths name the tree),
 are written anew, so the original keeps its own. Idempotent.
