@@ -40,7 +40,8 @@ quiet = @printf '  %-7s %s\n'
 endif
 
 LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
-	    checker/extract.o checker/graph.o checker/sinks.o \
+	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
+	    checker/extract-ops.o checker/graph.o checker/sinks.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/analyze.o checker/caps.o \
@@ -89,7 +90,9 @@ checker/sinks.o: checker/sinks.def checker/registers.def
 checker/tables.o: checker/tables.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
-checker/extract.o: checker/cold.def checker/dispatch.def checker/regions.def
+checker/extract-stmt.o: checker/cold.def
+checker/extract-ops.o: checker/dispatch.def
+checker/extract-guards.o: checker/regions.def
 checker/dispatch.o: checker/dispatch.def
 checker/rules.o: checker/context.def checker/rules.def
 checker/graph.o: checker/cold.def

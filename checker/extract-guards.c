@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * extract-guards.c - the guarded regions of a function body.
+ *
+ * A region is a stretch of file offsets that runs only when a condition
+ * holds: a branch of an if, a conditional or a logical operator, the rest
+ * of a block after an early exit, or code between the calls that mask
+ * interrupts, disable preemption or take a lock (checker/regions.def).
+ * Conditions are atoms (guards.h); an `if` written in a macro body is
+ * read from the macro's definition with this expansion's arguments.
+ * Loops and their constant trip counts are regions too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/guards.h"
+
+#include "extract-internal.h"
+
+/* Tokens of the current function within [from, to). */
+static void token_span(struct walk *w, unsigned int from, unsigned int to,
+		       unsigned int *first, unsigned int *end)
+{
+	unsigned int i = 0, j;
+
+	while (i < w->nr_ftok && w->ftok_off[i] < from)
+		i++;
+	j = i;
+	while (j < w->nr_ftok && w->ftok_off[j] < to)
+		j++;
+	/* A macro call ends the range at its name: take its arguments. */
+	if (j > i && j < w->nr_ftok && !strcmp(w->ftok[j], "(")) {
+		int depth = 0;
+
+		for (; j < w->nr_ftok; j++) {
+			if (!strcmp(w->ftok[j], "("))
+				depth++;
+			else if (!strcmp(w->ftok[j], ")") && !--depth)
+				break;
+		}
+		if (j < w->nr_ftok)
+			j++;
+	}
+	*first = i;
+	*end = j;
+}
+
+/* A region whose condition is already atoms (taken; may be NULL). */
+void add_atoms_region(struct walk *w, unsigned int from,
+		      unsigned int to, char *atoms)
+{
+	struct region *r;
+
+	if (!atoms)
+		return;
+	r = PUSH(w->regions, w->nr_regions, w->alloc_regions);
+	r->from = from;
+	r->to = to;
+	r->atoms = atoms;
+}
+
+/* @body runs only when @cond is true (or false, @negated). */
+void add_region(struct walk *w, unsigned int from, unsigned int to,
+		CXCursor cond, bool negated)
+{
+	unsigned int cf, ct, i, j;
+	char *atoms = NULL;
+
+	extent_offsets(cond, &cf, &ct);
+	token_span(w, cf, ct, &i, &j);
+	if (j > i + GUARD_TOKENS_MAX) {
+		/* Generated code: a condition is known to be there, no more. */
+		atoms = xasprintf("<a condition of %u tokens>", j - i);
+	} else if (j <= i ||
+		   !guard_atoms((const char *const *)w->ftok + i, j - i,
+				negated, &atoms) || !atoms) {
+		return;
+	}
+	add_atoms_region(w, from, to, atoms);
+}
+
+void add_cursor_region(struct walk *w, CXCursor body, CXCursor cond,
+		       bool negated)
+{
+	unsigned int from, to;
+
+	extent_offsets(body, &from, &to);
+	add_region(w, from, to, cond, negated);
+}
+
+#define LOOP_MAX 1024
+
+struct loop_bound {
+	unsigned int n;
+	bool found;
+};
+
+/* "i < N" / "i <= N" with N constant: the trip count. */
+static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
+					  CXClientData d);
+
+void add_loop(struct walk *w, CXCursor loop)
+{
+	struct loop_bound b = { 1, false };
+	struct loop_region *r;
+	unsigned int from, to;
+
+	/* do { ... } while (0): one pass, not a loop (macro bodies). */
+	if (clang_getCursorKind(loop) == CXCursor_DoStmt) {
+		struct kids k = { .n = 0 };
+		CXEvalResult ev;
+		bool once = false;
+
+		clang_visitChildren(loop, collect_kid, &k);
+		ev = k.n == 2 ? clang_Cursor_Evaluate(k.c[1]) : NULL;
+		if (ev) {
+			once = clang_EvalResult_getKind(ev) == CXEval_Int &&
+			       !clang_EvalResult_getAsLongLong(ev);
+			clang_EvalResult_dispose(ev);
+		}
+		if (once)
+			return;
+	}
+	if (clang_getCursorKind(loop) == CXCursor_ForStmt)
+		clang_visitChildren(loop, find_bound, w);
+	if (w->bound_found) {
+		b.n = w->bound;
+		b.found = true;
+	}
+	w->bound_found = false;
+	extent_offsets(loop, &from, &to);
+	r = PUSH(w->loops, w->nr_loops, w->alloc_loops);
+	r->from = from;
+	r->to = to;
+	r->factor = b.n ? (b.n > LOOP_MAX ? LOOP_MAX : b.n) : 1;
+	r->known = b.found;
+}
+
+static enum CXChildVisitResult find_bound(CXCursor c, CXCursor p,
+					  CXClientData d)
+{
+	struct walk *w = d;
+	struct kids k = { .n = 0 };
+	const char *op;
+	CXEvalResult ev;
+
+	(void)p;
+	if (w->bound_found || clang_getCursorKind(c) != CXCursor_BinaryOperator)
+		return CXChildVisit_Continue;
+	clang_visitChildren(c, collect_kid, &k);
+	if (k.n != 2)
+		return CXChildVisit_Continue;
+	op = binary_op(w, c, k.c[0], k.c[1]);
+	if (strcmp(op, "<") && strcmp(op, "<="))
+		return CXChildVisit_Continue;
+	ev = clang_Cursor_Evaluate(k.c[1]);
+	if (ev) {
+		if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+			long long n = clang_EvalResult_getAsLongLong(ev);
+
+			if (n > 0) {
+				w->bound = (unsigned int)(n > LOOP_MAX ?
+							  LOOP_MAX : n) +
+					   !strcmp(op, "<=");
+				w->bound_found = true;
+			}
+		}
+		clang_EvalResult_dispose(ev);
+	}
+	return CXChildVisit_Continue;
+}
+
+/*
+ * The product of the constant trip counts of the loops around @off, and
+ * in *@guess how many loops around it have no constant bound.
+ */
+unsigned int loop_at(const struct loop_region *l, size_t nr,
+		     unsigned int off, unsigned int *guess)
+{
+	unsigned long long f = 1;
+	size_t i;
+
+	*guess = 0;
+	for (i = 0; i < nr; i++) {
+		if (off < l[i].from || off >= l[i].to)
+			continue;
+		if (l[i].known)
+			f *= l[i].factor;
+		else
+			(*guess)++;
+	}
+	return f > 1000000 ? 1000000 : (unsigned int)f;
+}
+
+/* Spellings of the tokens of @r, a new array of new strings. */
+static char **range_tokens(CXTranslationUnit tu, CXSourceRange r,
+			   unsigned int *n)
+{
+	CXToken *toks = NULL;
+	char **v;
+	unsigned int i;
+
+	clang_tokenize(tu, r, &toks, n);
+	v = xcalloc(*n + 1, sizeof(*v));
+	for (i = 0; i < *n; i++) {
+		CXString s = clang_getTokenSpelling(tu, toks[i]);
+
+		v[i] = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	if (toks)
+		clang_disposeTokens(tu, toks, *n);
+	return v;
+}
+
+static void free_tokens(char **v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The index of the bracket closing the one at @i, or @n. */
+static unsigned int close_of(char **t, unsigned int n, unsigned int i)
+{
+	int depth = 0;
+
+	for (; i < n; i++) {
+		if (!strcmp(t[i], "(") || !strcmp(t[i], "[") ||
+		    !strcmp(t[i], "{"))
+			depth++;
+		else if ((!strcmp(t[i], ")") || !strcmp(t[i], "]") ||
+			  !strcmp(t[i], "}")) && !--depth)
+			return i;
+	}
+	return n;
+}
+
+/*
+ * Which `if` of its macro's body an IfStmt is: the ifs of one expansion
+ * are walked in the order the body spells them.
+ */
+unsigned int macro_if_nth(struct walk *w, unsigned int off, bool peek)
+{
+	unsigned int n = w->mif_off == off ? w->mif_n + 1 : 1;
+
+	if (!peek) {
+		w->mif_off = off;
+		w->mif_n = n;
+	}
+	return n;
+}
+
+/*
+ * The condition of an `if` written in a macro body, as the compiler sees
+ * it: the @nth `if` of the body of the macro expanded at @off, with the
+ * macro's parameters replaced by the arguments of this expansion, as
+ * atoms. libclang 14 maps every token of an expansion to the macro's name
+ * (and prints no expression), so the body comes from the macro's
+ * definition and the arguments from the expansion. NULL when it cannot
+ * be found: then no guard, never a wrong one.
+ */
+char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
+		     unsigned int nth, bool negated)
+{
+	CXCursor m = clang_getCursor(w->tu, clang_getLocationForOffset(w->tu,
+								      file, off));
+	CXCursor def;
+	char **d, **x, **cond = NULL, *atoms = NULL;
+	unsigned int nd, nx, i, body = 1, seen = 0;
+	unsigned int params[32], nparams = 0, args[33], nargs = 0;
+	size_t nc = 0, alloc = 0;
+
+	if (clang_getCursorKind(m) != CXCursor_MacroExpansion)
+		return NULL;
+	def = clang_getCursorReferenced(m);
+	if (clang_getCursorKind(def) != CXCursor_MacroDefinition)
+		return NULL;
+	d = range_tokens(w->tu, clang_getCursorExtent(def), &nd);
+	x = range_tokens(w->tu, clang_getCursorExtent(m), &nx);
+	if (clang_Cursor_isMacroFunctionLike(def) && nd > 1) {
+		for (i = 2; i < nd && strcmp(d[i], ")"); i++)
+			if (strcmp(d[i], ",") && nparams < 32)
+				params[nparams++] = i;
+		body = i + 1;
+		/* The arguments: x[args[k] + 1 .. args[k + 1]) */
+		if (nx > 1 && !strcmp(x[1], "(")) {
+			int depth = 0;
+
+			args[nargs++] = 1;
+			for (i = 2; i + 1 < nx && nargs < 33; i++) {
+				if (!strcmp(x[i], "(") || !strcmp(x[i], "["))
+					depth++;
+				else if (!strcmp(x[i], ")") ||
+					 !strcmp(x[i], "]"))
+					depth--;
+				else if (!depth && !strcmp(x[i], ","))
+					args[nargs++] = i;
+			}
+			args[nargs] = nx - 1;
+		}
+	}
+	for (i = body; i + 1 < nd; i++) {
+		unsigned int end, j, p, a;
+
+		if (strcmp(d[i], "if") || strcmp(d[i + 1], "(") ||
+		    ++seen != nth)
+			continue;
+		end = close_of(d, nd, i + 1);
+		for (j = i + 2; j < end; j++) {
+			for (p = 0; p < nparams && strcmp(d[j], d[params[p]]);
+			     p++)
+				;
+			if (p == nparams || p >= nargs) {
+				*PUSH(cond, nc, alloc) = d[j];
+				continue;
+			}
+			for (a = args[p] + 1; a < args[p + 1]; a++)
+				*PUSH(cond, nc, alloc) = x[a];
+		}
+		break;
+	}
+	if (nc > GUARD_TOKENS_MAX)
+		atoms = xasprintf("<a condition of %zu tokens>", nc);
+	else if (nc)
+		guard_atoms((const char *const *)cond, nc, negated, &atoms);
+	free(cond);
+	free_tokens(d, nd);
+	free_tokens(x, nx);
+	return atoms;
+}
+
+/*
+ * Does @body not start after @cond? Then both are written inside one
+ * macro body: their expansion offsets are the macro's, the same for the
+ * condition, the branch taken and the branch not taken.
+ */
+bool in_macro_body(CXCursor cond, CXCursor body)
+{
+	unsigned int cf, ct, bf, bt;
+
+	extent_offsets(cond, &cf, &ct);
+	extent_offsets(body, &bf, &bt);
+	return bf <= cf;
+}
+
+/* The guards that hold at @off: every region holding it, outer first. */
+char *guards_at(const struct region *r, size_t nr, unsigned int off)
+{
+	size_t i, j, len = 0;
+	char *g, *p;
+
+	/*
+	 * In one pass, each distinct condition once: macro-expanded code
+	 * puts many regions on one site (percpu ops: dozens), and joining
+	 * them pairwise was 6% of a cold run.
+	 */
+	for (i = 0; i < nr; i++)
+		if (off >= r[i].from && off < r[i].to)
+			len += strlen(r[i].atoms) + 4;
+	if (!len)
+		return NULL;
+	g = p = xmalloc(len + 1);
+	for (i = 0; i < nr; i++) {
+		bool seen = false;
+
+		if (off < r[i].from || off >= r[i].to)
+			continue;
+		for (j = 0; j < i && !seen; j++)
+			seen = off >= r[j].from && off < r[j].to &&
+			       !strcmp(r[j].atoms, r[i].atoms);
+		if (seen)
+			continue;
+		if (p != g)
+			p = stpcpy(p, " && ");
+		p = stpcpy(p, r[i].atoms);
+	}
+	return g;
+}
+
+int region_order(const void *a, const void *b)
+{
+	const struct region *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return (x->to < y->to) - (x->to > y->to);
+}
+
+/* Opening and closing calls of regions (checker/regions.def). */
+enum region_kind { REGION_IRQ, REGION_PREEMPT, REGION_LOCK, REGION_KINDS };
+
+static const struct {
+	const char *name;
+	enum region_kind kind;
+	bool open, prefix;
+} region_table[] = {
+#define IRQ REGION_IRQ
+#define PREEMPT REGION_PREEMPT
+#define LOCK REGION_LOCK
+#define OPEN true
+#define CLOSE false
+#define REGION(n, k, a, p) { n, k, a, p },
+#include "regions.def"
+#undef REGION
+#undef IRQ
+#undef PREEMPT
+#undef LOCK
+#undef OPEN
+#undef CLOSE
+};
+
+/* The atom each kind adds to the guards (checker/phases.def). */
+static const char *const region_atom[REGION_KINDS] = {
+	"<irqs masked>", "<preemption disabled>", "<spinlock held>",
+};
+
+static int region_call(const struct tu_call *c, bool *open)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(region_table); i++) {
+		const char *n = region_table[i].name;
+		bool hit = region_table[i].prefix ?
+			   !strncmp(c->callee_name, n, strlen(n)) :
+			   !strcmp(c->callee_name, n) ||
+			   (c->via && !strcmp(c->via, n));
+
+		if (hit) {
+			*open = region_table[i].open;
+			return region_table[i].kind;
+		}
+	}
+	return -1;
+}
+
+static void push_region(struct walk *w, unsigned int from, unsigned int to,
+			enum region_kind kind)
+{
+	add_atoms_region(w, from, to > from ? to : from + 1,
+			 xstrdup(region_atom[kind]));
+}
+
+static int off_order(const void *a, const void *b, void *calls)
+{
+	const struct tu_call *c = calls;
+	unsigned int x = c[*(const size_t *)a].off;
+	unsigned int y = c[*(const size_t *)b].off;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The regions where this function cannot be preempted, in source order
+ * (checker/regions.def): from an opening call to its closing one; from
+ * the body's start to a close that nothing opened (entered so); from an
+ * open nothing closed to the body's end.
+ */
+void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
+{
+	size_t n = w->out->nr_calls - first, i, *idx;
+	unsigned int from, to, open_at[REGION_KINDS];
+	unsigned int depth[REGION_KINDS] = { 0 };
+	int k;
+
+	if (!n)
+		return;
+	extent_offsets(fn, &from, &to);
+	idx = xmalloc(n * sizeof(*idx));
+	for (i = 0; i < n; i++)
+		idx[i] = first + i;
+	sort_r(idx, n, sizeof(*idx), off_order, w->out->calls);
+	for (i = 0; i < n; i++) {
+		const struct tu_call *c = &w->out->calls[idx[i]];
+		bool open;
+
+		k = region_call(c, &open);
+		if (k < 0)
+			continue;
+		if (open) {
+			if (!depth[k]++)
+				open_at[k] = c->off;
+		} else if (depth[k]) {
+			if (!--depth[k])
+				push_region(w, open_at[k], c->off, k);
+		} else {
+			push_region(w, from, c->off, k);
+		}
+	}
+	for (k = 0; k < REGION_KINDS; k++)
+		if (depth[k])
+			push_region(w, open_at[k], to, k);
+	free(idx);
+}

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * extract-stmt.c - the statement walk of one function body.
+ *
+ * Calls are recorded where the walk meets them (direct calls and the
+ * sinks among them; calls through members go to extract-ops.c); branches
+ * and early exits open guarded regions and loops are noted
+ * (extract-guards.c); when the body is done, every site of it gets the
+ * guards and loop counts of the regions around it. Whether the function
+ * is cold is read from its tokens here too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/guards.h"
+#include "trapcheck/sinks.h"
+
+#include "extract-internal.h"
+
+/*
+ * The macro a call was written as, when it differs from the callee:
+ * "arch_wants_old_prefaulted_pte()" for a call of cpu_has_hw_af(). The
+ * token at the call's expansion location is what the source spells
+ * (libclang 14's clang_getSpellingLocation() does not see through macros,
+ * so the spelled token is compared instead).
+ */
+static char *call_via(struct walk *w, CXSourceLocation loc,
+		      const char *callee)
+{
+	CXFile f;
+	unsigned int line, col, off;
+	CXToken *tok;
+	char *via = NULL;
+
+	clang_getExpansionLocation(loc, &f, &line, &col, &off);
+	if (!f)
+		return NULL;
+	tok = clang_getToken(w->tu, clang_getLocation(w->tu, f, line, col));
+	if (!tok)
+		return NULL;
+	if (clang_getTokenKind(*tok) == CXToken_Identifier) {
+		CXString s = clang_getTokenSpelling(w->tu, *tok);
+
+		if (strcmp(clang_getCString(s), callee))
+			via = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(w->tu, tok, 1);
+	return via;
+}
+
+/* The conditions of the enclosing macro-body branches, joined. */
+char *macro_guards(const struct walk *w)
+{
+	char *g = NULL, *more;
+	size_t i;
+
+	for (i = 0; i < w->nr_mguards; i++) {
+		more = xasprintf("%s%s%s", g ? g : "", g ? " && " : "",
+				 w->mguards[i]);
+		free(g);
+		g = more;
+	}
+	return g;
+}
+
+static void record_call(struct walk *w, CXCursor call, CXCursor callee)
+{
+	struct tu_call *c;
+	const char *cfile;
+	unsigned int cline;
+	bool is_static;
+	CXSourceLocation loc = clang_getCursorLocation(call);
+	int s;
+
+	c = PUSH(w->out->calls, w->out->nr_calls, w->out->alloc_calls);
+	c->caller = w->cur_func;
+	c->callee_key = func_key(w, callee, &cfile, &cline, &is_static);
+	c->callee_name = cursor_name(callee);
+	c->callee_file = xstrdup(cfile);
+	c->callee_line = cline;
+	c->file = xstrdup(expansion_loc(w, loc, &c->line, &c->col, NULL,
+					NULL));
+	c->via = call_via(w, loc, c->callee_name);
+	c->guards = macro_guards(w);
+	c->loop = 1;
+	c->loop_guess = 0;
+	c->args = call_args(w, call);
+	clang_getExpansionLocation(loc, NULL, NULL, NULL, &c->off);
+
+	s = sink_lookup(SINK_CALL, c->callee_name);
+	if (s >= 0) {
+		struct tu_sink *k = PUSH(w->out->sinks, w->out->nr_sinks,
+					 w->out->alloc_sinks);
+
+		k->func = w->cur_func;
+		k->sink = s;
+		/* As written: "this_cpu_has_cap(ARM64_HAS_RNG)". */
+		k->arg = first_arg_token(w->tu, clang_getCursorExtent(call),
+					 true);
+		k->file = xstrdup(c->file);
+		k->line = c->line;
+		k->col = c->col;
+		k->off = c->off;
+		k->guards = macro_guards(w);
+		k->loop = 1;
+		k->loop_guess = 0;
+	}
+}
+
+static void walk_stmt(struct walk *w, CXCursor c);
+
+static enum CXChildVisitResult walk_kid(CXCursor c, CXCursor p,
+					CXClientData d)
+{
+	(void)p;
+	walk_stmt(d, c);
+	return CXChildVisit_Continue;
+}
+
+/* The operator between the two operands of a binary operator. */
+const char *binary_op(struct walk *w, CXCursor op, CXCursor lhs,
+		      CXCursor rhs)
+{
+	static const char *const ops[] = {
+		"&&", "||", "<=", ">=", "==", "!=", "=", "<", ">",
+	};
+	unsigned int lf, lt, rf, rt, i;
+	CXPrintingPolicy pol;
+	CXString whole, left;
+	const char *found = "";
+	size_t n;
+
+	extent_offsets(lhs, &lf, &lt);
+	extent_offsets(rhs, &rf, &rt);
+	for (i = 0; i < w->nr_ftok; i++)
+		if (w->ftok_off[i] >= lt && w->ftok_off[i] < rf)
+			return w->ftok[i];
+	if (!in_macro_body(lhs, rhs))
+		return "";
+	/* Inside a macro body: clang prints "lhs OP rhs". */
+	pol = clang_getCursorPrintingPolicy(op);
+	whole = clang_getCursorPrettyPrinted(op, pol);
+	left = clang_getCursorPrettyPrinted(lhs, pol);
+	n = strlen(clang_getCString(left));
+	if (!strncmp(clang_getCString(whole), clang_getCString(left), n)) {
+		const char *p = clang_getCString(whole) + n;
+
+		while (*p == ' ')
+			p++;
+		for (i = 0; i < ARRAY_SIZE(ops) && !*found; i++)
+			if (!strncmp(p, ops[i], strlen(ops[i])) &&
+			    p[strlen(ops[i])] == ' ')
+				found = ops[i];
+	}
+	clang_disposeString(left);
+	clang_disposeString(whole);
+	clang_PrintingPolicy_dispose(pol);
+	return found;
+}
+
+/* Does this statement leave the function (then-branch of an early exit)? */
+static bool exits(CXCursor c)
+{
+	enum CXCursorKind k = clang_getCursorKind(c);
+	struct kids kids = { .n = 0 };
+
+	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt)
+		return true;
+	if (k != CXCursor_CompoundStmt)
+		return false;
+	clang_visitChildren(c, collect_kid, &kids);
+	return kids.n && kids.n <= ARRAY_SIZE(kids.c) &&
+	       exits(kids.c[kids.n - 1]);
+}
+
+struct compound_walk {
+	struct walk *w;
+	unsigned int end;	/* end offset of the compound statement */
+};
+
+static enum CXChildVisitResult walk_compound_kid(CXCursor c, CXCursor p,
+						 CXClientData d)
+{
+	struct compound_walk *cw = d;
+	struct kids k = { .n = 0 };
+	unsigned int from, to, nth = 0, off = 0;
+	CXFile file = NULL;
+	bool is_if = clang_getCursorKind(c) == CXCursor_IfStmt;
+
+	(void)p;
+	if (is_if) {
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 2 && in_macro_body(k.c[0], k.c[1])) {
+			off = start_of(k.c[0], &file);
+			nth = macro_if_nth(cw->w, off, true);
+		}
+	}
+	walk_stmt(cw->w, c);
+	/* "if (cond) return;": the rest of the block runs when !cond. */
+	if (is_if && k.n == 2 && exits(k.c[1])) {
+		extent_offsets(c, &from, &to);
+		if (nth)
+			add_atoms_region(cw->w, to, cw->end,
+					 macro_if_atoms(cw->w, file, off, nth,
+							true));
+		else
+			add_region(cw->w, to, cw->end, k.c[0], true);
+	}
+	return CXChildVisit_Continue;
+}
+
+/* Walk @body under @atoms (taken; may be NULL): a macro-body branch. */
+static void walk_macro_branch(struct walk *w, CXCursor body, char *atoms)
+{
+	if (atoms)
+		*PUSH(w->mguards, w->nr_mguards, w->alloc_mguards) = atoms;
+	walk_stmt(w, body);
+	if (atoms)
+		free(w->mguards[--w->nr_mguards]);
+}
+
+static void walk_stmt_at(struct walk *w, CXCursor c);
+
+static void walk_stmt(struct walk *w, CXCursor c)
+{
+	if (w->depth >= WALK_DEPTH_MAX) {
+		if (!w->too_deep)
+			w->too_deep = w->out->funcs[w->cur_func].name;
+		return;
+	}
+	w->depth++;
+	walk_stmt_at(w, c);
+	w->depth--;
+}
+
+static void walk_stmt_at(struct walk *w, CXCursor c)
+{
+	struct kids k = { .n = 0 };
+	const char *op;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_CallExpr: {
+		CXCursor callee = clang_getCursorReferenced(c);
+		enum CXCursorKind ck = clang_getCursorKind(callee);
+
+		if (ck == CXCursor_FunctionDecl) {
+			record_call(w, c, callee);
+		} else {
+			/* Through a pointer; through a member: resolved later. */
+			w->out->funcs[w->cur_func].indirect_calls = true;
+			if (ck == CXCursor_FieldDecl)
+				record_icall(w, c, callee);
+		}
+		break;
+	}
+	case CXCursor_InitListExpr:
+		clang_visitChildren(c, visit_init_list, w);
+		return;
+	case CXCursor_ForStmt:
+	case CXCursor_WhileStmt:
+	case CXCursor_DoStmt:
+		add_loop(w, c);
+		break;
+	case CXCursor_IfStmt:
+	case CXCursor_ConditionalOperator:
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n < 2 || k.n > 3)
+			break;
+		walk_stmt(w, k.c[0]);
+		if (in_macro_body(k.c[0], k.c[1])) {
+			/* Only an `if` can be found in the macro's body. */
+			bool is_if = clang_getCursorKind(c) == CXCursor_IfStmt;
+			CXFile file = NULL;
+			unsigned int off = start_of(k.c[0], &file);
+			unsigned int nth = is_if ? macro_if_nth(w, off, false) :
+					   0;
+
+			walk_macro_branch(w, k.c[1], nth ?
+				macro_if_atoms(w, file, off, nth, false) : NULL);
+			if (k.n == 3)
+				walk_macro_branch(w, k.c[2], nth ?
+					macro_if_atoms(w, file, off, nth, true) :
+					NULL);
+			return;
+		}
+		add_cursor_region(w, k.c[1], k.c[0], false);
+		walk_stmt(w, k.c[1]);
+		if (k.n == 3) {
+			add_cursor_region(w, k.c[2], k.c[0], true);
+			walk_stmt(w, k.c[2]);
+		}
+		return;
+	case CXCursor_BinaryOperator:
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n != 2)
+			break;
+		op = binary_op(w, c, k.c[0], k.c[1]);
+		if (!strcmp(op, "=")) {
+			record_store(w, k.c[0], k.c[1]);
+			break;
+		}
+		if (strcmp(op, "&&") && strcmp(op, "||"))
+			break;
+		/* a && b: b runs when a; a || b: b runs when !a. */
+		walk_stmt(w, k.c[0]);
+		if (in_macro_body(k.c[0], k.c[1])) {
+			/* Inside a macro body: no guard rather than a wrong one. */
+			walk_stmt(w, k.c[1]);
+			return;
+		}
+		add_cursor_region(w, k.c[1], k.c[0], !strcmp(op, "||"));
+		walk_stmt(w, k.c[1]);
+		return;
+	case CXCursor_CompoundStmt: {
+		struct compound_walk cw = { .w = w };
+		unsigned int from;
+
+		extent_offsets(c, &from, &cw.end);
+		clang_visitChildren(c, walk_compound_kid, &cw);
+		return;
+	}
+	default:
+		break;
+	}
+	clang_visitChildren(c, walk_kid, w);
+}
+
+/*
+ * The function's extent in expansion locations: when it starts with a
+ * macro (arm_neon.h's "__ai", SYSCALL_DEFINE3()), the extent's start is a
+ * macro location and clang_tokenize() would start at the macro's
+ * definition: every function of arm_neon.h then re-tokenized the file
+ * from its top (lib/raid6/neon8.c: 72 s instead of 0.2).
+ */
+static CXSourceRange expansion_range(CXTranslationUnit tu, CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile sf, ef;
+	unsigned int so, eo;
+
+	clang_getExpansionLocation(clang_getRangeStart(r), &sf, NULL, NULL,
+				   &so);
+	clang_getExpansionLocation(clang_getRangeEnd(r), &ef, NULL, NULL,
+				   &eo);
+	if (!sf || sf != ef || eo < so)
+		return r;
+	return clang_getRange(clang_getLocationForOffset(tu, sf, so),
+			      clang_getLocationForOffset(tu, ef, eo));
+}
+
+static void function_tokens(struct walk *w, CXCursor fn)
+{
+	CXToken *toks = NULL;
+	unsigned int n = 0, i;
+
+	clang_tokenize(w->tu, expansion_range(w->tu, fn), &toks, &n);
+	w->ftok = xcalloc(n + 1, sizeof(*w->ftok));
+	w->ftok_off = xcalloc(n + 1, sizeof(*w->ftok_off));
+	w->nr_ftok = n;
+	for (i = 0; i < n; i++) {
+		CXString s = clang_getTokenSpelling(w->tu, toks[i]);
+
+		w->ftok[i] = xstrdup(clang_getCString(s));
+		clang_disposeString(s);
+		w->ftok_off[i] = offset_of(clang_getTokenLocation(w->tu,
+								  toks[i]));
+	}
+	if (toks)
+		clang_disposeTokens(w->tu, toks, n);
+}
+
+static void free_function_tokens(struct walk *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_ftok; i++)
+		free(w->ftok[i]);
+	free(w->ftok);
+	free(w->ftok_off);
+	w->ftok = NULL;
+	w->ftok_off = NULL;
+	w->nr_ftok = 0;
+}
+
+static const char *const cold_markers[] = {
+#define COLD(token) token,
+#define COLD_FN(name)
+#include "cold.def"
+#undef COLD
+#undef COLD_FN
+};
+
+static bool cold_token(const char *t)
+{
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(cold_markers); k++)
+		if (!strcmp(t, cold_markers[k]))
+			return true;
+	return false;
+}
+
+/*
+ * A cold marker among the definition's specifiers before its name, or
+ * anywhere in its first declaration (the header prototype: "void
+ * panic(const char *fmt, ...) __noreturn __cold;").
+ */
+static bool is_cold(struct walk *w, CXCursor fn, const char *name)
+{
+	CXCursor decl = clang_getCanonicalCursor(fn);
+	CXString ts = clang_getTypeSpelling(clang_getCursorType(fn));
+	CXToken *toks = NULL;
+	unsigned int i, n = 0;
+	bool cold;
+
+	/* Any declaration's noreturn shows in the type: panic(), die(). */
+	cold = strstr(clang_getCString(ts), "noreturn") != NULL;
+	clang_disposeString(ts);
+	if (cold)
+		return true;
+
+	for (i = 0; i + 1 < w->nr_ftok; i++) {
+		if (!strcmp(w->ftok[i], name) && !strcmp(w->ftok[i + 1], "("))
+			break;
+		if (cold_token(w->ftok[i]))
+			return true;
+	}
+	if (clang_equalCursors(decl, fn))
+		return false;
+	clang_tokenize(w->tu, clang_getCursorExtent(decl), &toks, &n);
+	for (i = 0; i < n && !cold; i++) {
+		CXString s;
+
+		if (clang_getTokenKind(toks[i]) != CXToken_Identifier)
+			continue;
+		s = clang_getTokenSpelling(w->tu, toks[i]);
+		cold = cold_token(clang_getCString(s));
+		clang_disposeString(s);
+	}
+	if (toks)
+		clang_disposeTokens(w->tu, toks, n);
+	return cold;
+}
+
+/* @a && @b, either possibly NULL; takes both. */
+static char *join_guards(char *a, char *b)
+{
+	char *g;
+
+	if (!a || !b)
+		return a ? a : b;
+	g = xasprintf("%s && %s", a, b);
+	free(a);
+	free(b);
+	return g;
+}
+
+/*
+ * place_<array>(): the sites the body just walked added to one array of
+ * its facts, from @first on, get the guards of the regions around them
+ * (before those of the macro bodies they are in) and their loops.
+ */
+#define DEFINE_PLACE_SITES(array)					\
+static void place_##array(struct walk *w, size_t first)		\
+{									\
+	size_t i;							\
+									\
+	for (i = first; i < w->out->nr_##array; i++) {			\
+		typeof(*w->out->array) *s = &w->out->array[i];		\
+									\
+		s->guards = join_guards(guards_at(w->regions,		\
+						  w->nr_regions, s->off), \
+					s->guards);			\
+		s->loop = loop_at(w->loops, w->nr_loops, s->off,	\
+				  &s->loop_guess);			\
+	}								\
+}
+DEFINE_PLACE_SITES(calls)
+DEFINE_PLACE_SITES(icalls)
+DEFINE_PLACE_SITES(sinks)
+
+/* Walk a body; calls and regions of this function get their guards. */
+void walk_body(struct walk *w, CXCursor fn, struct extent *x)
+{
+	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
+	size_t first_icall = w->out->nr_icalls;
+
+	function_tokens(w, fn);
+	w->out->funcs[w->cur_func].cold =
+		is_cold(w, fn, w->out->funcs[w->cur_func].name);
+	w->regions = NULL;
+	w->nr_regions = w->alloc_regions = 0;
+	w->loops = NULL;
+	w->nr_loops = w->alloc_loops = 0;
+	w->cur_fn = fn;
+	clang_visitChildren(fn, walk_kid, w);
+	add_mask_regions(w, fn, first_call);
+	sort_n(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
+	/* Offsets place every guard but those inside macro bodies. */
+	place_calls(w, first_call);
+	place_icalls(w, first_icall);
+	place_sinks(w, first_sink);
+	/* Kept for the macro sinks, tied to functions after the walk. */
+	x->regions = w->regions;
+	x->nr_regions = w->nr_regions;
+	x->loops = w->loops;
+	x->nr_loops = w->nr_loops;
+	w->regions = NULL;
+	w->loops = NULL;
+	free_function_tokens(w);
+}
