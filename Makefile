@@ -49,6 +49,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/analyze-one.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
+	    checker/cocci-rule.o checker/cocci-lex.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \
 	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
 	    checker/claims.o
