@@ -47,7 +47,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/emit.o checker/analyze.o checker/caps.o \
 	    checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
-	    checker/query.o checker/analyze-one.o \
+	    checker/query.o checker/analyze-one.o checker/analyze-pool.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
 	    checker/cocci-rule.o checker/cocci-lex.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \

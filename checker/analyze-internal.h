@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * analyze-internal.h - what the files of the pipeline share (not public
+ * API: include/trapcheck/analyze.h is):
+ *
+ *   analyze.c       the run: which TUs to parse and which keep their
+ *                   stored facts, the link of every TU's facts into the
+ *                   graph, the summary and the rules
+ *   analyze-pool.c  the parse: parser processes (or threads), what each
+ *                   TU's facts become (stored or merged), progress and
+ *                   interruption
+ */
+#ifndef TRAPCHECK_ANALYZE_INTERNAL_H
+#define TRAPCHECK_ANALYZE_INTERNAL_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <clang-c/Index.h>
+
+#include "trapcheck/analyze.h"
+#include "trapcheck/compdb.h"
+#include "trapcheck/db.h"
+#include "trapcheck/flags.h"
+
+struct tu_status {
+	char *dbkey;		/* the TU in the database: its path, and its
+				 * flags' hash when the compile database
+				 * builds the file more than once */
+	enum flags_skip skip;
+	bool parse;		/* to be parsed in this run */
+	bool reused;		/* its facts come from the database */
+	char *key;		/* database key (flags + contents) */
+	int parse_error;
+	unsigned int nr_errors;
+	char *first_error;
+	struct tu_facts facts;	/* parsed facts, kept for the link (DB) */
+};
+
+struct pool {
+	const struct compdb *db;
+	const struct analysis_opts *opts;
+	struct analysis *a;
+	struct tu_status *status;
+	struct claims claims;
+	struct flag_warnings warnings;
+	pthread_mutex_t merge_lock;
+	pthread_mutex_t take_lock;	/* threads: one take_tu() at a time */
+	struct db *fdb;			/* the facts database, or NULL */
+	struct CXUnsavedFile *cx_unsaved; /* opts->unsaved, for libclang */
+	pthread_mutex_t db_lock;
+	size_t *work;			/* entries to parse, in db order */
+	size_t nr_work;
+	char **ofiles;			/* files of possibly orphaned funcs */
+	size_t nr_ofiles, alloc_ofiles;
+	atomic_size_t next;
+	atomic_size_t done;
+	time_t start;
+};
+
+/* analyze.c: what makes a TU's stored facts stale. */
+uint64_t flags_hash(const struct clang_args *args, const char *root);
+char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
+	     size_t nr);
+
+/* analyze-pool.c */
+void run_workers(struct pool *p);
+/* SIGINT and SIGTERM set analysis_interrupted() between the two. */
+void catch_signals(struct sigaction old[2]);
+void restore_signals(const struct sigaction old[2]);
+
+#endif /* TRAPCHECK_ANALYZE_INTERNAL_H */
