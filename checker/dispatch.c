@@ -218,14 +218,10 @@ static int site_order(const void *x, const void *y, void *graph)
 {
 	const struct graph *g = graph;
 	const struct gargsite *a = x, *b = y;
-	int c = strcmp(a->file, b->file);
+	int c = site_cmp(a->file, a->line, a->col, b->file, b->line, b->col);
 
 	if (c)
 		return c;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	if (a->col != b->col)
-		return a->col < b->col ? -1 : 1;
 	c = strcmp(g->nodes[a->caller].key, g->nodes[b->caller].key);
 	return c ? c : strcmp(g->nodes[a->callee].key, g->nodes[b->callee].key);
 }

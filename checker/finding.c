@@ -15,27 +15,29 @@ static int rank(const struct finding *f)
 	return nested * 2 + f->per_boot;
 }
 
+int finding_site_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	c = strcmp(x->rule, y->rule);
+	if (c)
+		return c;
+	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
+}
+
 static int finding_cmp(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
-	int c;
 
 	if (rank(x) != rank(y))
 		return rank(x) - rank(y);
 	/* The costliest first; then by place. */
 	if (x->estimate != y->estimate)
 		return x->estimate > y->estimate ? -1 : 1;
-	c = strcmp(x->file, y->file);
-	if (c)
-		return c;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->col != y->col)
-		return x->col < y->col ? -1 : 1;
-	c = strcmp(x->rule, y->rule);
-	if (c)
-		return c;
-	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
+	return finding_site_cmp(a, b);
 }
 
 void findings_sort(struct findings *fs)

@@ -108,20 +108,6 @@ static void pairs_grow(struct graph *g)
 	free(old);
 }
 
-static int site_cmp(const char *fa, unsigned int la, unsigned int ca,
-		    const char *fb, unsigned int lb, unsigned int cb)
-{
-	int c = strcmp(fa, fb);
-
-	if (c)
-		return c;
-	if (la != lb)
-		return la < lb ? -1 : 1;
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	return 0;
-}
-
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred)
 {

@@ -366,23 +366,6 @@ static void group_sites(struct findings *in, struct findings *out)
 	in->nr = 0;
 }
 
-static int site_order(const void *a, const void *b)
-{
-	const struct finding *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
-
-	if (c)
-		return c;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	if (x->col != y->col)
-		return x->col < y->col ? -1 : 1;
-	c = strcmp(x->rule, y->rule);
-	if (c)
-		return c;
-	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
-}
-
 /* A finding through more inferred calls than this is of low confidence. */
 #define CONFIDENT_INFERRED	1
 
@@ -478,7 +461,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 		grouped = all;
 		memset(&all, 0, sizeof(all));
 	} else {
-		sort_n(all.v, all.nr, sizeof(*all.v), site_order);
+		sort_n(all.v, all.nr, sizeof(*all.v), finding_site_cmp);
 		group_sites(&all, &grouped);
 	}
 	findings_free(&all);

@@ -109,6 +109,20 @@ void sort_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
+int site_cmp(const char *fa, unsigned int la, unsigned int ca,
+	     const char *fb, unsigned int lb, unsigned int cb)
+{
+	int c = strcmp(fa, fb);
+
+	if (c)
+		return c;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return 0;
+}
+
 uint64_t hash_mix(uint64_t a, uint64_t b)
 {
 	a ^= b + 0x9e3779b97f4a7c15ULL + (a << 6) + (a >> 2);

@@ -139,7 +139,9 @@ void findings_filter(struct findings *fs,
 		     bool (*keep)(const struct finding *f, void *data),
 		     void *data);
 void finding_free(struct finding *f);
+/* Worst first (findings_sort()), or by place, rule and root set only. */
 void findings_sort(struct findings *fs);
+int finding_site_cmp(const void *a, const void *b);
 void findings_free(struct findings *fs);
 void run_summary_free(struct run_summary *s);
 

@@ -43,6 +43,10 @@ void sort_n(void *base, size_t n, size_t size,
 void sort_r(void *base, size_t n, size_t size,
 	    int (*cmp)(const void *, const void *, void *), void *arg);
 
+/* Source places in order: by file, then line, then column. */
+int site_cmp(const char *fa, unsigned int la, unsigned int ca,
+	     const char *fb, unsigned int lb, unsigned int cb);
+
 uint64_t hash_str(const char *s);
 uint64_t hash_mix(uint64_t a, uint64_t b);
 
