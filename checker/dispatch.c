@@ -33,45 +33,24 @@
 static const struct {
 	const char *type, *member;
 } reg_members[] = {
-#define REG_TYPE(s)
 #define REG_MEMBER(s, m) { s, m },
-#define REG_FN(f, h, b)
-#define DISPATCH_FN(f, h)
 #include "dispatch.def"
-#undef REG_TYPE
-#undef REG_MEMBER
-#undef REG_FN
-#undef DISPATCH_FN
 };
 
 static const struct {
 	const char *name;
 	int head, block;
 } reg_fns[] = {
-#define REG_TYPE(s)
-#define REG_MEMBER(s, m)
 #define REG_FN(f, h, b) { f, h, b },
-#define DISPATCH_FN(f, h)
 #include "dispatch.def"
-#undef REG_TYPE
-#undef REG_MEMBER
-#undef REG_FN
-#undef DISPATCH_FN
 };
 
 static const struct {
 	const char *name;
 	int head;
 } dispatch_fns[] = {
-#define REG_TYPE(s)
-#define REG_MEMBER(s, m)
-#define REG_FN(f, h, b)
 #define DISPATCH_FN(f, h) { f, h },
 #include "dispatch.def"
-#undef REG_TYPE
-#undef REG_MEMBER
-#undef REG_FN
-#undef DISPATCH_FN
 };
 
 bool dispatch_member(const char *member)

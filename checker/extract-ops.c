@@ -34,14 +34,7 @@ static char *member_id(CXCursor field)
 /* Registration types of checker/dispatch.def. */
 static const char *const reg_types[] = {
 #define REG_TYPE(s) s,
-#define REG_MEMBER(s, m)
-#define REG_FN(f, h, b)
-#define DISPATCH_FN(f, h)
 #include "dispatch.def"
-#undef REG_TYPE
-#undef REG_MEMBER
-#undef REG_FN
-#undef DISPATCH_FN
 };
 
 /* Is @t a pointer to (or a) struct of a registration type? */
@@ -49,16 +42,14 @@ static bool reg_type(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
 	CXString s;
-	bool hit = false;
-	size_t i;
+	bool hit;
 
 	if (c.kind == CXType_Pointer)
 		c = clang_getCanonicalType(clang_getPointeeType(c));
 	if (c.kind != CXType_Record)
 		return false;
 	s = clang_getCursorSpelling(clang_getTypeDeclaration(c));
-	for (i = 0; i < ARRAY_SIZE(reg_types) && !hit; i++)
-		hit = !strcmp(clang_getCString(s), reg_types[i]);
+	hit = str_in(clang_getCString(s), reg_types, ARRAY_SIZE(reg_types));
 	clang_disposeString(s);
 	return hit;
 }

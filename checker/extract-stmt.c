@@ -385,20 +385,12 @@ static void free_function_tokens(struct walk *w)
 
 static const char *const cold_markers[] = {
 #define COLD(token) token,
-#define COLD_FN(name)
 #include "cold.def"
-#undef COLD
-#undef COLD_FN
 };
 
 static bool cold_token(const char *t)
 {
-	size_t k;
-
-	for (k = 0; k < ARRAY_SIZE(cold_markers); k++)
-		if (!strcmp(t, cold_markers[k]))
-			return true;
-	return false;
+	return str_in(t, cold_markers, ARRAY_SIZE(cold_markers));
 }
 
 /*

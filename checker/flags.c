@@ -226,17 +226,10 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 	if (is_host_program(e->file, root))
 		return FLAGS_SKIP_HOST;
 
-	for (i = 0; i < e->argc; i++) {
-		size_t w;
-		bool wrapper = false;
-
-		for (w = 0; w < ARRAY_SIZE(compiler_wrappers); w++)
-			if (!strcmp(base_name(e->argv[i]),
-				    compiler_wrappers[w]))
-				wrapper = true;
-		if (!wrapper)
+	for (i = 0; i < e->argc; i++)
+		if (!str_in(base_name(e->argv[i]), compiler_wrappers,
+			    ARRAY_SIZE(compiler_wrappers)))
 			break;
-	}
 	if (i >= e->argc)
 		return FLAGS_SKIP_COMPILER;
 	out->target = flags_target_for(e->argv[i], &known);

@@ -330,21 +330,13 @@ static int sink_order(const void *a, const void *b)
 
 /* Cold by name: the oops and task-death paths (checker/cold.def). */
 static const char *const cold_functions[] = {
-#define COLD(token)
 #define COLD_FN(name) name,
 #include "cold.def"
-#undef COLD
-#undef COLD_FN
 };
 
 static bool cold_by_name(const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cold_functions); i++)
-		if (!strcmp(name, cold_functions[i]))
-			return true;
-	return false;
+	return str_in(name, cold_functions, ARRAY_SIZE(cold_functions));
 }
 
 static int cap_order(const void *a, const void *b)

@@ -109,6 +109,16 @@ void sort_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
+bool str_in(const char *s, const char *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(s, v[i]))
+			return true;
+	return false;
+}
+
 int site_cmp(const char *fa, unsigned int la, unsigned int ca,
 	     const char *fb, unsigned int lb, unsigned int cb)
 {

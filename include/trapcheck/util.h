@@ -43,6 +43,9 @@ void sort_n(void *base, size_t n, size_t size,
 void sort_r(void *base, size_t n, size_t size,
 	    int (*cmp)(const void *, const void *, void *), void *arg);
 
+/* Is @s one of the @n strings of @v? */
+bool str_in(const char *s, const char *const *v, size_t n);
+
 /* Source places in order: by file, then line, then column. */
 int site_cmp(const char *fa, unsigned int la, unsigned int ca,
 	     const char *fb, unsigned int lb, unsigned int cb);
