@@ -52,7 +52,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/cocci-rule.o checker/cocci-lex.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \
 	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
-	    checker/claims.o
+	    checker/claims.o checker/tokens.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 

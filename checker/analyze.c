@@ -239,9 +239,7 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 			free(files);
 		}
 		st->parse = st->skip == FLAGS_PARSE && !st->reused;
-		for (j = 0; j < nr; j++)
-			free(inc[j]);
-		free(inc);
+		strv_free(inc, nr);
 		free(key);
 		free(stored);
 		free(rel);
@@ -403,9 +401,7 @@ static void pool_free(struct pool *p)
 		free(p->status[i].first_error);
 		tu_facts_free(&p->status[i].facts);
 	}
-	for (i = 0; i < p->nr_ofiles; i++)
-		free(p->ofiles[i]);
-	free(p->ofiles);
+	strv_free(p->ofiles, p->nr_ofiles);
 	db_close(p->fdb);
 	pthread_mutex_destroy(&p->merge_lock);
 	pthread_mutex_destroy(&p->take_lock);

@@ -36,15 +36,6 @@ static size_t site_fingerprints(const struct finding *f, char ***out)
 	return n;
 }
 
-static void free_fingerprints(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 int baseline_write(const char *path, const struct findings *fs, char *err,
 		   size_t errlen)
 {
@@ -73,7 +64,7 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 			json_object_set_new(o, "line", json_integer(f->line));
 			json_array_append_new(arr, o);
 		}
-		free_fingerprints(fps, n);
+		strv_free(fps, n);
 	}
 	strmap_free(&seen);
 	json_object_set_new(root, "trapcheck_baseline",
@@ -108,7 +99,7 @@ static bool not_in_baseline(const struct finding *f, void *data)
 
 	for (k = 0; k < n && !known; k++)
 		known = strmap_get(&b->fps, fps[k]) >= 0;
-	free_fingerprints(fps, n);
+	strv_free(fps, n);
 	if (!known)
 		return true;
 	b->known++;
@@ -159,7 +150,7 @@ int baseline_apply(const char *path, struct findings *fs,
 
 			for (k = 0; k < n && !found; k++)
 				found = !strcmp(g[k], fp);
-			free_fingerprints(g, n);
+			strv_free(g, n);
 		}
 		if (fp && !found)
 			fixed++;

@@ -50,11 +50,7 @@ bool strs_has(const struct strs *l, const char *s)
 
 void strs_free(struct strs *l)
 {
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		free(l->v[i]);
-	free(l->v);
+	strv_free(l->v, l->nr);
 	memset(l, 0, sizeof(*l));
 }
 

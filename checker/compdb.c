@@ -16,11 +16,7 @@
 
 void compdb_free_argv(char **argv, int argc)
 {
-	int i;
-
-	for (i = 0; i < argc; i++)
-		free(argv[i]);
-	free(argv);
+	strv_free(argv, argc);
 }
 
 int compdb_split_command(const char *cmd, char ***argvp)

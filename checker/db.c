@@ -205,13 +205,9 @@ err_close:
 
 void db_close(struct db *db)
 {
-	size_t i;
-
 	if (!db)
 		return;
-	for (i = 0; i < db->nr_hash; i++)
-		free(db->hash_v[i]);
-	free(db->hash_v);
+	strv_free(db->hash_v, db->nr_hash);
 	strmap_free(&db->hashes);
 	sqlite3_close(db->h);
 	free(db->path);

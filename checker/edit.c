@@ -32,11 +32,7 @@ void fix_edit_add_line(struct fix_edit *e, const char *fmt, ...)
 
 void fix_edit_free(struct fix_edit *e)
 {
-	size_t i;
-
-	for (i = 0; i < e->nr_lines; i++)
-		free(e->lines[i]);
-	free(e->lines);
+	strv_free(e->lines, e->nr_lines);
 	free(e->subject);
 	free(e->body);
 	memset(e, 0, sizeof(*e));

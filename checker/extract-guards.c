@@ -23,22 +23,22 @@ static void token_span(struct walk *w, unsigned int from, unsigned int to,
 {
 	unsigned int i = 0, j;
 
-	while (i < w->nr_ftok && w->ftok_off[i] < from)
+	while (i < w->ftok.n && w->ftok.off[i] < from)
 		i++;
 	j = i;
-	while (j < w->nr_ftok && w->ftok_off[j] < to)
+	while (j < w->ftok.n && w->ftok.off[j] < to)
 		j++;
 	/* A macro call ends the range at its name: take its arguments. */
-	if (j > i && j < w->nr_ftok && !strcmp(w->ftok[j], "(")) {
+	if (j > i && j < w->ftok.n && !strcmp(w->ftok.s[j], "(")) {
 		int depth = 0;
 
-		for (; j < w->nr_ftok; j++) {
-			if (!strcmp(w->ftok[j], "("))
+		for (; j < w->ftok.n; j++) {
+			if (!strcmp(w->ftok.s[j], "("))
 				depth++;
-			else if (!strcmp(w->ftok[j], ")") && !--depth)
+			else if (!strcmp(w->ftok.s[j], ")") && !--depth)
 				break;
 		}
-		if (j < w->nr_ftok)
+		if (j < w->ftok.n)
 			j++;
 	}
 	*first = i;
@@ -72,7 +72,7 @@ void add_region(struct walk *w, unsigned int from, unsigned int to,
 		/* Generated code: a condition is known to be there, no more. */
 		atoms = xasprintf("<a condition of %u tokens>", j - i);
 	} else if (j <= i ||
-		   !guard_atoms((const char *const *)w->ftok + i, j - i,
+		   !guard_atoms((const char *const *)w->ftok.s + i, j - i,
 				negated, &atoms) || !atoms) {
 		return;
 	}
@@ -192,36 +192,6 @@ unsigned int loop_at(const struct loop_region *l, size_t nr,
 	return f > 1000000 ? 1000000 : (unsigned int)f;
 }
 
-/* Spellings of the tokens of @r, a new array of new strings. */
-static char **range_tokens(CXTranslationUnit tu, CXSourceRange r,
-			   unsigned int *n)
-{
-	CXToken *toks = NULL;
-	char **v;
-	unsigned int i;
-
-	clang_tokenize(tu, r, &toks, n);
-	v = xcalloc(*n + 1, sizeof(*v));
-	for (i = 0; i < *n; i++) {
-		CXString s = clang_getTokenSpelling(tu, toks[i]);
-
-		v[i] = xstrdup(clang_getCString(s));
-		clang_disposeString(s);
-	}
-	if (toks)
-		clang_disposeTokens(tu, toks, *n);
-	return v;
-}
-
-static void free_tokens(char **v, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* The index of the bracket closing the one at @i, or @n. */
 static unsigned int close_of(char **t, unsigned int n, unsigned int i)
 {
@@ -253,6 +223,31 @@ unsigned int macro_if_nth(struct walk *w, unsigned int off, bool peek)
 	return n;
 }
 
+/* A macro's parameters (and an expansion's arguments) read, at most. */
+#define MACRO_PARAMS_MAX	32
+
+/*
+ * The arguments of the expansion @x of a function-like macro, "NAME ( a ,
+ * b )": argument k is x->s[args[k] + 1 .. args[k + 1]). Returns how many
+ * there are (0: @x has no argument list), at most MACRO_PARAMS_MAX + 1.
+ */
+static size_t macro_args(const struct tokens *x,
+			 size_t args[MACRO_PARAMS_MAX + 2])
+{
+	size_t nargs = 1, k;
+
+	if (x->n <= 1 || strcmp(x->s[1], "("))
+		return 0;
+	args[0] = 1;
+	if (x->n > 3)
+		nargs += guard_split((const char *const *)x->s + 2, x->n - 3,
+				     ",", args + 1, MACRO_PARAMS_MAX);
+	for (k = 1; k < nargs; k++)
+		args[k] += 2;
+	args[nargs] = x->n - 1;
+	return nargs;
+}
+
 /*
  * The condition of an `if` written in a macro body, as the compiler sees
  * it: the @nth `if` of the body of the macro expanded at @off, with the
@@ -268,9 +263,11 @@ char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
 	CXCursor m = clang_getCursor(w->tu, clang_getLocationForOffset(w->tu,
 								      file, off));
 	CXCursor def;
-	char **d, **x, **cond = NULL, *atoms = NULL;
-	unsigned int nd, nx, i, body = 1, seen = 0;
-	unsigned int params[32], nparams = 0, args[33], nargs = 0;
+	struct tokens d, x;
+	char **cond = NULL, *atoms = NULL;
+	unsigned int i, body = 1, seen = 0;
+	unsigned int params[MACRO_PARAMS_MAX], nparams = 0;
+	size_t args[MACRO_PARAMS_MAX + 2], nargs = 0;
 	size_t nc = 0, alloc = 0;
 
 	if (clang_getCursorKind(m) != CXCursor_MacroExpansion)
@@ -278,47 +275,33 @@ char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
 	def = clang_getCursorReferenced(m);
 	if (clang_getCursorKind(def) != CXCursor_MacroDefinition)
 		return NULL;
-	d = range_tokens(w->tu, clang_getCursorExtent(def), &nd);
-	x = range_tokens(w->tu, clang_getCursorExtent(m), &nx);
-	if (clang_Cursor_isMacroFunctionLike(def) && nd > 1) {
-		for (i = 2; i < nd && strcmp(d[i], ")"); i++)
-			if (strcmp(d[i], ",") && nparams < 32)
+	tokens_get(&d, w->tu, clang_getCursorExtent(def), false);
+	tokens_get(&x, w->tu, clang_getCursorExtent(m), false);
+	if (clang_Cursor_isMacroFunctionLike(def) && d.n > 1) {
+		for (i = 2; i < d.n && strcmp(d.s[i], ")"); i++)
+			if (strcmp(d.s[i], ",") && nparams < MACRO_PARAMS_MAX)
 				params[nparams++] = i;
 		body = i + 1;
-		/* The arguments: x[args[k] + 1 .. args[k + 1]) */
-		if (nx > 1 && !strcmp(x[1], "(")) {
-			int depth = 0;
-
-			args[nargs++] = 1;
-			for (i = 2; i + 1 < nx && nargs < 33; i++) {
-				if (!strcmp(x[i], "(") || !strcmp(x[i], "["))
-					depth++;
-				else if (!strcmp(x[i], ")") ||
-					 !strcmp(x[i], "]"))
-					depth--;
-				else if (!depth && !strcmp(x[i], ","))
-					args[nargs++] = i;
-			}
-			args[nargs] = nx - 1;
-		}
+		nargs = macro_args(&x, args);
 	}
-	for (i = body; i + 1 < nd; i++) {
-		unsigned int end, j, p, a;
+	for (i = body; i + 1 < d.n; i++) {
+		unsigned int end, j, p;
+		size_t a;
 
-		if (strcmp(d[i], "if") || strcmp(d[i + 1], "(") ||
+		if (strcmp(d.s[i], "if") || strcmp(d.s[i + 1], "(") ||
 		    ++seen != nth)
 			continue;
-		end = close_of(d, nd, i + 1);
+		end = close_of(d.s, d.n, i + 1);
 		for (j = i + 2; j < end; j++) {
-			for (p = 0; p < nparams && strcmp(d[j], d[params[p]]);
-			     p++)
+			for (p = 0; p < nparams &&
+			     strcmp(d.s[j], d.s[params[p]]); p++)
 				;
 			if (p == nparams || p >= nargs) {
-				*PUSH(cond, nc, alloc) = d[j];
+				*PUSH(cond, nc, alloc) = d.s[j];
 				continue;
 			}
 			for (a = args[p] + 1; a < args[p + 1]; a++)
-				*PUSH(cond, nc, alloc) = x[a];
+				*PUSH(cond, nc, alloc) = x.s[a];
 		}
 		break;
 	}
@@ -327,8 +310,8 @@ char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
 	else if (nc)
 		guard_atoms((const char *const *)cond, nc, negated, &atoms);
 	free(cond);
-	free_tokens(d, nd);
-	free_tokens(x, nx);
+	tokens_free(&d);
+	tokens_free(&x);
 	return atoms;
 }
 

@@ -23,6 +23,7 @@
 #include <clang-c/Index.h>
 
 #include "trapcheck/extract.h"
+#include "trapcheck/tokens.h"
 
 /* CXFile -> relative path, per TU: files repeat on every location. */
 struct file_slot {
@@ -84,9 +85,7 @@ struct walk {
 	char *init_obj;
 
 	/* The function being walked: its tokens and guarded regions. */
-	char **ftok;
-	unsigned int *ftok_off;
-	unsigned int nr_ftok;
+	struct tokens ftok;
 	struct region *regions;
 	size_t nr_regions, alloc_regions;
 	struct loop_region *loops;

@@ -133,9 +133,9 @@ const char *binary_op(struct walk *w, CXCursor op, CXCursor lhs,
 
 	extent_offsets(lhs, &lf, &lt);
 	extent_offsets(rhs, &rf, &rt);
-	for (i = 0; i < w->nr_ftok; i++)
-		if (w->ftok_off[i] >= lt && w->ftok_off[i] < rf)
-			return w->ftok[i];
+	for (i = 0; i < w->ftok.n; i++)
+		if (w->ftok.off[i] >= lt && w->ftok.off[i] < rf)
+			return w->ftok.s[i];
 	if (!in_macro_body(lhs, rhs))
 		return "";
 	/* Inside a macro body: clang prints "lhs OP rhs". */
@@ -349,40 +349,6 @@ static CXSourceRange expansion_range(CXTranslationUnit tu, CXCursor c)
 			      clang_getLocationForOffset(tu, ef, eo));
 }
 
-static void function_tokens(struct walk *w, CXCursor fn)
-{
-	CXToken *toks = NULL;
-	unsigned int n = 0, i;
-
-	clang_tokenize(w->tu, expansion_range(w->tu, fn), &toks, &n);
-	w->ftok = xcalloc(n + 1, sizeof(*w->ftok));
-	w->ftok_off = xcalloc(n + 1, sizeof(*w->ftok_off));
-	w->nr_ftok = n;
-	for (i = 0; i < n; i++) {
-		CXString s = clang_getTokenSpelling(w->tu, toks[i]);
-
-		w->ftok[i] = xstrdup(clang_getCString(s));
-		clang_disposeString(s);
-		w->ftok_off[i] = offset_of(clang_getTokenLocation(w->tu,
-								  toks[i]));
-	}
-	if (toks)
-		clang_disposeTokens(w->tu, toks, n);
-}
-
-static void free_function_tokens(struct walk *w)
-{
-	unsigned int i;
-
-	for (i = 0; i < w->nr_ftok; i++)
-		free(w->ftok[i]);
-	free(w->ftok);
-	free(w->ftok_off);
-	w->ftok = NULL;
-	w->ftok_off = NULL;
-	w->nr_ftok = 0;
-}
-
 static const char *const cold_markers[] = {
 #define COLD(token) token,
 #include "cold.def"
@@ -412,10 +378,10 @@ static bool is_cold(struct walk *w, CXCursor fn, const char *name)
 	if (cold)
 		return true;
 
-	for (i = 0; i + 1 < w->nr_ftok; i++) {
-		if (!strcmp(w->ftok[i], name) && !strcmp(w->ftok[i + 1], "("))
+	for (i = 0; i + 1 < w->ftok.n; i++) {
+		if (!strcmp(w->ftok.s[i], name) && !strcmp(w->ftok.s[i + 1], "("))
 			break;
-		if (cold_token(w->ftok[i]))
+		if (cold_token(w->ftok.s[i]))
 			return true;
 	}
 	if (clang_equalCursors(decl, fn))
@@ -478,7 +444,7 @@ void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
 	size_t first_icall = w->out->nr_icalls;
 
-	function_tokens(w, fn);
+	tokens_get(&w->ftok, w->tu, expansion_range(w->tu, fn), true);
 	w->out->funcs[w->cur_func].cold =
 		is_cold(w, fn, w->out->funcs[w->cur_func].name);
 	w->regions = NULL;
@@ -500,5 +466,5 @@ void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	x->nr_loops = w->nr_loops;
 	w->regions = NULL;
 	w->loops = NULL;
-	free_function_tokens(w);
+	tokens_free(&w->ftok);
 }

@@ -105,9 +105,7 @@ void tu_facts_free(struct tu_facts *f)
 		char **v = *(char ***)fact_array(f, fact_strlists[i].array);
 		size_t nr = *fact_count(f, fact_strlists[i].count);
 
-		for (j = 0; j < nr; j++)
-			free(v[j]);
-		free(v);
+		strv_free(v, nr);
 	}
 	for (i = 0; i < f->nr_warnings; i++) {
 		free(f->warnings[i].flag);

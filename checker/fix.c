@@ -104,7 +104,7 @@ static bool verify_range(const struct analysis *a,
 	struct unsaved_file *u = xcalloc(to - from + 1, sizeof(*u));
 	char **texts = xcalloc(to - from + 1, sizeof(*texts));
 	struct finding **fixed = xcalloc(to - from + 1, sizeof(*fixed));
-	unsigned int nr, i;
+	unsigned int nr;
 	size_t k;
 	bool ok;
 
@@ -112,9 +112,7 @@ static bool verify_range(const struct analysis *a,
 		fixed[k - from] = c[k].f;
 	nr = unsaved_of(a->root, c, from, to, u, texts);
 	ok = verify_reanalysis(a, ao, roots, u, nr, fixed, to - from, why);
-	for (i = 0; i < nr; i++)
-		free(texts[i]);
-	free(texts);
+	strv_free(texts, nr);
 	free(u);
 	free(fixed);
 	return ok;

@@ -91,11 +91,7 @@ void flag_warnings_init(struct flag_warnings *w)
 
 void flag_warnings_free(struct flag_warnings *w)
 {
-	size_t i;
-
-	for (i = 0; i < w->nr; i++)
-		free(w->seen[i]);
-	free(w->seen);
+	strv_free(w->seen, w->nr);
 	pthread_mutex_destroy(&w->lock);
 }
 
@@ -316,14 +312,8 @@ void flags_drop_unknown(struct clang_args *a)
 
 void clang_args_free(struct clang_args *a)
 {
-	int i;
-
-	for (i = 0; i < a->argc; i++)
-		free(a->argv[i]);
-	free(a->argv);
-	for (i = 0; i < a->nr_unknown; i++)
-		free(a->unknown[i]);
-	free(a->unknown);
+	strv_free(a->argv, a->argc);
+	strv_free(a->unknown, a->nr_unknown);
 	free(a->target);
 	memset(a, 0, sizeof(*a));
 }

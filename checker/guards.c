@@ -84,31 +84,20 @@ static void strip(const char *const **toks, size_t *n)
 		} else if (k >= 6 && !strcmp(t[0], "__builtin_expect") &&
 			   !strcmp(t[1], "(") && closing(t, k, 1) == k - 1) {
 			/* likely() as the compiler sees it: (X, 1) */
-			size_t i, end = 0;
-			int depth = 0;
+			size_t comma;
 
-			for (i = 2; i < k - 1 && !end; i++) {
-				if (!strcmp(t[i], "(") || !strcmp(t[i], "["))
-					depth++;
-				else if (!strcmp(t[i], ")") ||
-					 !strcmp(t[i], "]"))
-					depth--;
-				else if (!depth && !strcmp(t[i], ","))
-					end = i;
-			}
-			if (!end)
+			if (!guard_split(t + 2, k - 3, ",", &comma, 1))
 				return;
 			*toks = t + 2;
-			*n = end - 2;
+			*n = comma;
 		} else {
 			return;
 		}
 	}
 }
 
-/* Top-level positions of the operator @op ("&&" or "||"). */
-static size_t split(const char *const *toks, size_t n, const char *op,
-		    size_t *at, size_t max)
+size_t guard_split(const char *const *toks, size_t n, const char *op,
+		   size_t *at, size_t max)
 {
 	size_t i, nr = 0;
 	int depth = 0;
@@ -188,7 +177,7 @@ size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 	strip(&toks, &n);
 	if (!n)
 		return 0;
-	nr = split(toks, n, op, at, ARRAY_SIZE(at));
+	nr = guard_split(toks, n, op, at, ARRAY_SIZE(at));
 	if (!nr) {
 		append(out, negated ? negate(toks, n) : guard_join(toks, n));
 		return 1;

@@ -263,9 +263,7 @@ static int read_patch(struct lint *l, FILE *f)
 			   pf ? pf->rel : "?");
 	if (!ret && pf)
 		copy_lines(pf, pf->src.nr_lines);
-	for (i = 0; i < nr; i++)
-		free(hunk[i]);
-	free(hunk);
+	strv_free(hunk, nr);
 	free(old);
 	free(line);
 	return ret;

@@ -155,20 +155,20 @@ int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 	return ret;
 }
 
+static void root_set_free(struct root_set *s)
+{
+	strv_free(s->funcs, s->nr);
+	strv_free(s->reasons, s->nr);
+	free(s->name);
+	free(s->path);
+}
+
 void roots_free(struct root_sets *rs)
 {
-	size_t i, j;
+	size_t i;
 
-	for (i = 0; i < rs->nr; i++) {
-		for (j = 0; j < rs->sets[i].nr; j++) {
-			free(rs->sets[i].funcs[j]);
-			free(rs->sets[i].reasons[j]);
-		}
-		free(rs->sets[i].funcs);
-		free(rs->sets[i].reasons);
-		free(rs->sets[i].name);
-		free(rs->sets[i].path);
-	}
+	for (i = 0; i < rs->nr; i++)
+		root_set_free(&rs->sets[i]);
 	free(rs->sets);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -193,18 +193,10 @@ int roots_select(struct root_sets *rs, const char *names, char *err,
 		}
 	}
 	for (i = 0; !ret && i < rs->nr; i++) {
-		if (keep[i]) {
+		if (keep[i])
 			rs->sets[k++] = rs->sets[i];
-			continue;
-		}
-		for (size_t j = 0; j < rs->sets[i].nr; j++) {
-			free(rs->sets[i].funcs[j]);
-			free(rs->sets[i].reasons[j]);
-		}
-		free(rs->sets[i].funcs);
-		free(rs->sets[i].reasons);
-		free(rs->sets[i].name);
-		free(rs->sets[i].path);
+		else
+			root_set_free(&rs->sets[i]);
 	}
 	if (!ret)
 		rs->nr = k;

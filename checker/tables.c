@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "trapcheck/tables.h"
+#include "trapcheck/tokens.h"
 #include "trapcheck/util.h"
 
 /* LOCAL_CPU, SYSTEM, BOOT_CPU: BIT(0) to BIT(2) (caps.c names them). */
@@ -127,47 +128,6 @@ static bool find_descendant(CXCursor c, enum CXCursorKind kind,
 	clang_visitChildren(c, find_kind, &fc);
 	*out = fc.found;
 	return fc.any;
-}
-
-struct tokens {
-	CXTranslationUnit tu;
-	CXToken *t;
-	unsigned int n;
-	char **s;
-	unsigned int *off;	/* file offset of each token */
-};
-
-static void tokens_get(struct tokens *k, CXTranslationUnit tu,
-		       CXSourceRange r)
-{
-	unsigned int i;
-
-	k->tu = tu;
-	clang_tokenize(tu, r, &k->t, &k->n);
-	k->s = xcalloc(k->n + 1, sizeof(*k->s));
-	k->off = xcalloc(k->n + 1, sizeof(*k->off));
-	for (i = 0; i < k->n; i++) {
-		CXString s = clang_getTokenSpelling(tu, k->t[i]);
-		CXFile f;
-		unsigned int line, col;
-
-		k->s[i] = xstrdup(clang_getCString(s));
-		clang_disposeString(s);
-		clang_getExpansionLocation(clang_getTokenLocation(tu, k->t[i]),
-					   &f, &line, &col, &k->off[i]);
-	}
-}
-
-static void tokens_put(struct tokens *k)
-{
-	unsigned int i;
-
-	for (i = 0; i < k->n; i++)
-		free(k->s[i]);
-	free(k->s);
-	free(k->off);
-	if (k->t)
-		clang_disposeTokens(k->tu, k->t, k->n);
 }
 
 static const char *tok(const struct tokens *k, unsigned int i)
@@ -385,8 +345,8 @@ void caps_extract(CXTranslationUnit tu, CXCursor var, int kind,
 
 	if (!find_descendant(var, CXCursor_InitListExpr, &list))
 		return;
-	tokens_get(&w.k, tu, clang_getCursorExtent(var));
+	tokens_get(&w.k, tu, clang_getCursorExtent(var), true);
 	clang_visitChildren(list, visit_entry, &w);
-	tokens_put(&w.k);
+	tokens_free(&w.k);
 }
 

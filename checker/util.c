@@ -109,6 +109,15 @@ void sort_r(void *base, size_t n, size_t size,
 		qsort_r(base, n, size, cmp, arg);
 }
 
+void strv_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 bool str_in(const char *s, const char *const *v, size_t n)
 {
 	size_t i;

@@ -28,6 +28,13 @@ size_t guard_atoms(const char *const *toks, size_t n, bool negated,
  */
 char **guard_tokens(const char *text, size_t *n);
 
+/*
+ * The positions of token @op among @toks outside brackets (parentheses
+ * and square brackets), the first @max of them; returns how many.
+ */
+size_t guard_split(const char *const *toks, size_t n, const char *op,
+		   size_t *at, size_t max);
+
 /* Join tokens as C source with no layout: "!crng_ready()". */
 char *guard_join(const char *const *toks, size_t n);
 

@@ -43,6 +43,9 @@ void sort_n(void *base, size_t n, size_t size,
 void sort_r(void *base, size_t n, size_t size,
 	    int (*cmp)(const void *, const void *, void *), void *arg);
 
+/* Free the @n strings of @v, and @v. */
+void strv_free(char **v, size_t n);
+
 /* Is @s one of the @n strings of @v? */
 bool str_in(const char *s, const char *const *v, size_t n);
 
