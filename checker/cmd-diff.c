@@ -7,7 +7,6 @@
 #include <errno.h>
 
 #include "prog.h"
-#include "trapcheck/diag.h"
 #include "trapcheck/patchlint.h"
 #include "trapcheck/util.h"
 
@@ -22,10 +21,9 @@ int cmd_diff(struct prog *p)
 	ret = patchlint_run(p->diff, &a, &p->ao, &p->roots, &b, err,
 			    sizeof(err));
 	analysis_free(&a);
-	if (ret) {
-		diag_error("%s", err);
-		return ret == -EINTR ? TC_EXIT_INTERRUPTED : TC_EXIT_USAGE;
-	}
+	if (ret)
+		return prog_fail(err, ret == -EINTR ? TC_EXIT_INTERRUPTED :
+						      TC_EXIT_USAGE);
 	ret = prog_report(p, &b);
 	analysis_free(&b);
 	return ret;

@@ -78,29 +78,24 @@ static int run_fixes(struct prog *p, struct analysis *a)
 	}
 	fix_sites_free(&sites);
 	free(who);
-	if (n < 0) {
-		diag_error("%s", err);
-		return TC_EXIT_OUTPUT;
-	}
-	return 0;
+	return n < 0 ? prog_fail(err, TC_EXIT_OUTPUT) : 0;
+}
+
+/* The fixes, then the report (--fix: the diff is the output). */
+static int fix_and_report(struct prog *p, struct analysis *a)
+{
+	int ret = run_fixes(p, a);
+
+	if (ret)
+		return ret;
+	if (!p->fo.print)
+		return prog_report(p, a);
+	if (!p->quiet)
+		fix_notes(&a->findings);
+	return prog_status(p, a);
 }
 
 int cmd_fix(struct prog *p)
 {
-	struct analysis a;
-	int ret = prog_analyse(p, &a);
-
-	if (ret)
-		return ret;
-	ret = run_fixes(p, &a);
-	if (!ret && p->fo.print) {
-		/* The diff is the output. */
-		if (!p->quiet)
-			fix_notes(&a.findings);
-		ret = prog_status(p, &a);
-	} else if (!ret) {
-		ret = prog_report(p, &a);
-	}
-	analysis_free(&a);
-	return ret;
+	return prog_analysed(p, fix_and_report);
 }

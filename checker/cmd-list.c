@@ -40,9 +40,23 @@ static size_t print_roots(FILE *out, const struct root_sets *rs,
 	return missing;
 }
 
+/* --list-roots with a tree or a database, or --list-caps. */
+static int list(struct prog *p, struct analysis *a)
+{
+	int ret;
+
+	if (p->list_roots)
+		return print_roots(stdout, &p->roots, &a->graph) ?
+		       TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+	ret = caps_print(stdout, &a->graph.caps) ? TC_EXIT_OUTPUT :
+						   TC_EXIT_CLEAN;
+	if (!p->quiet)
+		emit_summary(stderr, &a->summary, a->findings.nr);
+	return ret;
+}
+
 int cmd_list(struct prog *p)
 {
-	struct analysis a;
 	char err[1024];
 	int ret;
 
@@ -59,18 +73,5 @@ int cmd_list(struct prog *p)
 		print_roots(stdout, &p->roots, NULL);
 		return TC_EXIT_CLEAN;
 	}
-	ret = prog_analyse(p, &a);
-	if (ret)
-		return ret;
-	if (p->list_roots) {
-		ret = print_roots(stdout, &p->roots, &a.graph) ?
-		      TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
-	} else {
-		ret = caps_print(stdout, &a.graph.caps) ? TC_EXIT_OUTPUT :
-							  TC_EXIT_CLEAN;
-		if (!p->quiet)
-			emit_summary(stderr, &a.summary, a.findings.nr);
-	}
-	analysis_free(&a);
-	return ret;
+	return prog_analysed(p, list);
 }

@@ -10,24 +10,20 @@
 #include "trapcheck/query.h"
 #include "trapcheck/util.h"
 
-int cmd_query(struct prog *p)
+static int query(struct prog *p, struct analysis *a)
 {
 	const char *cmd = p->cmd;
 	char **w = p->words;
-	struct analysis a;
-	int r = prog_analyse(p, &a);
+	int r;
 
-	if (r)
-		return r;
 	if (!strcmp(cmd, "callers"))
-		r = query_callers(stdout, &a.graph, w[0]);
+		r = query_callers(stdout, &a->graph, w[0]);
 	else if (!strcmp(cmd, "callees"))
-		r = query_callees(stdout, &a.graph, w[0]);
+		r = query_callees(stdout, &a->graph, w[0]);
 	else if (!strcmp(cmd, "path"))
-		r = query_path(stdout, &a.graph, w[0], w[1]);
+		r = query_path(stdout, &a->graph, w[0], w[1]);
 	else
-		r = query_why(stdout, &a.graph, &p->roots, w[0]);
-	analysis_free(&a);
+		r = query_why(stdout, &a->graph, &p->roots, w[0]);
 	if (r < 0) {
 		diag_error("%s: bad argument", cmd);
 		return TC_EXIT_USAGE;
@@ -35,4 +31,9 @@ int cmd_query(struct prog *p)
 	if (r)
 		diag_info("%s: nothing found", cmd);
 	return r ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+}
+
+int cmd_query(struct prog *p)
+{
+	return prog_analysed(p, query);
 }

@@ -8,12 +8,5 @@
 
 int cmd_scan(struct prog *p)
 {
-	struct analysis a;
-	int ret = prog_analyse(p, &a);
-
-	if (ret)
-		return ret;
-	ret = prog_report(p, &a);
-	analysis_free(&a);
-	return ret;
+	return prog_analysed(p, prog_report);
 }

@@ -7,6 +7,7 @@
  * a short program file (cmd-*.c) on the library.
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,21 +117,66 @@ static bool parse_min_analysed(const char *s, struct min_analysed *m)
 	return !*end && (!m->percent || v <= 100);
 }
 
+/*
+ * The options that only store their argument (a const char * of struct
+ * prog), or only set or clear a flag of it (a bool).
+ */
+static const struct {
+	int id;
+	enum { STORE_ARG, STORE_TRUE, STORE_FALSE } how;
+	size_t offset;
+} stores[] = {
+#define ARG(id, field)	{ OPT_##id, STORE_ARG, offsetof(struct prog, field) }
+#define SET(id, field)	{ OPT_##id, STORE_TRUE, offsetof(struct prog, field) }
+#define CLEAR(id, field) { OPT_##id, STORE_FALSE, offsetof(struct prog, field) }
+	ARG(PATH, tree), ARG(FORMAT, format), ARG(OUTPUT, output),
+	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
+	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
+	ARG(DB, ao.db_path), SET(PER_ROOT, ao.per_root),
+	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
+	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
+	SET(PRINT_COMMANDS, print_commands), SET(LIST_CAPS, list_caps),
+	ARG(DIFF, diff), SET(FIX, fo.print), ARG(FIX_DIR, fo.dir),
+	SET(APPLY, fo.apply), ARG(EMIT_COCCI, cocci),
+	ARG(SIGNOFF, fo.meta.signoff), CLEAR(NO_VERIFY, fo.verify),
+	ARG(WRITE_BASELINE, write_baseline), ARG(BASELINE, baseline),
+	ARG(WAIVERS, waivers), SET(NO_WAIVERS, no_waivers),
+	ARG(GRAPH, graph_dir), ARG(HTML, html),
+#undef ARG
+#undef SET
+#undef CLEAR
+};
+
+/* A stored option into @p; false when @id is not one. */
+static bool store(struct prog *p, int id, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stores); i++) {
+		char *field = (char *)p + stores[i].offset;
+
+		if (stores[i].id != id)
+			continue;
+		if (stores[i].how == STORE_ARG)
+			*(const char **)field = arg;
+		else
+			*(bool *)field = stores[i].how == STORE_TRUE;
+		return true;
+	}
+	return false;
+}
+
 /* One option into @p; false (and said) when its argument is bad. */
 static bool take(struct prog *p, int id, const char *arg)
 {
 	unsigned long n;
 
+	if (store(p, id, arg))
+		return true;
 	switch (id) {
-	case OPT_PATH: p->tree = arg; break;
-	case OPT_FORMAT: p->format = arg; break;
-	case OPT_OUTPUT: p->output = arg; break;
 	case OPT_ROOTS:
 		*PUSH(p->extra_roots, p->nr_extra, p->alloc_extra) = arg;
 		break;
-	case OPT_ROOTS_DIR: p->roots_dir = arg; break;
-	case OPT_ROOT_SET: p->root_set = arg; break;
-	case OPT_LIST_ROOTS: p->list_roots = true; break;
 	case OPT_MAX_TARGETS:
 		if (!number(arg, 1, 1000000, &n)) {
 			diag_error("--max-targets needs a positive number");
@@ -152,7 +198,6 @@ static bool take(struct prog *p, int id, const char *arg)
 		}
 		p->ao.tu_timeout = (unsigned int)n;
 		break;
-	case OPT_NO_ISOLATE: p->ao.no_isolate = true; break;
 	case OPT_MIN_ANALYSED:
 		if (!parse_min_analysed(arg, &p->min)) {
 			diag_error("--min-analysed needs a count or a "
@@ -160,7 +205,6 @@ static bool take(struct prog *p, int id, const char *arg)
 			return false;
 		}
 		break;
-	case OPT_DB: p->ao.db_path = arg; break;
 	case OPT_CONTEXT:
 		if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
 		    strcmp(arg, "all")) {
@@ -170,26 +214,6 @@ static bool take(struct prog *p, int id, const char *arg)
 		}
 		p->context = arg;
 		break;
-	case OPT_PER_ROOT: p->ao.per_root = true; break;
-	case OPT_ALL_CHAINS: p->ao.all_chains = true; break;
-	case OPT_VERBOSE: p->eo.verbose = true; break;
-	case OPT_QUIET: p->quiet = true; break;
-	case OPT_NO_PROGRESS: p->no_progress = true; break;
-	case OPT_PRINT_COMMANDS: p->print_commands = true; break;
-	case OPT_LIST_CAPS: p->list_caps = true; break;
-	case OPT_DIFF: p->diff = arg; break;
-	case OPT_FIX: p->fo.print = true; break;
-	case OPT_FIX_DIR: p->fo.dir = arg; break;
-	case OPT_APPLY: p->fo.apply = true; break;
-	case OPT_EMIT_COCCI: p->cocci = arg; break;
-	case OPT_SIGNOFF: p->fo.meta.signoff = arg; break;
-	case OPT_NO_VERIFY: p->fo.verify = false; break;
-	case OPT_WRITE_BASELINE: p->write_baseline = arg; break;
-	case OPT_BASELINE: p->baseline = arg; break;
-	case OPT_WAIVERS: p->waivers = arg; break;
-	case OPT_NO_WAIVERS: p->no_waivers = true; break;
-	case OPT_GRAPH: p->graph_dir = arg; break;
-	case OPT_HTML: p->html = arg; break;
 	}
 	return true;
 }

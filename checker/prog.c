@@ -58,19 +58,15 @@ int prog_roots(struct prog *p)
 		return TC_EXIT_USAGE;
 	}
 	if (roots_load_dir(&p->roots, p->roots_path, err, sizeof(err)))
-		goto out_err;
+		return prog_fail(err, TC_EXIT_USAGE);
 	for (i = 0; i < p->nr_extra; i++)
 		if (roots_load_file(&p->roots, p->extra_roots[i], err,
 				    sizeof(err)))
-			goto out_err;
+			return prog_fail(err, TC_EXIT_USAGE);
 	if (p->root_set && roots_select(&p->roots, p->root_set, err,
 					sizeof(err)))
-		goto out_err;
+		return prog_fail(err, TC_EXIT_USAGE);
 	return 0;
-
-out_err:
-	diag_error("%s", err);
-	return TC_EXIT_USAGE;
 }
 
 /* -p DIR means DIR/compile_commands.json, as for clang tools. */
@@ -110,10 +106,8 @@ int prog_analyse(struct prog *p, struct analysis *a)
 		diag_status("%s", err);
 		return TC_EXIT_INTERRUPTED;
 	}
-	if (ret) {
-		diag_error("%s", err);
-		return TC_EXIT_USAGE;
-	}
+	if (ret)
+		return prog_fail(err, TC_EXIT_USAGE);
 	if (strcmp(p->context, "all")) {
 		findings_filter(&a->findings, in_context, (void *)p->context);
 		findings_filter(&a->low, in_context, (void *)p->context);
@@ -140,6 +134,25 @@ static bool incomplete(const struct run_summary *s,
 	return true;
 }
 
+int prog_fail(const char *err, int status)
+{
+	diag_error("%s", err);
+	return status;
+}
+
+int prog_analysed(struct prog *p,
+		  int (*mode)(struct prog *p, struct analysis *a))
+{
+	struct analysis a;
+	int ret = prog_analyse(p, &a);
+
+	if (ret)
+		return ret;
+	ret = mode(p, &a);
+	analysis_free(&a);
+	return ret;
+}
+
 int prog_status(const struct prog *p, const struct analysis *a)
 {
 	if (incomplete(&a->summary, &p->min))
@@ -159,7 +172,7 @@ static int report_stage(const struct prog *p, struct analysis *a)
 	int ret = 0;
 
 	if (p->waivers && waivers_load(&w, p->waivers, err, sizeof(err)))
-		goto out_usage;
+		return prog_fail(err, TC_EXIT_USAGE);
 	/* Each bad waiver is said where it is. */
 	ret = waivers_apply(&w, a->root, &a->findings, &a->summary,
 			    p->no_waivers);
@@ -168,26 +181,19 @@ static int report_stage(const struct prog *p, struct analysis *a)
 		return TC_EXIT_USAGE;
 	if (p->write_baseline &&
 	    baseline_write(p->write_baseline, &a->findings, err, sizeof(err)))
-		goto out_output;
+		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (p->baseline &&
 	    baseline_apply(p->baseline, &a->findings, &a->summary, err,
 			   sizeof(err)))
-		goto out_usage;
+		return prog_fail(err, TC_EXIT_USAGE);
 	if (p->graph_dir &&
 	    picture_graphs(p->graph_dir, &a->findings, err, sizeof(err)))
-		goto out_output;
+		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (p->html &&
 	    picture_html(p->html, &a->findings, &a->summary, a->root, err,
 			 sizeof(err)))
-		goto out_output;
+		return prog_fail(err, TC_EXIT_OUTPUT);
 	return 0;
-
-out_usage:
-	diag_error("%s", err);
-	return TC_EXIT_USAGE;
-out_output:
-	diag_error("%s", err);
-	return TC_EXIT_OUTPUT;
 }
 
 static int emit(FILE *out, const struct prog *p, const struct analysis *a)

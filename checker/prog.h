@@ -62,5 +62,13 @@ int prog_analyse(struct prog *p, struct analysis *a);
 int prog_report(struct prog *p, struct analysis *a);
 /* The exit status of findings: 0, 1, or 4 when too little was analysed. */
 int prog_status(const struct prog *p, const struct analysis *a);
+/*
+ * The analysis (prog_analyse()) handed to @mode, then freed: the exit
+ * status of whichever fails first, or @mode's.
+ */
+int prog_analysed(struct prog *p,
+		  int (*mode)(struct prog *p, struct analysis *a));
+/* Say the error @err; returns the exit status @status. */
+int prog_fail(const char *err, int status);
 
 #endif /* TRAPCHECK_PROG_H */
