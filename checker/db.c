@@ -97,18 +97,24 @@ static sqlite3_stmt *prep(struct db *db, const char *sql)
 	return st;
 }
 
-static char *meta_get(struct db *db, const char *key)
+/* The text of the one row @sql selects with @arg, or NULL. */
+static char *select_text(struct db *db, const char *sql, const char *arg)
 {
-	sqlite3_stmt *st = prep(db, "SELECT value FROM meta WHERE key = ?");
+	sqlite3_stmt *st = prep(db, sql);
 	char *v = NULL;
 
 	if (!st)
 		return NULL;
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
 		v = xstrdup((const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	return v;
+}
+
+static char *meta_get(struct db *db, const char *key)
+{
+	return select_text(db, "SELECT value FROM meta WHERE key = ?", key);
 }
 
 static int meta_set(struct db *db, const char *key, const char *value)
@@ -313,16 +319,7 @@ static sqlite3_int64 tu_id(struct db *db, const char *path)
 
 char *db_tu_key(struct db *db, const char *path)
 {
-	sqlite3_stmt *st = prep(db, "SELECT key FROM tu WHERE path = ?");
-	char *key = NULL;
-
-	if (!st)
-		return NULL;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		key = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return key;
+	return select_text(db, "SELECT key FROM tu WHERE path = ?", path);
 }
 
 static size_t column_list(struct db *db, const char *sql, const char *arg,

@@ -311,6 +311,7 @@ void text_wrap(FILE *out, const char *lead, const char *cont, size_t width,
 
 	while (*p) {
 		size_t w;
+		bool wrap;
 
 		if (*p == '\n') {
 			/* The end of a line; a second one: a blank line. */
@@ -327,22 +328,28 @@ void text_wrap(FILE *out, const char *lead, const char *cont, size_t width,
 			continue;
 		}
 		w = strcspn(p, " \n");
-		if (!col || col + 1 + w > width) {
-			const char *l = started ? cont : lead;
-
-			if (col)
-				fputc('\n', out);
-			fputs(l, out);
-			col = strlen(l);
-			started = true;
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, w, out);
-		col += w;
+		wrap = !col || col + 1 + w > width;
+		col = text_put_word(out, p, w, col, wrap,
+				    started ? cont : lead);
+		started |= wrap;
 		p += w;
 	}
 	if (col)
 		fputc('\n', out);
+}
+
+size_t text_put_word(FILE *out, const char *p, size_t w, size_t col,
+		     bool wrap, const char *indent)
+{
+	if (wrap) {
+		if (col)
+			fputc('\n', out);
+		fputs(indent, out);
+		col = strlen(indent);
+	} else {
+		fputc(' ', out);
+		col++;
+	}
+	fwrite(p, 1, w, out);
+	return col + w;
 }

@@ -106,16 +106,22 @@ struct rd {
 	bool bad;
 };
 
+/* The next @n bytes into @v, left as it is when they are missing. */
+static void get_bytes(struct rd *r, void *v, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		return;
+	}
+	memcpy(v, r->p, n);
+	r->p += n;
+}
+
 static uint32_t get_u32(struct rd *r)
 {
 	uint32_t v = 0;
 
-	if (r->bad || (size_t)(r->end - r->p) < sizeof(v)) {
-		r->bad = true;
-		return 0;
-	}
-	memcpy(&v, r->p, sizeof(v));
-	r->p += sizeof(v);
+	get_bytes(r, &v, sizeof(v));
 	return v;
 }
 
@@ -123,12 +129,7 @@ static uint64_t get_u64(struct rd *r)
 {
 	uint64_t v = 0;
 
-	if (r->bad || (size_t)(r->end - r->p) < sizeof(v)) {
-		r->bad = true;
-		return 0;
-	}
-	memcpy(&v, r->p, sizeof(v));
-	r->p += sizeof(v);
+	get_bytes(r, &v, sizeof(v));
 	return v;
 }
 

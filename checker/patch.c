@@ -24,15 +24,8 @@ static void put_chain(FILE *out, const char *chain, size_t col)
 		const char *arrow = strstr(p, " -> ");
 		size_t w = arrow ? (size_t)(arrow - p) : strlen(p);
 
-		if (col + 1 + w > 72 && col > 6) {
-			fputs("\n    ", out);
-			col = 4;
-		} else {
-			fputc(' ', out);
-			col++;
-		}
-		fwrite(p, 1, w, out);
-		col += w;
+		col = text_put_word(out, p, w, col, col + 1 + w > 72 && col > 6,
+				    "    ");
 		p += w;
 		if (*p) {
 			fputs(" ->", out);

@@ -167,25 +167,19 @@ int picture_graphs(const char *dir, const struct findings *fs, char *err,
 	return 0;
 }
 
+/* @s, the characters that mean something to HTML written as entities. */
 static void html_str(FILE *out, const char *s)
 {
+	static const char special[] = "<>&\"";
+	static const char *const entity[] = { "&lt;", "&gt;", "&amp;", "&quot;" };
+
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
+		const char *c = strchr(special, *s);
+
+		if (c)
+			fputs(entity[c - special], out);
+		else
 			fputc(*s, out);
-		}
 	}
 }
 

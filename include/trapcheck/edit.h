@@ -103,5 +103,12 @@ char *line_code(const char *line, bool *in_comment);
  */
 void text_wrap(FILE *out, const char *lead, const char *cont, size_t width,
 	       const char *text);
+/*
+ * The @w characters at @p, written at column @col: on a line of their own
+ * begun with @indent when @wrap (the line at @col ended first unless it is
+ * empty), else after a space. Returns the column after them.
+ */
+size_t text_put_word(FILE *out, const char *p, size_t w, size_t col,
+		     bool wrap, const char *indent);
 
 #endif /* TRAPCHECK_EDIT_H */
