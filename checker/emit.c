@@ -3,6 +3,7 @@
  * emit.c - text (gcc diagnostic form) and JSON (jansson) output.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,32 +213,41 @@ static json_t *jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static json_t *chain_json(const struct chain *c)
+/* The @n elements of @size bytes at @v, each made an object by @one. */
+static json_t *objects_json(const void *v, size_t n, size_t size,
+			    json_t *(*one)(const void *elem))
 {
-	json_t *chain = json_array();
+	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < c->len; i++) {
-		const struct chain_step *s = &c->steps[i];
-		json_t *step = json_object();
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, one((const char *)v + i * size));
+	return a;
+}
 
-		json_object_set_new(step, "function",
-				    json_string(s->function));
-		json_object_set_new(step, "file", json_string(s->file));
-		json_object_set_new(step, "line", json_integer(s->line));
-		json_object_set_new(step, "column", json_integer(s->col));
-		if (s->via)
-			json_object_set_new(step, "via", json_string(s->via));
-		if (s->inferred)
-			json_object_set_new(step, "inferred", json_true());
-		if (s->loop > 1)
-			json_object_set_new(step, "loop", json_integer(s->loop));
-		if (s->guards)
-			json_object_set_new(step, "guards",
-					    json_string(s->guards));
-		json_array_append_new(chain, step);
-	}
-	return chain;
+static json_t *step_json(const void *elem)
+{
+	const struct chain_step *s = elem;
+	json_t *step = json_object();
+
+	json_object_set_new(step, "function", json_string(s->function));
+	json_object_set_new(step, "file", json_string(s->file));
+	json_object_set_new(step, "line", json_integer(s->line));
+	json_object_set_new(step, "column", json_integer(s->col));
+	if (s->via)
+		json_object_set_new(step, "via", json_string(s->via));
+	if (s->inferred)
+		json_object_set_new(step, "inferred", json_true());
+	if (s->loop > 1)
+		json_object_set_new(step, "loop", json_integer(s->loop));
+	if (s->guards)
+		json_object_set_new(step, "guards", json_string(s->guards));
+	return step;
+}
+
+static json_t *chain_json(const struct chain *c)
+{
+	return objects_json(c->steps, c->len, sizeof(*c->steps), step_json);
 }
 
 static json_t *estimate_json(const struct finding *f)
@@ -331,85 +341,106 @@ static json_t *finding_json(const struct finding *f)
 	return o;
 }
 
-int emit_json(FILE *out, const struct findings *fs,
-	      const struct findings *low, const struct run_summary *sum)
+/* A count (a size_t member) of a struct, and its name in the JSON. */
+struct json_count {
+	const char *name;
+	size_t offset;
+};
+
+#define SUMMARY_COUNT(name, field) \
+	{ name, offsetof(struct run_summary, field) }
+#define DISPATCH_COUNT(name, field) \
+	{ name, offsetof(struct dispatch_stats, field) }
+
+/* The summary's counts, in the order they are written. */
+static const struct json_count run_counts[] = {
+	SUMMARY_COUNT("entries", entries),
+	SUMMARY_COUNT("tus_analysed", tus),
+	SUMMARY_COUNT("tus_parsed", parsed),
+	SUMMARY_COUNT("tus_with_errors", nr_problems),
+	SUMMARY_COUNT("tus_skipped", skipped),
+	SUMMARY_COUNT("functions", functions),
+	SUMMARY_COUNT("edges", edges),
+	SUMMARY_COUNT("sinks", sinks),
+};
+static const struct json_count link_counts[] = {
+	SUMMARY_COUNT("waived", waived),
+	SUMMARY_COUNT("inferred_edges", inferred),
+	SUMMARY_COUNT("root_entries_left", stopped),
+	SUMMARY_COUNT("low_confidence_sites", low),
+};
+static const struct json_count baseline_counts[] = {
+	SUMMARY_COUNT("baseline_known", known),
+	SUMMARY_COUNT("baseline_fixed", fixed),
+};
+static const struct json_count dispatch_counts[] = {
+	DISPATCH_COUNT("by_ops_table", by_table),
+	DISPATCH_COUNT("no_target", no_target),
+	DISPATCH_COUNT("by_registration", by_registration),
+	DISPATCH_COUNT("registrations", registrations),
+	DISPATCH_COUNT("in_wrappers", through_wrapper),
+	DISPATCH_COUNT("unresolved", unresolved),
+};
+
+static void put_counts(json_t *o, const void *base,
+		       const struct json_count *c, size_t n)
 {
-	json_t *root = json_object(), *arr = json_array();
-	json_t *s = json_object(), *probs = json_array();
-	json_t *lows = json_array();
 	size_t i;
-	int ret = 0;
 
-	for (i = 0; i < fs->nr; i++)
-		json_array_append_new(arr, finding_json(&fs->v[i]));
-	for (i = 0; low && i < low->nr; i++)
-		json_array_append_new(lows, finding_json(&low->v[i]));
-	for (i = 0; i < sum->nr_problems; i++) {
-		const struct tu_problem *p = &sum->problems[i];
-		json_t *po = json_object();
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, json_integer(
+			*(const size_t *)((const char *)base + c[i].offset)));
+}
 
-		json_object_set_new(po, "file", json_string(p->file));
-		json_object_set_new(po, "errors",
-				    json_integer(p->nr_errors));
-		json_object_set_new(po, "first_error",
-				    jstr(p->first_error));
-		json_object_set_new(po, "analysed",
-				    json_boolean(!p->parse_error));
-		json_array_append_new(probs, po);
-	}
-	json_object_set_new(s, "entries", json_integer(sum->entries));
-	json_object_set_new(s, "tus_analysed", json_integer(sum->tus));
-	json_object_set_new(s, "tus_parsed", json_integer(sum->parsed));
-	json_object_set_new(s, "tus_with_errors",
-			    json_integer(sum->nr_problems));
-	json_object_set_new(s, "tus_skipped", json_integer(sum->skipped));
-	json_object_set_new(s, "functions", json_integer(sum->functions));
-	json_object_set_new(s, "edges", json_integer(sum->edges));
-	json_object_set_new(s, "sinks", json_integer(sum->sinks));
-	json_object_set_new(s, "findings", json_integer(fs->nr));
-	json_object_set_new(s, "errors", probs);
-	json_object_set_new(s, "waived", json_integer(sum->waived));
-	json_object_set_new(s, "inferred_edges", json_integer(sum->inferred));
-	json_object_set_new(s, "root_entries_left", json_integer(sum->stopped));
-	json_object_set_new(s, "low_confidence_sites", json_integer(sum->low));
+static json_t *problem_json(const void *elem)
+{
+	const struct tu_problem *p = elem;
+	json_t *po = json_object();
+
+	json_object_set_new(po, "file", json_string(p->file));
+	json_object_set_new(po, "errors", json_integer(p->nr_errors));
+	json_object_set_new(po, "first_error", jstr(p->first_error));
+	json_object_set_new(po, "analysed", json_boolean(!p->parse_error));
+	return po;
+}
+
+static json_t *pruned_json(const void *elem)
+{
+	const struct pruned *p = elem;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "member", json_string(p->member));
+	json_object_set_new(o, "targets", json_integer(p->targets));
+	return o;
+}
+
+/* The "summary" object; @findings: how many findings were reported. */
+static json_t *summary_json(const struct run_summary *sum, size_t findings)
+{
+	json_t *s = json_object();
+
+	put_counts(s, sum, run_counts, ARRAY_SIZE(run_counts));
+	json_object_set_new(s, "findings", json_integer(findings));
+	json_object_set_new(s, "errors",
+			    objects_json(sum->problems, sum->nr_problems,
+					 sizeof(*sum->problems),
+					 problem_json));
+	put_counts(s, sum, link_counts, ARRAY_SIZE(link_counts));
 	if (sum->dispatch) {
 		const struct dispatch_stats *d = sum->dispatch;
 		json_t *o = json_object();
 
-		json_object_set_new(o, "by_ops_table", json_integer(d->by_table));
-		json_object_set_new(o, "no_target", json_integer(d->no_target));
-		json_object_set_new(o, "by_registration",
-				    json_integer(d->by_registration));
-		json_object_set_new(o, "registrations",
-				    json_integer(d->registrations));
-		json_object_set_new(o, "in_wrappers",
-				    json_integer(d->through_wrapper));
-		json_object_set_new(o, "unresolved",
-				    json_integer(d->unresolved));
+		put_counts(o, d, dispatch_counts, ARRAY_SIZE(dispatch_counts));
 		json_object_set_new(o, "unresolved_examples",
 				    str_array(d->examples, d->nr_examples));
 		json_object_set_new(s, "dispatch", o);
 	}
-	{
-		json_t *pr = json_array();
-
-		for (i = 0; i < sum->nr_pruned; i++) {
-			json_t *o = json_object();
-
-			json_object_set_new(o, "member", json_string(
-						    sum->pruned[i].member));
-			json_object_set_new(o, "targets", json_integer(
-						    sum->pruned[i].targets));
-			json_array_append_new(pr, o);
-		}
-		json_object_set_new(s, "pruned", pr);
-	}
-	if (sum->baseline) {
-		json_object_set_new(s, "baseline_known",
-				    json_integer(sum->known));
-		json_object_set_new(s, "baseline_fixed",
-				    json_integer(sum->fixed));
-	}
+	json_object_set_new(s, "pruned",
+			    objects_json(sum->pruned, sum->nr_pruned,
+					 sizeof(*sum->pruned), pruned_json));
+	if (sum->baseline)
+		put_counts(s, sum, baseline_counts,
+			   ARRAY_SIZE(baseline_counts));
 	json_object_set_new(s, "capabilities", json_integer(sum->caps));
 	json_object_set_new(s, "capabilities_unresolved",
 			    str_array(sum->unresolved_caps,
@@ -419,9 +450,24 @@ int emit_json(FILE *out, const struct findings *fs,
 	json_object_set_new(s, "registers_unknown",
 			    str_array(sum->unknown_regs,
 				      sum->nr_unknown_regs));
+	return s;
+}
+
+int emit_json(FILE *out, const struct findings *fs,
+	      const struct findings *low, const struct run_summary *sum)
+{
+	json_t *root = json_object(), *arr = json_array();
+	json_t *lows = json_array();
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < fs->nr; i++)
+		json_array_append_new(arr, finding_json(&fs->v[i]));
+	for (i = 0; low && i < low->nr; i++)
+		json_array_append_new(lows, finding_json(&low->v[i]));
 	json_object_set_new(root, "findings", arr);
 	json_object_set_new(root, "low_confidence", lows);
-	json_object_set_new(root, "summary", s);
+	json_object_set_new(root, "summary", summary_json(sum, fs->nr));
 	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
 	    fputc('\n', out) == EOF || fflush(out))
 		ret = -EIO;

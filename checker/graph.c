@@ -48,6 +48,20 @@ static const char *intern(struct graph *g, const char *s)
 	return s ? strpool_intern(&g->pool, s) : NULL;
 }
 
+/* The site of a graph record from its fact's, its strings interned. */
+#define INTERN_SITE(g, to, from) do {					\
+	SITE_COPY(to, from);						\
+	(to)->file = intern(g, (to)->file);				\
+	(to)->guards = intern(g, (to)->guards);				\
+} while (0)
+
+/* The same for a new record: no loop count (0) is one pass. */
+#define MERGE_SITE(g, to, from) do {					\
+	INTERN_SITE(g, to, from);					\
+	if (!(to)->loop)						\
+		(to)->loop = 1;						\
+} while (0)
+
 int graph_find(const struct graph *g, const char *key)
 {
 	return strmap_get(&g->node_index, key);
@@ -136,14 +150,9 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 		       site_cmp(c->file, c->line, c->col, e->file, e->line,
 				e->col) < 0)))) {
 			e->inferred = inferred;
-			e->file = intern(g, c->file);
-			e->line = c->line;
-			e->col = c->col;
+			INTERN_SITE(g, e, c);
 			e->via = intern(g, c->via);
-			e->guards = intern(g, c->guards);
 			e->boot = boot;
-			e->loop = c->loop;
-			e->loop_guess = c->loop_guess;
 		}
 		return s->edge;
 	}
@@ -152,16 +161,11 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e = PUSH(g->edges, g->nr_edges, g->alloc_edges);
 	e->caller = caller;
 	e->callee = callee;
-	e->file = intern(g, c->file);
-	e->line = c->line;
-	e->col = c->col;
+	MERGE_SITE(g, e, c);
 	e->via = intern(g, c->via);
-	e->guards = intern(g, c->guards);
 	e->boot = guards_boot(c->guards);
 	e->inferred = inferred;
 	e->registered = false;
-	e->loop = c->loop ? c->loop : 1;
-	e->loop_guess = c->loop_guess;
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
@@ -197,6 +201,29 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 		c->scope = tc->scope;
 		c->midr = tc->midr;
 	}
+}
+
+/* The sink @k of the TU's function @func. */
+static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
+{
+	struct gsink *s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
+
+	s->func = func;
+	s->sink = k->sink;
+	s->arg = intern(g, k->arg);
+	MERGE_SITE(g, s, k);
+	s->boot = guards_boot(k->guards);
+}
+
+/* The call through a member @ic in the TU's function @caller. */
+static void merge_icall(struct graph *g, const struct tu_icall *ic,
+			int caller)
+{
+	struct gicall *c = PUSH(g->icalls, g->nr_icalls, g->alloc_icalls);
+
+	c->caller = caller;
+	c->member = intern(g, ic->member);
+	MERGE_SITE(g, c, ic);
 }
 
 void graph_merge(struct graph *g, const struct tu_facts *f)
@@ -246,32 +273,12 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			a->caller = map[c->caller];
 			a->callee = callee;
 			a->args = intern(g, c->args);
-			a->file = intern(g, c->file);
-			a->line = c->line;
-			a->col = c->col;
-			a->loop = c->loop ? c->loop : 1;
-			a->loop_guess = c->loop_guess;
-			a->guards = intern(g, c->guards);
+			MERGE_SITE(g, a, c);
 		}
 	}
-	for (i = 0; i < f->nr_sinks; i++) {
-		const struct tu_sink *k = &f->sinks[i];
-		struct gsink *s;
-
-		if (dup[k->func])
-			continue;
-		s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
-		s->func = map[k->func];
-		s->sink = k->sink;
-		s->arg = intern(g, k->arg);
-		s->file = intern(g, k->file);
-		s->line = k->line;
-		s->col = k->col;
-		s->guards = intern(g, k->guards);
-		s->boot = guards_boot(k->guards);
-		s->loop = k->loop ? k->loop : 1;
-		s->loop_guess = k->loop_guess;
-	}
+	for (i = 0; i < f->nr_sinks; i++)
+		if (!dup[f->sinks[i].func])
+			merge_sink(g, &f->sinks[i], map[f->sinks[i].func]);
 	for (i = 0; i < f->nr_assigns; i++) {
 		const struct tu_assign *as = &f->assigns[i];
 		struct gassign *a = PUSH(g->assigns, g->nr_assigns,
@@ -282,22 +289,9 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		a->fn = node_get(g, as->fn_key, as->fn_name, as->fn_file,
 				 as->fn_line, 0, false);
 	}
-	for (i = 0; i < f->nr_icalls; i++) {
-		const struct tu_icall *ic = &f->icalls[i];
-		struct gicall *c;
-
-		if (dup[ic->caller])
-			continue;
-		c = PUSH(g->icalls, g->nr_icalls, g->alloc_icalls);
-		c->caller = map[ic->caller];
-		c->member = intern(g, ic->member);
-		c->file = intern(g, ic->file);
-		c->line = ic->line;
-		c->col = ic->col;
-		c->loop = ic->loop ? ic->loop : 1;
-		c->loop_guess = ic->loop_guess;
-		c->guards = intern(g, ic->guards);
-	}
+	for (i = 0; i < f->nr_icalls; i++)
+		if (!dup[f->icalls[i].caller])
+			merge_icall(g, &f->icalls[i], map[f->icalls[i].caller]);
 	merge_tables(g, f);
 	free(dup);
 	free(map);

@@ -34,22 +34,12 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 		const struct gedge *e = &g->edges[edges[i]];
 
 		c->steps[i].function = g->nodes[e->caller].name;
-		c->steps[i].file = e->file;
-		c->steps[i].line = e->line;
-		c->steps[i].col = e->col;
-		c->steps[i].guards = e->guards;
-		c->steps[i].loop = e->loop;
-		c->steps[i].loop_guess = e->loop_guess;
+		SITE_COPY(&c->steps[i], e);
 		c->steps[i + 1].via = e->via;
 		c->steps[i + 1].inferred = e->inferred;
 	}
 	c->steps[n].function = g->nodes[s->func].name;
-	c->steps[n].file = s->file;
-	c->steps[n].line = s->line;
-	c->steps[n].col = s->col;
-	c->steps[n].guards = s->guards;
-	c->steps[n].loop = s->loop;
-	c->steps[n].loop_guess = s->loop_guess;
+	SITE_COPY(&c->steps[n], s);
 }
 
 /* How many steps back from the sink other hot callers are looked for. */

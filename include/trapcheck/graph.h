@@ -14,6 +14,20 @@
 #include "trapcheck/facts.h"
 #include "trapcheck/util.h"
 
+/*
+ * Copy the site of a record to another: the call sites and sinks of the
+ * facts (facts.h), of the graph (below) and the steps of a chain
+ * (finding.h) all have these members.
+ */
+#define SITE_COPY(to, from) do {					\
+	(to)->file = (from)->file;					\
+	(to)->line = (from)->line;					\
+	(to)->col = (from)->col;					\
+	(to)->guards = (from)->guards;					\
+	(to)->loop = (from)->loop;					\
+	(to)->loop_guess = (from)->loop_guess;				\
+} while (0)
+
 struct gnode {
 	const char *key;
 	const char *name;
