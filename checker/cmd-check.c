@@ -63,48 +63,97 @@ static void preclaim(struct db *fdb, struct claims *c, const char *self)
 	free(tus);
 }
 
+/* The command line of the CHECK protocol. */
+struct check_args {
+	const char *dbpath, *file, *target;
+	bool fail, quiet;
+};
+
+/*
+ * Our options, the file, and gcc's flags into @e (its argv[0], the
+ * compiler, still to be named: the target says which).
+ */
+static void read_args(int argc, char **argv, struct check_args *ca,
+		      struct compdb_entry *e)
+{
+	size_t k;
+	int i;
+
+	e->argv = xcalloc(argc + 2, sizeof(*e->argv));
+	e->argv[e->argc++] = NULL;	/* the compiler, once known */
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		size_t n = strlen(a);
+
+		if (!strncmp(a, "--db=", 5))
+			ca->dbpath = a + 5;
+		else if (!strcmp(a, "--fail"))
+			ca->fail = true;
+		else if (!strcmp(a, "-q"))
+			ca->quiet = true;
+		else if (a[0] != '-' && n > 2 && !strcmp(a + n - 2, ".c"))
+			ca->file = a;
+		else
+			e->argv[e->argc++] = xstrdup(a);
+		for (k = 0; k < ARRAY_SIZE(check_targets); k++)
+			if (!strcmp(a, check_targets[k].define))
+				ca->target = check_targets[k].target;
+	}
+}
+
+/* The facts of @rel into the database; false (said) when they are not. */
+static bool store_facts(struct db *fdb, const char *dbpath, const char *rel,
+			const struct tu_facts *facts)
+{
+	/*
+	 * The key of a compile database run would differ: check mode's
+	 * facts are kept until a run with -p replaces them.
+	 */
+	char *key = xasprintf("check:%s", rel);
+	bool ok = !db_store(fdb, rel, key, facts);
+
+	if (!ok)
+		diag_error("%s: cannot store the facts of %s", dbpath, rel);
+	free(key);
+	return ok;
+}
+
+/* What one TU can tell: the rules that need no root set. Any found? */
+static bool report_one(const struct tu_facts *facts)
+{
+	struct findings fs = { 0 };
+	struct root_sets none = { 0 };
+	struct graph g;
+	bool found;
+
+	graph_init(&g);
+	graph_merge(&g, facts);
+	graph_finish(&g);
+	rules_run(&g, &none, NULL, &fs, NULL, NULL);
+	emit_text(stdout, &fs, &(struct emit_opts){ 0 });
+	found = fs.nr;
+	findings_free(&fs);
+	graph_free(&g);
+	return found;
+}
+
 int cmd_check(int argc, char **argv)
 {
-	const char *dbpath = getenv("TRAPCHECK_DB"), *file = NULL;
-	const char *target = NULL;
 	const char *timeout = getenv("TRAPCHECK_TU_TIMEOUT");
+	struct check_args ca = { .dbpath = getenv("TRAPCHECK_DB") };
 	struct compdb_entry e = { 0 };
 	struct one_tu one = { 0 };
 	struct flag_warnings warn;
 	struct claims claims;
 	struct clang_args args;
 	struct tu_facts facts;
-	struct findings fs = { 0 };
-	struct root_sets none = { 0 };
-	struct graph g;
 	struct db *fdb;
 	char cwd[4096], err[1024], *rel;
-	bool fail = false, quiet = false;
 	char *why = NULL;
-	int i, ret = 0;
-	size_t k;
+	int ret = 0;
 
-	e.argv = xcalloc(argc + 2, sizeof(*e.argv));
-	e.argv[e.argc++] = NULL;	/* the compiler, once known */
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		size_t n = strlen(a);
-
-		if (!strncmp(a, "--db=", 5))
-			dbpath = a + 5;
-		else if (!strcmp(a, "--fail"))
-			fail = true;
-		else if (!strcmp(a, "-q"))
-			quiet = true;
-		else if (a[0] != '-' && n > 2 && !strcmp(a + n - 2, ".c"))
-			file = a;
-		else
-			e.argv[e.argc++] = xstrdup(a);
-		for (k = 0; k < ARRAY_SIZE(check_targets); k++)
-			if (!strcmp(a, check_targets[k].define))
-				target = check_targets[k].target;
-	}
-	if (!dbpath || !file || !getcwd(cwd, sizeof(cwd))) {
+	read_args(argc, argv, &ca, &e);
+	if (!ca.dbpath || !ca.file || !getcwd(cwd, sizeof(cwd))) {
 		diag_error("check: usage: trapcheck check --db=FILE [--fail] "
 			   "[-q] <gcc flags> file.c (or set TRAPCHECK_DB)");
 		/* argv[0], the compiler, is not there yet. */
@@ -112,12 +161,13 @@ int cmd_check(int argc, char **argv)
 		compdb_free_argv(e.argv, e.argc);
 		return TC_EXIT_USAGE;
 	}
-	e.argv[0] = target ? xasprintf("%s-gcc", target) : xstrdup("gcc");
-	e.argv[e.argc++] = xstrdup(file);
+	e.argv[0] = ca.target ? xasprintf("%s-gcc", ca.target) :
+				xstrdup("gcc");
+	e.argv[e.argc++] = xstrdup(ca.file);
 	e.directory = path_normalize(cwd);
-	e.file = path_join(e.directory, file);
+	e.file = path_join(e.directory, ca.file);
 
-	if (db_open(&fdb, dbpath, err, sizeof(err))) {
+	if (db_open(&fdb, ca.dbpath, err, sizeof(err))) {
 		diag_error("%s", err);
 		ret = TC_EXIT_USAGE;
 		goto out_free_entry;
@@ -142,35 +192,17 @@ int cmd_check(int argc, char **argv)
 		/* A crash of ours must not break the kernel build. */
 		diag_at(rel, "warning", "trapcheck: not analysed: %s", why);
 		free(why);
-		ret = fail ? TC_EXIT_OUTPUT : 0;
+		ret = ca.fail ? TC_EXIT_OUTPUT : 0;
 		goto out_free_facts;
 	}
-	if (facts.first_error && !quiet)
+	if (facts.first_error && !ca.quiet)
 		diag_at(rel, "note", "parsed with %u error%s, first: %s",
 			facts.nr_errors, facts.nr_errors == 1 ? "" : "s",
 			facts.first_error);
-	{
-		/* The key of a compile database run would differ: check
-		 * mode's facts are kept until a run with -p replaces them. */
-		char *key = xasprintf("check:%s", rel);
-
-		if (db_store(fdb, rel, key, &facts)) {
-			diag_error("%s: cannot store the facts of %s", dbpath,
-				   rel);
-			ret = TC_EXIT_OUTPUT;
-		}
-		free(key);
-	}
-	/* What one TU can tell: the rules that need no root set. */
-	graph_init(&g);
-	graph_merge(&g, &facts);
-	graph_finish(&g);
-	rules_run(&g, &none, NULL, &fs, NULL, NULL);
-	emit_text(stdout, &fs, &(struct emit_opts){ 0 });
-	if (fail && fs.nr && !ret)
+	if (!store_facts(fdb, ca.dbpath, rel, &facts))
+		ret = TC_EXIT_OUTPUT;
+	if (report_one(&facts) && ca.fail && !ret)
 		ret = TC_EXIT_FINDINGS;
-	findings_free(&fs);
-	graph_free(&g);
 out_free_facts:
 	tu_facts_free(&facts);
 	flag_warnings_free(&warn);

@@ -227,21 +227,14 @@ static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 	return failed;
 }
 
-
-int fixes_run(struct analysis *a, const struct analysis_opts *ao,
-	      const struct root_sets *roots, const struct fix_opts *fo,
-	      char *err, size_t errlen)
+/* The candidate fixes of the findings, one per site, in cand_order. */
+static size_t collect_candidates(struct analysis *a,
+				 const struct fix_opts *fo,
+				 struct candidate **cp)
 {
 	struct candidate *c = NULL;
-	size_t nr = 0, alloc = 0, i, j, k;
-	unsigned int written = 0;
-	int ret = 0;
+	size_t nr = 0, alloc = 0, i, j;
 
-	if (fo->dir && mkdir(fo->dir, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "%s: cannot create the fix directory: "
-			 "%s", fo->dir, strerror(errno));
-		return -errno;
-	}
 	for (i = 0; i < a->findings.nr; i++) {
 		struct finding *f = &a->findings.v[i];
 		bool done = false;
@@ -261,9 +254,23 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 			candidate_free(&c[nr]);
 	}
 	sort_n(c, nr, sizeof(*c), cand_order);
+	*cp = c;
+	return nr;
+}
 
-	/* All together first (one re-analysis); one by one if that fails. */
-	if (fo->verify && nr) {
+/*
+ * With @verify, the tree re-analysed with the fixes: all together first
+ * (one re-analysis), one by one if that fails. Returns how many are
+ * kept, those that passed, first in @c in the same order.
+ */
+static size_t verify_candidates(const struct analysis *a,
+				const struct analysis_opts *ao,
+				const struct root_sets *roots, bool verify,
+				struct candidate *c, size_t nr)
+{
+	size_t i, k;
+
+	if (verify && nr) {
 		char *why = NULL;
 
 		if (!verify_range(a, ao, roots, c, 0, nr, &why)) {
@@ -276,65 +283,123 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 		}
 		free(why);
 	}
-
-	/* Keep the verified ones, in finding order for stable names. */
 	for (i = 0, k = 0; i < nr; i++) {
 		if (c[i].why)
 			candidate_free(&c[i]);
 		else
 			c[k++] = c[i];
 	}
-	nr = k;
+	return k;
+}
+
+/* The candidate of @f among @c (one a finding at most), or NULL. */
+static struct candidate *candidate_of(struct candidate *c, size_t nr,
+				      const struct finding *f)
+{
+	size_t k;
+
+	for (k = 0; k < nr; k++)
+		if (c[k].f == f)
+			return &c[k];
+	return NULL;
+}
+
+/* Fix number @n as a format-patch file in @dir; 0 or -EIO (said). */
+static int write_patch_file(const char *dir, unsigned int n,
+			    struct candidate *c, char *err, size_t errlen)
+{
+	char *name = patch_name(n, c->e.subject);
+	char *out = xasprintf("%s/%s", dir, name);
+
+	free(name);
+	if (write_atomic(out, c->patch)) {
+		snprintf(err, errlen, "%s: cannot write: %s", out,
+			 strerror(errno));
+		free(out);
+		return -EIO;
+	}
+	free(c->f->fix_note);
+	c->f->fix_note = xasprintf("fix: %s", out);
+	free(out);
+	return 0;
+}
+
+/*
+ * The verified fixes, in finding order (stable names): each finding's
+ * note, the diff on stdout (--fix), the patch files (--fix-dir); counted
+ * in *@written. Returns 0 or -EIO (said in @err).
+ */
+static int write_fixes(struct analysis *a, const struct fix_opts *fo,
+		       struct candidate *c, size_t nr, unsigned int *written,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
 	for (i = 0; i < a->findings.nr; i++) {
-		for (k = 0; k < nr; k++) {
-			if (c[k].f != &a->findings.v[i])
-				continue;
-			written++;
-			c[k].f->fix_note = xasprintf("fix: %s", c[k].e.subject);
-			if (fo->print)
-				fputs(c[k].diff, stdout);
-			if (fo->dir) {
-				char *name = patch_name(written,
-							c[k].e.subject);
-				char *out = xasprintf("%s/%s", fo->dir, name);
+		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
 
-				free(name);
-				if (write_atomic(out, c[k].patch)) {
-					snprintf(err, errlen, "%s: cannot "
-						 "write: %s", out,
-						 strerror(errno));
-					free(out);
-					ret = -EIO;
-					goto out_free;
-				}
-				free(c[k].f->fix_note);
-				c[k].f->fix_note = xasprintf("fix: %s", out);
-				free(out);
-			}
+		if (!k)
+			continue;
+		(*written)++;
+		k->f->fix_note = xasprintf("fix: %s", k->e.subject);
+		if (fo->print)
+			fputs(k->diff, stdout);
+		if (fo->dir && write_patch_file(fo->dir, *written, k, err,
+						errlen))
+			return -EIO;
+	}
+	return 0;
+}
+
+/* The sites of the fixes, in finding order, read before --apply. */
+static int keep_sites(struct analysis *a, struct fix_sites *sites,
+		      struct candidate *c, size_t nr, char *err,
+		      size_t errlen)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < a->findings.nr; i++) {
+		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
+		struct fix_site *site;
+
+		if (!k)
+			continue;
+		site = PUSH(sites->v, sites->nr, sites->alloc);
+		site->f = k->f;
+		fix_edit_copy(&site->e, &k->e);
+		ret = src_load(&site->src, a->root, k->f->file);
+		if (ret) {
+			snprintf(err, errlen, "%s: cannot read: %s",
+				 k->f->file, strerror(-ret));
+			fix_edit_free(&site->e);
+			sites->nr--;
+			return ret;
 		}
 	}
-	/* The sites, read before --apply changes the files. */
-	for (i = 0; fo->sites && i < a->findings.nr; i++) {
-		for (k = 0; k < nr; k++) {
-			struct fix_site *site;
+	return 0;
+}
 
-			if (c[k].f != &a->findings.v[i])
-				continue;
-			site = PUSH(fo->sites->v, fo->sites->nr,
-				    fo->sites->alloc);
-			site->f = c[k].f;
-			fix_edit_copy(&site->e, &c[k].e);
-			ret = src_load(&site->src, a->root, c[k].f->file);
-			if (ret) {
-				snprintf(err, errlen, "%s: cannot read: %s",
-					 c[k].f->file, strerror(-ret));
-				fix_edit_free(&site->e);
-				fo->sites->nr--;
-				goto out_free;
-			}
-		}
+int fixes_run(struct analysis *a, const struct analysis_opts *ao,
+	      const struct root_sets *roots, const struct fix_opts *fo,
+	      char *err, size_t errlen)
+{
+	struct candidate *c;
+	size_t nr, i;
+	unsigned int written = 0;
+	int ret;
+
+	if (fo->dir && mkdir(fo->dir, 0755) && errno != EEXIST) {
+		snprintf(err, errlen, "%s: cannot create the fix directory: "
+			 "%s", fo->dir, strerror(errno));
+		return -errno;
 	}
-	if (fo->apply) {
+	nr = collect_candidates(a, fo, &c);
+	nr = verify_candidates(a, ao, roots, fo->verify, c, nr);
+	ret = write_fixes(a, fo, c, nr, &written, err, errlen);
+	if (!ret && fo->sites)
+		ret = keep_sites(a, fo->sites, c, nr, err, errlen);
+	if (!ret && fo->apply) {
 		size_t failed = apply_verified(a->root, c, nr);
 
 		written -= failed;
@@ -342,11 +407,10 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 			snprintf(err, errlen, "%s: no fix could be applied",
 				 a->root);
 			ret = -EIO;
-			goto out_free;
 		}
 	}
-	ret = (int)written;
-out_free:
+	if (!ret)
+		ret = (int)written;
 	for (i = 0; i < nr; i++)
 		candidate_free(&c[i]);
 	free(c);
