@@ -103,6 +103,7 @@ struct walk {
 /* Longer conditions are not split into atoms (quadratic in chains). */
 #define GUARD_TOKENS_MAX	1024
 
+/* The first children of a cursor (collect_kid()), and how many it has. */
 struct kids {
 	CXCursor c[4];
 	unsigned int n;

@@ -2,8 +2,8 @@
 /*
  * Reading the kernel's own tables from a TU's AST: arm64_ftr_regs[] and
  * the capability tables arm64_features[] / arm64_errata[] (the names are
- * listed in checker/tables.def). Used by extraction only: the one other
- * module, with extract.c, that sees libclang.
+ * listed in checker/tables.def). Used by extraction only; with
+ * extract*.c and tokens.c, the only code that sees libclang.
  */
 #ifndef TRAPCHECK_TABLES_H
 #define TRAPCHECK_TABLES_H
