@@ -379,7 +379,8 @@ static bool is_cold(struct walk *w, CXCursor fn, const char *name)
 		return true;
 
 	for (i = 0; i + 1 < w->ftok.n; i++) {
-		if (!strcmp(w->ftok.s[i], name) && !strcmp(w->ftok.s[i + 1], "("))
+		if (!strcmp(w->ftok.s[i], name) &&
+		    !strcmp(w->ftok.s[i + 1], "("))
 			break;
 		if (cold_token(w->ftok.s[i]))
 			return true;

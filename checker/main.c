@@ -126,9 +126,10 @@ static const struct {
 	enum { STORE_ARG, STORE_TRUE, STORE_FALSE } how;
 	size_t offset;
 } stores[] = {
-#define ARG(id, field)	{ OPT_##id, STORE_ARG, offsetof(struct prog, field) }
-#define SET(id, field)	{ OPT_##id, STORE_TRUE, offsetof(struct prog, field) }
-#define CLEAR(id, field) { OPT_##id, STORE_FALSE, offsetof(struct prog, field) }
+#define STORE(id, how, field) { OPT_##id, how, offsetof(struct prog, field) }
+#define ARG(id, field)		STORE(id, STORE_ARG, field)
+#define SET(id, field)		STORE(id, STORE_TRUE, field)
+#define CLEAR(id, field)	STORE(id, STORE_FALSE, field)
 	ARG(PATH, tree), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
@@ -142,6 +143,7 @@ static const struct {
 	ARG(WRITE_BASELINE, write_baseline), ARG(BASELINE, baseline),
 	ARG(WAIVERS, waivers), SET(NO_WAIVERS, no_waivers),
 	ARG(GRAPH, graph_dir), ARG(HTML, html),
+#undef STORE
 #undef ARG
 #undef SET
 #undef CLEAR

@@ -171,7 +171,9 @@ int picture_graphs(const char *dir, const struct findings *fs, char *err,
 static void html_str(FILE *out, const char *s)
 {
 	static const char special[] = "<>&\"";
-	static const char *const entity[] = { "&lt;", "&gt;", "&amp;", "&quot;" };
+	static const char *const entity[] = {
+		"&lt;", "&gt;", "&amp;", "&quot;",
+	};
 
 	for (; s && *s; s++) {
 		const char *c = strchr(special, *s);
