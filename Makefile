@@ -44,8 +44,8 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/extract-ops.o checker/graph.o checker/sinks.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
-	    checker/emit.o checker/analyze.o checker/caps.o \
-	    checker/guards.o checker/patchlint.o checker/fix.o \
+	    checker/emit.o checker/emit-sarif.o checker/analyze.o \
+	    checker/caps.o checker/guards.o checker/patchlint.o checker/fix.o \
 	    checker/baseline.o checker/picture.o checker/db.o \
 	    checker/query.o checker/analyze-one.o checker/analyze-pool.o \
 	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
@@ -97,7 +97,7 @@ checker/extract-guards.o: checker/regions.def
 checker/dispatch.o: checker/dispatch.def
 checker/rules.o: checker/context.def checker/rules.def
 checker/graph.o: checker/cold.def
-checker/emit.o: checker/rule-help.inc
+checker/emit-sarif.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@
 	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
