@@ -8,7 +8,8 @@
 # fails here.
 . "$(dirname "$0")/../tap.sh"
 cd "$TOP" || exit 1
-CLANG_INC=$(llvm-config --includedir)
+LLVM_CONFIG=$(command -v llvm-config-14 || command -v llvm-config)
+CLANG_INC=$($LLVM_CONFIG --includedir)
 
 # deps FILE: the headers FILE includes, directly or not
 deps() {
