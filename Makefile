@@ -59,7 +59,7 @@ PROG := trapcheck
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards tests/unit/test-factsio \
-	      tests/unit/test-cocci-emit
+	      tests/unit/test-cocci-emit tests/unit/test-patch
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

@@ -76,9 +76,12 @@ char *patch_format(const struct finding *f, const struct fix_edit *e,
 
 char *patch_name(unsigned int n, const char *subject)
 {
-	char *s = xasprintf("%04u-%s", n, subject), *p, *q;
+	/* Room for ".patch" even when the slug is no shorter. */
+	char *s = xasprintf("%04u-%s.patch", n, subject), *p, *q;
+	size_t len = strlen(s) - strlen(".patch");
 	bool dash = false;
 
+	s[len] = '\0';
 	for (p = q = s + 5; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		    (*p >= '0' && *p <= '9') || *p == '_') {
