@@ -36,6 +36,7 @@ struct site_rule {
 	struct strs plus;	/* new lines as they are */
 	struct strs symbols, typedefs;
 	size_t nr_minus_symbols, nr_minus_typedefs;	/* the find rule's */
+	bool casts;		/* a cast in the lines: disable drop_cast */
 	struct zcall *z;
 	size_t nr_z, alloc_z;
 	bool header;		/* an if/while header: body S */

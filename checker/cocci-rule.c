@@ -110,6 +110,20 @@ static const char *const qualifiers[] = {
 static const char *const tag_words[] = { "struct", "union", "enum", NULL };
 
 /*
+ * Is the word before @k a cast: "(" before it, ")" after it, then an
+ * operand ("(u32)x", "(u64)read_sysreg_s(...)")?
+ */
+static bool is_cast(const char *code, const char *prev, size_t k)
+{
+	size_t after;
+
+	if (!prev || *prev != '(' || code[k] != ')')
+		return false;
+	after = k + 1 + strspn(code + k + 1, " \t");
+	return ident_start(code[after]) || code[after] == '(';
+}
+
+/*
  * Declarations for the names of @code: a type that starts a declaration
  * ("u64 x = ...") becomes a typedef, every other name with a lower-case
  * letter that is not called, not a field and not a keyword a symbol.
@@ -148,6 +162,13 @@ static void collect_names(struct site_rule *r, const char *code,
 		    (prev && (*prev == '.' || (*prev == '>' && prev > code &&
 						prev[-1] == '-')))) {
 			free(name);
+		} else if (lower && is_cast(code, prev, k)) {
+			/* "(u32)read_sysreg_s(...)": a cast to a typedef */
+			r->casts = true;
+			if (strs_has(&r->typedefs, name))
+				free(name);
+			else
+				strs_push(&r->typedefs, name);
 		} else if (first && ident_start(code[k]) && lower) {
 			/* "u64 pfr0 = ...": a type that is not a keyword */
 			if (strs_has(&r->typedefs, name))

@@ -67,7 +67,7 @@ run_tree() {
 		'echo "$want_files" | grep -qx "$want" &&
 		 ! echo "$want_files" | grep -qx "$not"'
 	n_fix=$(grep -c '^diff --git ' "$name.fix")
-	n_rules=$(grep -c '^@fix[0-9]* depends on patch@' "$name.cocci")
+	n_rules=$(grep -c '^@fix[0-9]* depends on patch[ a-z_]*@' "$name.cocci")
 	check_that "$name: one rule per fix ($n_rules), none left out" \
 		'[ "$n_rules" = "$n_fix" ] && ! grep -q "^//# Left out" "$name.cocci"'
 	check "$name: // Options: --no-includes --include-headers (sites in headers)" \

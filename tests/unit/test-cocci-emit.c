@@ -168,6 +168,35 @@ static void test_statement(void **state)
 	done(&o);
 }
 
+static const char cast[] =
+	"static void variant_extract(u32 *state)\n"	/* 1 */
+	"{\n"
+	"\tstate[3] = (u32)read_sysreg_s(SYS_ID_AA64ISAR0_EL1);\n"
+	"}\n";
+
+/*
+ * A cast to a kernel type: u32 declared as a typedef, and drop_cast off
+ * (spatch warned "pure metavariable T is matched against ... u32").
+ */
+static void test_cast(void **state)
+{
+	const char *new[] = {
+		"\tstate[3] = (u32)read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1);",
+		NULL,
+	};
+	struct one o = { 0 };
+	struct finding f;
+
+	init_finding(&f, "drivers/char/rng_variants.c", "variant_extract", 1,
+		     3, "read_sysreg_s");
+	add_site(&o, &f, cast, 3, 3, new);
+	assert_int_equal(emit(&o), 1);
+	has(o.out, "@fix1 depends on patch disable drop_cast@\n");
+	has(o.out, "@find1 depends on !patch disable drop_cast@\n");
+	has(o.out, "typedef u32;\nsymbol state;\n@@\n");
+	done(&o);
+}
+
 static const char crng[] =
 	"static void _extract_crng(u8 *out)\n"		/* 1 */
 	"{\n"
@@ -349,6 +378,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_statement),
+		cmocka_unit_test(test_cast),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_blank_and_zero_calls),
 		cmocka_unit_test(test_nothing),
