@@ -41,7 +41,7 @@ endif
 
 LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
-	    checker/extract-ops.o checker/graph.o checker/sinks.o \
+	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/emit-sarif.o checker/analyze.o \

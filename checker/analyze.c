@@ -139,7 +139,14 @@ static void add_problem(struct run_summary *s, char *file,
 /* What the summary says of the linked graph. */
 static void summarise_graph(struct run_summary *s, const struct graph *g)
 {
+	size_t i;
+
 	summarise_tables(&g->caps, s);
+	for (i = 0; i < g->nr_edges; i++)
+		s->rate_limited += g->edges[i].periodic;
+	for (i = 0; i < g->nr_sinks; i++)
+		s->rate_limited += g->sinks[i].periodic;
+	s->masked_across = g->region_sites;
 	s->inferred = g->inferred_edges;
 	s->dispatch = &g->dispatch;
 	s->pruned = g->pruned;

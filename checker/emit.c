@@ -173,6 +173,15 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			fprintf(diag, "%s%s", i ? ", " : " (", d->examples[i]);
 		fputs(d->nr_examples ? ")\n" : "\n", diag);
 	}
+	if (sum->rate_limited)
+		fprintf(diag, "trapcheck: %zu call and sink site%s under a "
+			"deadline test (rate-limited) not walked from the root "
+			"sets\n", sum->rate_limited,
+			sum->rate_limited == 1 ? "" : "s");
+	if (sum->masked_across)
+		fprintf(diag, "trapcheck: %zu call and sink site%s run with "
+			"interrupts masked, known across calls\n",
+			sum->masked_across, sum->masked_across == 1 ? "" : "s");
 	if (sum->stopped)
 		fprintf(diag, "trapcheck: %zu calls into another root set's "
 			"entry point left to that root set\n", sum->stopped);
@@ -366,6 +375,8 @@ static const struct json_count link_counts[] = {
 	SUMMARY_COUNT("waived", waived),
 	SUMMARY_COUNT("inferred_edges", inferred),
 	SUMMARY_COUNT("root_entries_left", stopped),
+	SUMMARY_COUNT("rate_limited_sites", rate_limited),
+	SUMMARY_COUNT("masked_across_calls", masked_across),
 	SUMMARY_COUNT("low_confidence_sites", low),
 };
 static const struct json_count baseline_counts[] = {

@@ -373,7 +373,6 @@ int region_order(const void *a, const void *b)
 }
 
 /* Opening and closing calls of regions (checker/regions.def). */
-enum region_kind { REGION_IRQ, REGION_PREEMPT, REGION_LOCK, REGION_KINDS };
 
 static const struct {
 	const char *name;
@@ -393,11 +392,6 @@ static const struct {
 #undef LOCK
 #undef OPEN
 #undef CLOSE
-};
-
-/* The atom each kind adds to the guards (checker/phases.def). */
-static const char *const region_atom[REGION_KINDS] = {
-	"<irqs masked>", "<preemption disabled>", "<spinlock held>",
 };
 
 static int region_call(const struct tu_call *c, bool *open)
@@ -446,6 +440,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 	size_t n = w->out->nr_calls - first, i, *idx;
 	unsigned int from, to, open_at[REGION_KINDS];
 	unsigned int depth[REGION_KINDS] = { 0 };
+	struct tu_func *fn_facts = &w->out->funcs[w->cur_func];
 	int k;
 
 	if (!n)
@@ -462,6 +457,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 		k = region_call(c, &open);
 		if (k < 0)
 			continue;
+		fn_facts->region_seen |= 1U << k;
 		if (open) {
 			if (!depth[k]++)
 				open_at[k] = c->off;
@@ -470,10 +466,14 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 				push_region(w, open_at[k], c->off, k);
 		} else {
 			push_region(w, from, c->off, k);
+			fn_facts->region_in |= 1U << k;
 		}
 	}
-	for (k = 0; k < REGION_KINDS; k++)
-		if (depth[k])
+	for (k = 0; k < REGION_KINDS; k++) {
+		if (depth[k]) {
 			push_region(w, open_at[k], to, k);
+			fn_facts->region_out |= 1U << k;
+		}
+	}
 	free(idx);
 }

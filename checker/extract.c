@@ -214,7 +214,7 @@ static void visit_function(struct walk *w, CXCursor c)
 	CXFile sf, ef;
 	unsigned int sl, sc, so, el, ec, eo;
 	struct extent *x;
-	struct tu_func fn;
+	struct tu_func fn = { 0 };
 	const char *file;
 	bool mine;
 

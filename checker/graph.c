@@ -137,22 +137,27 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 		 * else the first in source order.
 		 */
 		bool boot = guards_boot(c->guards);
+		bool periodic = guards_periodic(c->guards);
 
 		e = &g->edges[s->edge];
 		/*
 		 * A direct call beats one inferred through a member; then a
+		 * site that is not rate-limited beats one that is; then a
 		 * steady site beats a boot one; then source order.
 		 */
 		if ((e->inferred && !inferred) ||
 		    (e->inferred == inferred &&
-		     ((e->boot && !boot) ||
-		      (e->boot == boot &&
-		       site_cmp(c->file, c->line, c->col, e->file, e->line,
-				e->col) < 0)))) {
+		     ((e->periodic && !periodic) ||
+		      (e->periodic == periodic &&
+		       ((e->boot && !boot) ||
+			(e->boot == boot &&
+			 site_cmp(c->file, c->line, c->col, e->file,
+				  e->line, e->col) < 0)))))) {
 			e->inferred = inferred;
 			INTERN_SITE(g, e, c);
 			e->via = intern(g, c->via);
 			e->boot = boot;
+			e->periodic = periodic;
 		}
 		return s->edge;
 	}
@@ -164,6 +169,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	MERGE_SITE(g, e, c);
 	e->via = intern(g, c->via);
 	e->boot = guards_boot(c->guards);
+	e->periodic = guards_periodic(c->guards);
 	e->inferred = inferred;
 	e->registered = false;
 	n = &g->nodes[caller];
@@ -213,6 +219,7 @@ static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 	s->arg = intern(g, k->arg);
 	MERGE_SITE(g, s, k);
 	s->boot = guards_boot(k->guards);
+	s->periodic = guards_periodic(k->guards);
 }
 
 /* The call through a member @ic in the TU's function @caller. */
@@ -251,6 +258,9 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			n->is_static = fn->is_static;
 			n->indirect_calls = fn->indirect_calls;
 			n->cold = fn->cold;
+			n->region_in = fn->region_in;
+			n->region_seen = fn->region_seen;
+			n->region_out = fn->region_out;
 			n->file = intern(g, fn->file);
 			n->line = fn->line;
 			n->col = fn->col;
@@ -428,6 +438,7 @@ void graph_finish(struct graph *g)
 
 	resolve_icalls(g);
 	dispatch_resolve(g);
+	g->region_sites = graph_infer_regions(g);
 	for (i = 0; i < g->nr_nodes; i++)
 		if (cold_by_name(g->nodes[i].name))
 			g->nodes[i].cold = true;

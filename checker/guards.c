@@ -16,12 +16,18 @@ static const struct {
 #define BOOT GUARD_BOOT
 #define NOT_PREEMPTIBLE GUARD_NOT_PREEMPTIBLE
 #define CAPS_UNFINALIZED GUARD_CAPS_UNFINALIZED
+#define PERIODIC GUARD_PERIODIC
 #define GUARD(a, k) { a, k },
 #include "phases.def"
 #undef GUARD
 #undef BOOT
 #undef NOT_PREEMPTIBLE
 #undef CAPS_UNFINALIZED
+#undef PERIODIC
+};
+
+const char *const region_atom[REGION_KINDS] = {
+	"<irqs masked>", "<preemption disabled>", "<spinlock held>",
 };
 
 static bool is_word(const char *t)
@@ -204,11 +210,15 @@ bool guards_have(const char *guards, enum guard_kind kind)
 
 		if (guard_table[i].kind != kind)
 			continue;
+		/* An atom ending in '(' or ',' is a prefix (phases.def). */
+		bool prefix = n && strchr("(,", guard_table[i].atom[n - 1]);
+
 		while ((p = strstr(p, guard_table[i].atom))) {
 			bool start = p == guards ||
 				     (p - guards >= 4 &&
 				      !strncmp(p - 4, " && ", 4));
-			bool end = !p[n] || !strncmp(p + n, " && ", 4);
+			bool end = prefix || !p[n] ||
+				   !strncmp(p + n, " && ", 4);
 
 			if (start && end)
 				return true;
@@ -269,4 +279,9 @@ char **guard_tokens(const char *s, size_t *n)
 bool guards_boot(const char *guards)
 {
 	return guards_have(guards, GUARD_BOOT);
+}
+
+bool guards_periodic(const char *guards)
+{
+	return guards_have(guards, GUARD_PERIODIC);
 }

@@ -131,7 +131,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 			/* Opaque sinks are reported at the call, not entered. */
 			if (done[v] || r->parent[v] == REACH_ROOT ||
 			    g->nodes[v].opaque || g->nodes[v].cold ||
-			    (steady && e->boot))
+			    e->periodic || (steady && e->boot))
 				continue;
 			/*
 			 * Another root set's entry point: what runs from

@@ -117,6 +117,7 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 				seen = g->edges[t->edges[j]].callee == caller;
 			if (seen || !reach_has(r, caller) ||
 			    g->nodes[caller].opaque || g->nodes[caller].cold ||
+			    g->edges[e].periodic ||
 			    (r->steady && g->edges[e].boot))
 				continue;
 			m = reach_chain(g, r, caller, &alt);
@@ -197,12 +198,15 @@ static void drop_last(struct findings *out)
 
 /*
  * The reach that explains a site for one root set: the steady one when
- * a steady path exists and the site itself is not boot-only.
+ * a steady path exists and the site itself is not boot-only; none for a
+ * rate-limited site.
  */
 static const struct reach *pick(const struct reach *steady,
 				const struct reach *any,
 				const struct gsink *s)
 {
+	if (s->periodic)
+		return NULL;
 	if (reach_has(steady, s->func) && !s->boot)
 		return steady;
 	return reach_has(any, s->func) ? any : NULL;

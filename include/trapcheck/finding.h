@@ -108,6 +108,8 @@ struct run_summary {
 	/* Calls through struct members (graph.h): inferred and pruned. */
 	size_t inferred;
 	size_t stopped;		/* calls into other root sets' entries */
+	size_t rate_limited;	/* calls and sinks under a deadline test */
+	size_t masked_across;	/* sites masked by a callee's entry state */
 	const struct dispatch_stats *dispatch;	/* owned by the graph */
 	size_t low;		/* sites of low confidence, not warned of */
 	const struct pruned *pruned;	/* owned by the graph */

@@ -38,6 +38,9 @@ struct gnode {
 	bool opaque;		/* a sink the walk does not enter */
 	bool indirect_calls;	/* calls through a function pointer */
 	bool cold;		/* never hot: checker/cold.def */
+	unsigned int region_in;	/* bit k: entered with region k open */
+	unsigned int region_seen; /* bit k: opens or closes region k */
+	unsigned int region_out; /* bit k: returns with region k open */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
 	int *in;		/* edges into this node, by graph_finish() */
@@ -51,6 +54,8 @@ struct gedge {
 	const char *via;	/* macro alias at the call site, or NULL */
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* every site is in the boot phase */
+	bool periodic;		/* every site is rate-limited (guards.h):
+				 * never walked from a root set */
 	bool inferred;		/* through a struct member (via: "T.m") or
 				 * a registration (via: the list head) */
 	bool registered;	/* resolved by registration (dispatch.h) */
@@ -66,6 +71,7 @@ struct gsink {
 	unsigned int line, col;
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* the site itself is in the boot phase */
+	bool periodic;		/* the site is rate-limited: not hot */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
 };
@@ -136,6 +142,7 @@ struct graph {
 	struct pruned *pruned;
 	size_t nr_pruned, alloc_pruned;
 	size_t inferred_edges;
+	size_t region_sites;	/* sites given a region across calls */
 	struct gargsite *argsites;
 	size_t nr_argsites, alloc_argsites;
 	struct dispatch_stats dispatch;
@@ -161,6 +168,15 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred);
 /* Sort adjacency and sinks so that every walk is deterministic. */
 void graph_finish(struct graph *g);
+
+/*
+ * Interrupts masked across calls (checker/graph-regions.c): a caller
+ * that opens or closes no region and calls nothing that returns with
+ * interrupts masked, calling a function entered with them masked, is
+ * entered so up to that call; its calls and sinks there get the atom.
+ * Returns how many sites got one. Called by graph_finish().
+ */
+size_t graph_infer_regions(struct graph *g);
 int graph_find(const struct graph *g, const char *key);
 /* Nodes named @name (static functions can share a name), -1 ends. */
 size_t graph_find_name(const struct graph *g, const char *name, int *out,

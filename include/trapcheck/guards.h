@@ -43,11 +43,21 @@ enum guard_kind {
 	GUARD_BOOT,		/* before the CRNG or capabilities are ready */
 	GUARD_NOT_PREEMPTIBLE,	/* !preemptible() */
 	GUARD_CAPS_UNFINALIZED,	/* !system_capabilities_finalized() */
+	GUARD_PERIODIC,		/* an interval has passed: rate-limited */
 };
+
+/*
+ * Regions where the CPU cannot be preempted (checker/regions.def), and
+ * the atom each adds to the guards of what runs inside.
+ */
+enum region_kind { REGION_IRQ, REGION_PREEMPT, REGION_LOCK, REGION_KINDS };
+extern const char *const region_atom[REGION_KINDS];
 
 /* Does the " && "-joined @guards contain an atom of kind @kind? */
 bool guards_have(const char *guards, enum guard_kind kind);
 /* The boot phase: an atom of the phase table holds. */
 bool guards_boot(const char *guards);
+/* Rate-limited: an atom says an interval has passed since last time. */
+bool guards_periodic(const char *guards);
 
 #endif /* TRAPCHECK_GUARDS_H */

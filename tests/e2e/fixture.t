@@ -144,6 +144,9 @@ check "preempt-guard on a sanitised read is reported on no hot path too" \
 "$TRAPCHECK" -p "$FX" -q -v --roots "$FX/variants.roots" > guards.txt
 check "-v notes carry the guards a caller holds at each call" \
 	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: note: crng_make_state() calls extract_entropy() when !crng_ready()" guards.txt
+"$TRAPCHECK" -p "$FX" --roots "$FX/variants.roots" > /dev/null 2> guards.err
+check "a call under a jiffies deadline is rate-limited: counted, not walked" \
+	grep -q '^trapcheck: 1 call and sink site under a deadline test (rate-limited) not walked from the root sets$' guards.err
 check "the RDRAND patch applied (unlikely(!crng_ready()) && ...) is not reported" \
 	sh -c "! grep -q 'rng_variants.c.*slow-entropy' guards.txt"
 

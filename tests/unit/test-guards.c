@@ -103,12 +103,29 @@ static void test_kinds(void **state)
 	assert_false(guards_have(NULL, GUARD_BOOT));
 }
 
+/* A deadline test (6.1 crng_make_state()): a prefix atom of phases.def. */
+static void test_periodic(void **state)
+{
+	const char *reseed = "time_is_before_jiffies(READ_ONCE(base_crng."
+			     "birth)+crng_reseed_interval())";
+
+	assert_true(guards_periodic(reseed));
+	assert_true(guards_periodic("x && time_after(jiffies,next)"));
+	assert_false(guards_periodic("time_after(now,next)"));
+	/* Inside the interval: the hot path, not rate-limited. */
+	assert_false(guards_periodic("!time_is_before_jiffies(t+HZ)"));
+	/* A prefix still starts an atom. */
+	assert_false(guards_periodic("xtime_is_before_jiffies(t)"));
+	assert_false(guards_boot(reseed));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_unlikely_and_conjunction),
 		cmocka_unit_test(test_negation),
 		cmocka_unit_test(test_kinds),
+		cmocka_unit_test(test_periodic),
 		cmocka_unit_test(test_tokens),
 	};
 

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph-regions.c - regions a function is entered in, across calls
+ * (graph.h).
+ *
+ * The extractor marks what a function runs between an opening and a
+ * closing call of checker/regions.def, and what runs before a close that
+ * nothing in the function opened: arm64's el0_svc_common() of 6.1 runs
+ * with DAIF masked until its local_daif_restore(DAIF_PROCCTX). Its
+ * caller do_el0_svc() opens nothing, so it too is entered masked, and
+ * so is el0_svc(), which calls the Cortex-A76 erratum 1463225 handler
+ * before do_el0_svc(): the handler's this_cpu_has_cap() runs with
+ * interrupts masked, not preemptible. 6.12 calls local_daif_restore() in
+ * el0_svc() itself, after the handler, where one function shows it.
+ *
+ * A caller that opens or closes no region of any kind and calls no
+ * function that returns with interrupts masked, calling a function
+ * entered with them masked at a site not already known to be masked,
+ * must itself be entered so: what it runs up to that site runs masked.
+ * Repeated until nothing changes. Interrupts only: a function that
+ * releases a lock its caller took (1,162 of them in 6.1's arm64
+ * defconfig) is entered with the lock held, but its caller took the lock
+ * through a helper as often as not, and saying so needs more than this.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/graph.h"
+#include "trapcheck/guards.h"
+#include "trapcheck/util.h"
+
+/* Does the site (@file, @line, @col) come before the limit? */
+static bool before(const char *file, unsigned int line, unsigned int col,
+		   const char *lfile, unsigned int lline, unsigned int lcol)
+{
+	if (!file || !lfile || strcmp(file, lfile))
+		return false;
+	return line < lline || (line == lline && col < lcol);
+}
+
+/* @guards with @atom added (interned), unless it holds already. */
+static const char *with_atom(struct graph *g, const char *guards,
+			     const char *atom)
+{
+	char *s;
+	const char *out;
+
+	if (guards && strstr(guards, atom))
+		return guards;
+	s = guards ? xasprintf("%s && %s", guards, atom) : xstrdup(atom);
+	out = strpool_intern(&g->pool, s);
+	free(s);
+	return out;
+}
+
+/* The last site of a function that needs interrupts masked. */
+struct until {
+	const char *file;
+	unsigned int line, col;
+};
+
+/* Does @caller call a function that returns with region @bit open? */
+static bool calls_opener(const struct graph *g, const struct gnode *caller,
+			 unsigned int bit)
+{
+	size_t i;
+
+	for (i = 0; i < caller->nr_out; i++)
+		if (g->nodes[g->edges[caller->out[i]].callee].region_out & bit)
+			return true;
+	return false;
+}
+
+/*
+ * The site @file:@line:@col of @func, before the last call that needs
+ * interrupts masked? That call itself carries no atom: the callee
+ * unmasks somewhere, and what runs after that is preemptible.
+ */
+static bool in_entry_region(const struct until *u, const unsigned int *inf,
+			    int func, const char *file, unsigned int line,
+			    unsigned int col)
+{
+	const unsigned int bit = 1U << REGION_IRQ;
+
+	return (inf[func] & bit) &&
+	       before(file, line, col, u[func].file, u[func].line,
+		      u[func].col);
+}
+
+size_t graph_infer_regions(struct graph *g)
+{
+	const unsigned int bit = 1U << REGION_IRQ;
+	const char *atom = region_atom[REGION_IRQ];
+	struct until *until = xcalloc(g->nr_nodes + 1, sizeof(*until));
+	unsigned int *inferred = xcalloc(g->nr_nodes + 1, sizeof(*inferred));
+	bool changed = true;
+	size_t i, added = 0;
+
+	while (changed) {
+		changed = false;
+		for (i = 0; i < g->nr_edges; i++) {
+			const struct gedge *e = &g->edges[i];
+			struct gnode *c = &g->nodes[e->caller];
+			const struct gnode *f = &g->nodes[e->callee];
+			struct until *u = &until[e->caller];
+
+			if (e->inferred || !c->defined ||
+			    !(f->region_in & bit) || c->region_seen ||
+			    (e->guards && strstr(e->guards, atom)) ||
+			    calls_opener(g, c, bit))
+				continue;
+			if (!(c->region_in & bit)) {
+				c->region_in |= bit;
+				inferred[e->caller] |= bit;
+				changed = true;
+			}
+			if (!u->file || before(u->file, u->line, u->col,
+					       e->file, e->line, e->col)) {
+				u->file = e->file;
+				u->line = e->line;
+				u->col = e->col;
+			}
+		}
+	}
+
+	/* What the inferred callers run before the last such call. */
+	for (i = 0; i < g->nr_edges; i++) {
+		struct gedge *e = &g->edges[i];
+
+		if (!in_entry_region(until, inferred, e->caller, e->file,
+				     e->line, e->col))
+			continue;
+		e->guards = with_atom(g, e->guards, atom);
+		added++;
+	}
+	for (i = 0; i < g->nr_sinks; i++) {
+		struct gsink *s = &g->sinks[i];
+
+		if (!in_entry_region(until, inferred, s->func, s->file,
+				     s->line, s->col))
+			continue;
+		s->guards = with_atom(g, s->guards, atom);
+		added++;
+	}
+	free(inferred);
+	free(until);
+	return added;
+}
