@@ -77,7 +77,9 @@ char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
 			 (unsigned long long)c);
 }
 
-static bool includes_unsaved(const struct pool *p, char **inc, size_t nr)
+/* Is the TU's file @file, or one it includes, given as unsaved text? */
+static bool reads_unsaved(const struct pool *p, const char *file,
+			  char **inc, size_t nr)
 {
 	unsigned int u;
 	size_t i;
@@ -85,7 +87,7 @@ static bool includes_unsaved(const struct pool *p, char **inc, size_t nr)
 	for (u = 0; u < p->opts->nr_unsaved; u++) {
 		char *rel = path_relative(p->opts->unsaved[u].path,
 					  p->a->root);
-		bool hit = false;
+		bool hit = !strcmp(file, rel);
 
 		for (i = 0; i < nr && !hit; i++)
 			hit = !strcmp(inc[i], rel);
@@ -224,10 +226,10 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 			nr = db_tu_includes(p->fdb, rel, &inc);
 			key = tu_key(p, flags_hash(&args, p->a->root), file,
 				     inc, nr);
-			free(file);
 			clang_args_free(&args);
 			st->reused = !strcmp(key, stored) &&
-				     !includes_unsaved(p, inc, nr);
+				     !reads_unsaved(p, file, inc, nr);
+			free(file);
 		}
 		nk = stored ? db_tu_header_funcs(p->fdb, rel, &keys, &files) :
 			      0;

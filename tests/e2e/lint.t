@@ -100,6 +100,23 @@ py=$?
 check_that "a patch adding a new function with a trapping read, called on a hot path: reported" \
 	'[ $rc -eq 1 ] && [ $py -eq 0 ]'
 
+# The same with a database of the tree: the patched .c itself is parsed
+# again (its facts in the database are of the unpatched file), not only
+# the TUs that include a patched header.
+"$TRAPCHECK" -p fixed $ROOTS --db fixed.db -q > /dev/null 2>&1
+"$TRAPCHECK" -p fixed $ROOTS --db fixed.db --diff newfn.patch --format=json \
+	-o newfn-db.json 2> newfn-db.err
+rc=$?
+python3 - newfn-db.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [f['function'] for f in d['findings']] == ['new_probe'], d['findings']
+PY
+py=$?
+check_that "... with --db: the patched .c is parsed again and the finding reported" \
+	'[ $rc -eq 1 ] && [ $py -eq 0 ] &&
+	 grep -q "^trapcheck: 1 TUs parsed, [0-9]* from the database" newfn-db.err'
+
 # A context line that the file does not have.
 sed 's/^ \(.*\)return false;$/ \1return maybe;/' up.patch > stale.patch
 check "the stale patch differs" sh -c "! cmp -s up.patch stale.patch"
