@@ -12,6 +12,7 @@
 
 #include "trapcheck/emit.h"
 #include "trapcheck/graph.h"
+#include "trapcheck/guards.h"
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
@@ -111,11 +112,20 @@ void emit_low(FILE *out, const struct findings *low)
 
 	for (i = 0; i < low->nr; i++) {
 		const struct finding *f = &low->v[i];
+		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
 
-		fprintf(out, "%s:%u:%u: note: low confidence, not warned of: "
-			"%s() reached from %s through %u inferred calls: ",
-			f->file, f->line, f->col, f->function, f->root,
-			f->inferred);
+		if (arg)
+			fprintf(out, "%s:%u:%u: note: low confidence, not "
+				"warned of: %s() reached from %s only when "
+				"%s (argument values are not followed): ",
+				f->file, f->line, f->col, f->function,
+				f->root, arg);
+		else
+			fprintf(out, "%s:%u:%u: note: low confidence, not "
+				"warned of: %s() reached from %s through %u "
+				"inferred calls: ", f->file, f->line, f->col,
+				f->function, f->root, f->inferred);
+		free(arg);
 		print_chain(out, &f->chain);
 		fprintf(out, " [%s]\n", f->rule);
 	}
@@ -186,10 +196,10 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 		fprintf(diag, "trapcheck: %zu calls into another root set's "
 			"entry point left to that root set\n", sum->stopped);
 	if (sum->low)
-		fprintf(diag, "trapcheck: %zu site%s reached only through "
-			"more than one inferred call: notes, not warnings "
-			"(--all-chains warns of them)\n", sum->low,
-			sum->low == 1 ? "" : "s");
+		fprintf(diag, "trapcheck: %zu site%s of low confidence "
+			"(more than one inferred call, or one argument "
+			"value): notes, not warnings (--all-chains warns of "
+			"them)\n", sum->low, sum->low == 1 ? "" : "s");
 	if (sum->baseline)
 		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
 			"fixed\n", nr_findings, sum->known, sum->fixed);
@@ -299,6 +309,12 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "confidence", json_string(f->low ? "low" :
 							     "high"));
 	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
+	if (f->only_when) {
+		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
+
+		json_object_set_new(o, "only_when", jstr(arg));
+		free(arg);
+	}
 	if (f->root)
 		json_object_set_new(o, "estimate", estimate_json(f));
 	json_object_set_new(o, "message", json_string(f->message));

@@ -59,6 +59,94 @@ void add_atoms_region(struct walk *w, unsigned int from,
 	r->atoms = atoms;
 }
 
+/*
+ * The parameter a switch is on, through implicit casts and parentheses
+ * ("switch (reg)"), as a new string; NULL when it is anything else.
+ */
+static char *switch_param(CXCursor c)
+{
+	struct kids k = { .n = 0 };
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_DeclRefExpr: {
+		CXCursor d = clang_getCursorReferenced(c);
+
+		return clang_getCursorKind(d) == CXCursor_ParmDecl ?
+		       cursor_name(d) : NULL;
+	}
+	case CXCursor_UnexposedExpr:
+	case CXCursor_ParenExpr:
+		clang_visitChildren(c, collect_kid, &k);
+		return k.n == 1 ? switch_param(k.c[0]) : NULL;
+	default:
+		return NULL;
+	}
+}
+
+struct labels {
+	CXCursor c[SWITCH_LABELS_MAX];
+	unsigned int n;
+};
+
+static enum CXChildVisitResult collect_label(CXCursor c, CXCursor p,
+					     CXClientData d)
+{
+	struct labels *l = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	(void)p;
+	if ((k == CXCursor_CaseStmt || k == CXCursor_DefaultStmt) &&
+	    l->n < SWITCH_LABELS_MAX)
+		l->c[l->n++] = c;
+	return CXChildVisit_Continue;
+}
+
+/*
+ * "switch (reg) { case CSSELR_EL1: ...; case SCTLR_EL1: ... }" on a
+ * parameter: what a case runs, up to the next label, runs only for that
+ * value of the argument, which trapcheck does not follow across calls.
+ * The atom says so: "<argument reg is CSSELR_EL1>" (guards.h,
+ * GUARD_ARGUMENT). A label that falls into another gives no atom.
+ */
+void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body)
+{
+	char *param = switch_param(cond);
+	struct labels l = { .n = 0 };
+	unsigned int bf, bt, i;
+
+	if (!param)
+		return;
+	extent_offsets(body, &bf, &bt);
+	clang_visitChildren(body, collect_label, &l);
+	for (i = 0; i < l.n; i++) {
+		struct kids k = { .n = 0 };
+		unsigned int from, to, vf, vt, a, b;
+		char *value;
+
+		if (clang_getCursorKind(l.c[i]) != CXCursor_CaseStmt)
+			continue;
+		clang_visitChildren(l.c[i], collect_kid, &k);
+		if (k.n != 2 ||
+		    clang_getCursorKind(k.c[1]) == CXCursor_CaseStmt ||
+		    clang_getCursorKind(k.c[1]) == CXCursor_DefaultStmt)
+			continue;
+		extent_offsets(l.c[i], &from, &to);
+		if (i + 1 < l.n)
+			extent_offsets(l.c[i + 1], &to, &vt);
+		else
+			to = bt;
+		extent_offsets(k.c[0], &vf, &vt);
+		token_span(w, vf, vt, &a, &b);
+		if (b <= a)
+			continue;
+		value = guard_join((const char *const *)w->ftok.s + a, b - a);
+		add_atoms_region(w, from, to, xasprintf("<argument %s is %s>",
+							param, value));
+		free(value);
+	}
+	free(param);
+}
+
 /* @body runs only when @cond is true (or false, @negated). */
 void add_region(struct walk *w, unsigned int from, unsigned int to,
 		CXCursor cond, bool negated)

@@ -102,6 +102,8 @@ struct walk {
 #define WALK_DEPTH_MAX	512
 /* Longer conditions are not split into atoms (quadratic in chains). */
 #define GUARD_TOKENS_MAX	1024
+/* Labels of one switch looked at; more are walked with no atom. */
+#define SWITCH_LABELS_MAX	256
 
 /* The first children of a cursor (collect_kid()), and how many it has. */
 struct kids {
@@ -138,6 +140,7 @@ void add_atoms_region(struct walk *w, unsigned int from, unsigned int to,
 void add_cursor_region(struct walk *w, CXCursor body, CXCursor cond,
 		       bool negated);
 void add_mask_regions(struct walk *w, CXCursor fn, size_t first);
+void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body);
 char *guards_at(const struct region *r, size_t nr, unsigned int off);
 int region_order(const void *a, const void *b);
 bool in_macro_body(CXCursor cond, CXCursor body);

@@ -262,6 +262,11 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 	case CXCursor_DoStmt:
 		add_loop(w, c);
 		break;
+	case CXCursor_SwitchStmt:
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 2)
+			add_switch_regions(w, k.c[0], k.c[1]);
+		break;
 	case CXCursor_IfStmt:
 	case CXCursor_ConditionalOperator:
 		clang_visitChildren(c, collect_kid, &k);

@@ -17,6 +17,7 @@ static const struct {
 #define NOT_PREEMPTIBLE GUARD_NOT_PREEMPTIBLE
 #define CAPS_UNFINALIZED GUARD_CAPS_UNFINALIZED
 #define PERIODIC GUARD_PERIODIC
+#define ARGUMENT GUARD_ARGUMENT
 #define GUARD(a, k) { a, k },
 #include "phases.def"
 #undef GUARD
@@ -24,6 +25,7 @@ static const struct {
 #undef NOT_PREEMPTIBLE
 #undef CAPS_UNFINALIZED
 #undef PERIODIC
+#undef ARGUMENT
 };
 
 const char *const region_atom[REGION_KINDS] = {
@@ -198,20 +200,22 @@ size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 	return added;
 }
 
-bool guards_have(const char *guards, enum guard_kind kind)
+/* Where in @guards an atom of kind @kind starts, and its length. */
+static const char *find_atom(const char *guards, enum guard_kind kind,
+			     size_t *len)
 {
 	size_t i;
 
 	if (!guards)
-		return false;
+		return NULL;
 	for (i = 0; i < ARRAY_SIZE(guard_table); i++) {
 		const char *p = guards;
 		size_t n = strlen(guard_table[i].atom);
 
 		if (guard_table[i].kind != kind)
 			continue;
-		/* An atom ending in '(' or ',' is a prefix (phases.def). */
-		bool prefix = n && strchr("(,", guard_table[i].atom[n - 1]);
+		/* An atom ending in '(', ',' or ' ' is a prefix. */
+		bool prefix = n && strchr("(, ", guard_table[i].atom[n - 1]);
 
 		while ((p = strstr(p, guard_table[i].atom))) {
 			bool start = p == guards ||
@@ -220,12 +224,31 @@ bool guards_have(const char *guards, enum guard_kind kind)
 			bool end = prefix || !p[n] ||
 				   !strncmp(p + n, " && ", 4);
 
-			if (start && end)
-				return true;
+			if (start && end) {
+				const char *e = strstr(p, " && ");
+
+				*len = e ? (size_t)(e - p) : strlen(p);
+				return p;
+			}
 			p += n;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+bool guards_have(const char *guards, enum guard_kind kind)
+{
+	size_t len;
+
+	return find_atom(guards, kind, &len) != NULL;
+}
+
+char *guards_find(const char *guards, enum guard_kind kind)
+{
+	size_t len;
+	const char *p = find_atom(guards, kind, &len);
+
+	return p ? xstrndup(p, len) : NULL;
 }
 
 /* C punctuators, longest first within each length. */

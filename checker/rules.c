@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/guards.h"
 #include "trapcheck/reach.h"
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
@@ -275,6 +276,20 @@ static const char *chain_context(const struct chain *c)
 	return "guest";
 }
 
+/*
+ * The guards of the first step (or the site) that holds only for one
+ * value of an argument (a case of a switch on a parameter), or NULL.
+ */
+static const char *chain_only_when(const struct chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (guards_have(c->steps[i].guards, GUARD_ARGUMENT))
+			return c->steps[i].guards;
+	return NULL;
+}
+
 static unsigned int chain_inferred(const struct chain *c)
 {
 	unsigned int n = 0;
@@ -414,7 +429,9 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->phase = r->steady ? "steady" : "boot";
 				fill_chains(g, r, s, f);
 				f->inferred = chain_inferred(&f->chain);
-				f->low = f->inferred > CONFIDENT_INFERRED;
+				f->only_when = chain_only_when(&f->chain);
+				f->low = f->inferred > CONFIDENT_INFERRED ||
+					 f->only_when;
 				f->context = chain_context(&f->chain);
 				estimate(f, &roots->sets[j]);
 				if (rule->check_chain &&

@@ -51,7 +51,11 @@ struct finding {
 	const char *context;	/* "guest", or "nested": a KVM host's read */
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
-	bool low;		/* low confidence: more than one of them */
+	bool low;		/* low confidence: more than one of them,
+				 * or only_when */
+	const char *only_when;	/* guards on the chain holding an atom of
+				 * one argument value (guards.h
+				 * GUARD_ARGUMENT), or NULL */
 	/*
 	 * The estimate (rules.c): steady phase, reads a second: the root
 	 * set's weight times the loop factor; boot phase (per_boot), reads

@@ -44,6 +44,7 @@ enum guard_kind {
 	GUARD_NOT_PREEMPTIBLE,	/* !preemptible() */
 	GUARD_CAPS_UNFINALIZED,	/* !system_capabilities_finalized() */
 	GUARD_PERIODIC,		/* an interval has passed: rate-limited */
+	GUARD_ARGUMENT,		/* one value of a parameter (a switch case) */
 };
 
 /*
@@ -59,5 +60,7 @@ bool guards_have(const char *guards, enum guard_kind kind);
 bool guards_boot(const char *guards);
 /* Rate-limited: an atom says an interval has passed since last time. */
 bool guards_periodic(const char *guards);
+/* The first atom of kind @kind in @guards, as a new string, or NULL. */
+char *guards_find(const char *guards, enum guard_kind kind);
 
 #endif /* TRAPCHECK_GUARDS_H */

@@ -119,6 +119,19 @@ static void test_periodic(void **state)
 	assert_false(guards_boot(reseed));
 }
 
+/* A case of a switch on a parameter: one argument value. */
+static void test_argument(void **state)
+{
+	const char *g = "has_vhe() && <argument reg is CSSELR_EL1>";
+	char *a = guards_find(g, GUARD_ARGUMENT);
+
+	assert_non_null(a);
+	assert_string_equal(a, "<argument reg is CSSELR_EL1>");
+	free(a);
+	assert_null(guards_find("has_vhe()", GUARD_ARGUMENT));
+	assert_false(guards_have("x<argument reg is A>", GUARD_ARGUMENT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +139,7 @@ int main(void)
 		cmocka_unit_test(test_negation),
 		cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_periodic),
+		cmocka_unit_test(test_argument),
 		cmocka_unit_test(test_tokens),
 	};
 
