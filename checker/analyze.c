@@ -149,6 +149,7 @@ static void summarise_graph(struct run_summary *s, const struct graph *g)
 	for (i = 0; i < g->nr_sinks; i++)
 		s->rate_limited += g->sinks[i].periodic;
 	s->masked_across = g->region_sites;
+
 	s->inferred = g->inferred_edges;
 	s->dispatch = &g->dispatch;
 	s->pruned = g->pruned;

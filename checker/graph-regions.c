@@ -38,19 +38,18 @@ static bool before(const char *file, unsigned int line, unsigned int col,
 	return line < lline || (line == lline && col < lcol);
 }
 
-/* @guards with @atom added (interned), unless it holds already. */
-static const char *with_atom(struct graph *g, const char *guards,
-			     const char *atom)
+/* Add @atom to *@guards (interned) unless it holds already; 1 if added. */
+static size_t with_atom(struct graph *g, const char **guards,
+			const char *atom)
 {
 	char *s;
-	const char *out;
 
-	if (guards && strstr(guards, atom))
-		return guards;
-	s = guards ? xasprintf("%s && %s", guards, atom) : xstrdup(atom);
-	out = strpool_intern(&g->pool, s);
+	if (*guards && strstr(*guards, atom))
+		return 0;
+	s = *guards ? xasprintf("%s && %s", *guards, atom) : xstrdup(atom);
+	*guards = strpool_intern(&g->pool, s);
 	free(s);
-	return out;
+	return 1;
 }
 
 /* The last site of a function that needs interrupts masked. */
@@ -127,20 +126,16 @@ size_t graph_infer_regions(struct graph *g)
 	for (i = 0; i < g->nr_edges; i++) {
 		struct gedge *e = &g->edges[i];
 
-		if (!in_entry_region(until, inferred, e->caller, e->file,
-				     e->line, e->col))
-			continue;
-		e->guards = with_atom(g, e->guards, atom);
-		added++;
+		if (in_entry_region(until, inferred, e->caller, e->file,
+				    e->line, e->col))
+			added += with_atom(g, &e->guards, atom);
 	}
 	for (i = 0; i < g->nr_sinks; i++) {
 		struct gsink *s = &g->sinks[i];
 
-		if (!in_entry_region(until, inferred, s->func, s->file,
-				     s->line, s->col))
-			continue;
-		s->guards = with_atom(g, s->guards, atom);
-		added++;
+		if (in_entry_region(until, inferred, s->func, s->file,
+				    s->line, s->col))
+			added += with_atom(g, &s->guards, atom);
 	}
 	free(inferred);
 	free(until);

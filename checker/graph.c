@@ -258,12 +258,13 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			n->is_static = fn->is_static;
 			n->indirect_calls = fn->indirect_calls;
 			n->cold = fn->cold;
-			n->region_in = fn->region_in;
-			n->region_seen = fn->region_seen;
-			n->region_out = fn->region_out;
 			n->file = intern(g, fn->file);
 			n->line = fn->line;
 			n->col = fn->col;
+			/* Regions at entry and exit (graph-regions.c). */
+			n->region_in = fn->region_in;
+			n->region_seen = fn->region_seen;
+			n->region_out = fn->region_out;
 		}
 		map[i] = idx;
 	}
