@@ -10,6 +10,7 @@
  * read from the macro's definition with this expansion's arguments.
  * Loops and their constant trip counts are regions too.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -518,6 +519,38 @@ static int off_order(const void *a, const void *b, void *calls)
 }
 
 /*
+ * Are the arguments of the call at @off constants: none, numbers or
+ * upper-case names? local_daif_restore(DAIF_PROCCTX) unmasks whatever the
+ * caller had: the function is entered masked, and so are its callers up
+ * to the call (graph-regions.c). local_irq_restore(flags) gives back what
+ * a local_irq_save() took, in this function or its caller: it says
+ * nothing of how the function was entered (6.12's ___slab_alloc()
+ * restores a state its caller saved, and every kmalloc() caller would
+ * otherwise be taken as masked).
+ */
+static bool constant_args(const struct walk *w, unsigned int off)
+{
+	unsigned int i = 0, depth = 0;
+	const char *t;
+
+	while (i < w->ftok.n && w->ftok.off[i] < off)
+		i++;
+	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
+		return false;
+	for (i += 1; i < w->ftok.n; i++) {
+		t = w->ftok.s[i];
+		if (!strcmp(t, "("))
+			depth++;
+		else if (!strcmp(t, ")") && !--depth)
+			return true;
+		else if (!isdigit((unsigned char)*t) &&
+			 strpbrk(t, "abcdefghijklmnopqrstuvwxyz"))
+			return false;	/* a variable, or a function's result */
+	}
+	return false;
+}
+
+/*
  * The regions where this function cannot be preempted, in source order
  * (checker/regions.def): from an opening call to its closing one; from
  * the body's start to a close that nothing opened (entered so); from an
@@ -554,7 +587,8 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 				push_region(w, open_at[k], c->off, k);
 		} else {
 			push_region(w, from, c->off, k);
-			fn_facts->region_in |= 1U << k;
+			if (constant_args(w, c->off))
+				fn_facts->region_in |= 1U << k;
 		}
 	}
 	for (k = 0; k < REGION_KINDS; k++) {

@@ -13,6 +13,9 @@
  * interrupts masked, not preemptible. 6.12 calls local_daif_restore() in
  * el0_svc() itself, after the handler, where one function shows it.
  *
+ * Only closes whose arguments are constants mark a function entered
+ * masked (extract-guards.c, constant_args()).
+ *
  * A caller that opens or closes no region of any kind and calls no
  * function that returns with interrupts masked, calling a function
  * entered with them masked at a site not already known to be masked,
