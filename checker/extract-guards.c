@@ -562,6 +562,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 	unsigned int from, to, open_at[REGION_KINDS];
 	unsigned int depth[REGION_KINDS] = { 0 };
 	struct tu_func *fn_facts = &w->out->funcs[w->cur_func];
+	unsigned int seen_before;
 	int k;
 
 	if (!n)
@@ -578,6 +579,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 		k = region_call(c, &open);
 		if (k < 0)
 			continue;
+		seen_before = fn_facts->region_seen;
 		fn_facts->region_seen |= 1U << k;
 		if (open) {
 			if (!depth[k]++)
@@ -587,7 +589,14 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 				push_region(w, open_at[k], c->off, k);
 		} else {
 			push_region(w, from, c->off, k);
-			if (constant_args(w, c->off))
+			/*
+			 * Entered so, for the callers too, when this close
+			 * is the function's first region call and unmasks
+			 * whatever was there: not a local_irq_enable() that
+			 * ends a spin_lock_irq() (6.12's
+			 * __folio_migrate_mapping()).
+			 */
+			if (!seen_before && constant_args(w, c->off))
 				fn_facts->region_in |= 1U << k;
 		}
 	}
