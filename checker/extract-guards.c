@@ -10,7 +10,6 @@
  * read from the macro's definition with this expansion's arguments.
  * Loops and their constant trip counts are regions too.
  */
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -475,12 +474,16 @@ static const struct {
 #define CLOSE false
 #define REGION(n, k, a, p) { n, k, a, p },
 #include "regions.def"
-#undef REGION
 #undef IRQ
 #undef PREEMPT
 #undef LOCK
 #undef OPEN
 #undef CLOSE
+};
+
+static const char *const unmask_args[] = {
+#define UNMASK(arg) arg,
+#include "regions.def"
 };
 
 static int region_call(const struct tu_call *c, bool *open)
@@ -519,35 +522,28 @@ static int off_order(const void *a, const void *b, void *calls)
 }
 
 /*
- * Are the arguments of the call at @off constants: none, numbers or
- * upper-case names? local_daif_restore(DAIF_PROCCTX) unmasks whatever the
- * caller had: the function is entered masked, and so are its callers up
- * to the call (graph-regions.c). local_irq_restore(flags) gives back what
- * a local_irq_save() took, in this function or its caller: it says
- * nothing of how the function was entered (6.12's ___slab_alloc()
- * restores a state its caller saved, and every kmalloc() caller would
- * otherwise be taken as masked).
+ * Does the close at @off unmask whatever the caller had: no argument
+ * (local_irq_enable()) or one of UNMASK() in regions.def
+ * (local_daif_restore(DAIF_PROCCTX))? Then the function was entered
+ * masked, and so were its callers up to the call (graph-regions.c).
+ * local_irq_restore(flags) gives back what a local_irq_save() took, in
+ * this function or its caller, and says nothing of how the function was
+ * entered (6.12's ___slab_alloc() would make every kmalloc() caller
+ * masked); local_daif_restore(DAIF_ERRCTX) keeps interrupts masked.
  */
-static bool constant_args(const struct walk *w, unsigned int off)
+static bool unmasks_all(const struct walk *w, unsigned int off)
 {
-	unsigned int i = 0, depth = 0;
-	const char *t;
+	unsigned int i = 0;
 
 	while (i < w->ftok.n && w->ftok.off[i] < off)
 		i++;
-	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
+	if (i + 2 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
 		return false;
-	for (i += 1; i < w->ftok.n; i++) {
-		t = w->ftok.s[i];
-		if (!strcmp(t, "("))
-			depth++;
-		else if (!strcmp(t, ")") && !--depth)
-			return true;
-		else if (!isdigit((unsigned char)*t) &&
-			 strpbrk(t, "abcdefghijklmnopqrstuvwxyz"))
-			return false;	/* a variable, or a function's result */
-	}
-	return false;
+	if (!strcmp(w->ftok.s[i + 2], ")"))
+		return true;
+	return i + 3 < w->ftok.n && !strcmp(w->ftok.s[i + 3], ")") &&
+	       str_in(w->ftok.s[i + 2], unmask_args,
+		      ARRAY_SIZE(unmask_args));
 }
 
 /*
@@ -596,7 +592,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 			 * ends a spin_lock_irq() (6.12's
 			 * __folio_migrate_mapping()).
 			 */
-			if (!seen_before && constant_args(w, c->off))
+			if (!seen_before && unmasks_all(w, c->off))
 				fn_facts->region_in |= 1U << k;
 		}
 	}
