@@ -60,6 +60,33 @@ kcold() {
 	echo "$_dir"
 }
 
+# konce TREE NAME FILE COMMAND...: COMMAND, which writes FILE, run once per
+# tree, trapcheck binary and root sets (kcold's key) and NAME (which names
+# every other input, e.g. the hash of a patch): FILE and the exit status
+# are kept beside TREE's cold run, and a later suite or run gets them back
+# instead of running COMMAND again (a --diff that re-parses every TU that
+# includes cpufeature.h takes minutes, and gives the same answer for the
+# same binary). Sets rc to COMMAND's exit status.
+konce() {
+	_d=$(kcold "$1") || return 1
+	_k="$_d/once-$2"
+	if [ -f "$_k.rc" ]; then
+		cp "$_k.out" "$3"
+		rc=$(cat "$_k.rc")
+		echo "# $2: exit $rc, kept from the run that made it" >&2
+		return 0
+	fi
+	_t=$(date +%s)
+	_f=$3
+	shift 3
+	"$@"
+	rc=$?
+	echo "# $2: exit $rc in $(( $(date +%s) - _t )) s" >&2
+	[ -f "$_f" ] || return 0
+	cp "$_f" "$_k.out.tmp" && mv "$_k.out.tmp" "$_k.out" &&
+		echo "$rc" > "$_k.rc.tmp" && mv "$_k.rc.tmp" "$_k.rc"
+}
+
 # kdb TREE DEST [FROM-TREE]: a copy of TREE's shared database at DEST.
 kdb() {
 	_d=$(kcold "$1" "${3:-}") && rm -f "$2" "$2-wal" "$2-shm" &&
