@@ -531,19 +531,16 @@ static int off_order(const void *a, const void *b, void *calls)
  * entered (6.12's ___slab_alloc() would make every kmalloc() caller
  * masked); local_daif_restore(DAIF_ERRCTX) keeps interrupts masked.
  */
-static bool unmasks_all(const struct walk *w, unsigned int off)
+static bool unmasks_all(struct walk *w, unsigned int off)
 {
-	unsigned int i = 0;
+	unsigned int i, j;
 
-	while (i < w->ftok.n && w->ftok.off[i] < off)
-		i++;
-	if (i + 2 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
-		return false;
-	if (!strcmp(w->ftok.s[i + 2], ")"))
+	/* The call's name and its parenthesised arguments. */
+	token_span(w, off, off + 1, &i, &j);
+	if (j - i == 3)
 		return true;
-	return i + 3 < w->ftok.n && !strcmp(w->ftok.s[i + 3], ")") &&
-	       str_in(w->ftok.s[i + 2], unmask_args,
-		      ARRAY_SIZE(unmask_args));
+	return j - i == 4 && str_in(w->ftok.s[i + 2], unmask_args,
+				    ARRAY_SIZE(unmask_args));
 }
 
 /*

@@ -61,16 +61,16 @@ struct until {
 	unsigned int line, col;
 };
 
-/* Does @caller call a function that returns with region @bit open? */
-static bool calls_opener(const struct graph *g, const struct gnode *caller,
-			 unsigned int bit)
+/* The callers of a function that returns with region @bit open. */
+static bool *callers_of_openers(const struct graph *g, unsigned int bit)
 {
+	bool *calls = xcalloc(g->nr_nodes + 1, sizeof(*calls));
 	size_t i;
 
-	for (i = 0; i < caller->nr_out; i++)
-		if (g->nodes[g->edges[caller->out[i]].callee].region_out & bit)
-			return true;
-	return false;
+	for (i = 0; i < g->nr_edges; i++)
+		if (g->nodes[g->edges[i].callee].region_out & bit)
+			calls[g->edges[i].caller] = true;
+	return calls;
 }
 
 /*
@@ -95,6 +95,7 @@ size_t graph_infer_regions(struct graph *g)
 	const char *atom = region_atom[REGION_IRQ];
 	struct until *until = xcalloc(g->nr_nodes + 1, sizeof(*until));
 	unsigned int *inferred = xcalloc(g->nr_nodes + 1, sizeof(*inferred));
+	bool *opener = callers_of_openers(g, bit);
 	bool changed = true;
 	size_t i, added = 0;
 
@@ -109,7 +110,7 @@ size_t graph_infer_regions(struct graph *g)
 			if (e->inferred || !c->defined ||
 			    !(f->region_in & bit) || c->region_seen ||
 			    (e->guards && strstr(e->guards, atom)) ||
-			    calls_opener(g, c, bit))
+			    opener[e->caller])
 				continue;
 			if (!(c->region_in & bit)) {
 				c->region_in |= bit;
@@ -140,6 +141,7 @@ size_t graph_infer_regions(struct graph *g)
 				    s->line, s->col))
 			added += with_atom(g, &s->guards, atom);
 	}
+	free(opener);
 	free(inferred);
 	free(until);
 	return added;

@@ -156,6 +156,12 @@ w = [f for f in d['findings'] if f['function'] == 'demo_vcpu_read_sys_reg']
 assert len(w) == 1 and w[0]['line'] == 45, w
 PY
 check "a read under a case of a switch on a parameter: low confidence (only_when), the read outside it a warning" [ $? -eq 0 ]
+tc > arg.txt 2> arg.err
+check "... the text says so in a note, and the summary counts both kinds of low confidence" \
+	sh -c "grep -q '^arch/arm64/kvm/arm.c:33:31: note: low confidence, not warned of: demo_read_from_cpu() reached from argument only when <argument reg is DEMO_CSSELR_EL1> (argument values are not followed): argument_root -> demo_vcpu_read_sys_reg -> demo_read_from_cpu \[trapping-idreg-read\]\$' arg.txt &&
+	       grep -q '^trapcheck: 2 sites of low confidence (more than one inferred call, or one argument value): notes, not warnings (--all-chains warns of them)\$' arg.err"
+check "el0_svc_61's handler: the summary counts the site masked across calls" \
+	grep -q '^trapcheck: 1 call and sink site run with interrupts masked, known across calls$' arg.err
 check "... the text says so in a note" \
 	grep -q '^lib/ops.c:24:8: note: low confidence, not warned of: leaf_read() reached from ops through 2 inferred calls: ops_root -> middle (via a_ops.step) -> leaf_read (via b_ops.leaf) \[trapping-idreg-read\]$' "$(tc > low.txt 2> /dev/null; echo low.txt)"
 tc --all-chains -q --format=json -o all.json
