@@ -362,7 +362,7 @@ int analysis_print_commands(const char *compdb, FILE *out, char *err,
 	if (ret)
 		return ret;
 	for (i = 0; i < db.nr; i++) {
-		char *cmd = tu_command(&db.entries[i], db.root);
+		char *cmd = tu_command(&db.entries[i], db.srctree);
 
 		if (cmd)
 			fprintf(out, "%s\n", cmd);

@@ -551,7 +551,14 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	ret = compdb_load(&db, o->compdb, err, errlen);
 	if (ret)
 		return ret;
-	a->root = xstrdup(db.root);
+	if (o->srctree) {
+		ret = compdb_set_srctree(&db, o->srctree, err, errlen);
+		if (ret) {
+			compdb_free(&db);
+			return ret;
+		}
+	}
+	a->root = xstrdup(db.srctree);
 	graph_start(a, o);
 	pool_init(&p, &db, o, a);
 	strmap_init(&prev_owned);

@@ -241,7 +241,7 @@ void waivers_free(struct waivers *w)
 /* Line @n (1-based) of @path under @root, or NULL. */
 static char *source_line(const char *root, const char *path, unsigned int n)
 {
-	char *full = xasprintf("%s/%s", root, path), buf[4096];
+	char *full = path_join(root, path), buf[4096];
 	FILE *f = fopen(full, "r");
 	unsigned int i = 0;
 	char *out = NULL;

@@ -172,8 +172,13 @@ int cmd_check(int argc, char **argv)
 		ret = TC_EXIT_USAGE;
 		goto out_free_entry;
 	}
-	if (!db_root(fdb))
-		db_set_root(fdb, e.directory);
+	if (!db_root(fdb)) {
+		/* kbuild runs CHECK in the build tree; O=: BUILD/source */
+		char *src = compdb_srctree_of_build(e.directory);
+
+		db_set_root(fdb, src);
+		free(src);
+	}
 	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE) {
 		clang_args_free(&args);
 		goto out_close;		/* not a kernel C file: nothing to do */

@@ -3,6 +3,7 @@
  * compdb.c - read compile_commands.json with jansson.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,126 @@ static int load_entry(struct compdb *db, json_t *obj, size_t idx,
 	return 0;
 }
 
+char *compdb_srctree_of_build(const char *dir)
+{
+	char *link = xasprintf("%s/source", dir), *real = NULL, *out;
+	struct stat st;
+
+	/* kbuild's outputmakefile: ln -fsn $(srctree) source */
+	if (!lstat(link, &st) && S_ISLNK(st.st_mode) &&
+	    !stat(link, &st) && S_ISDIR(st.st_mode))
+		real = realpath(link, NULL);
+	free(link);
+	out = path_normalize(real ? real : dir);
+	free(real);
+	return out;
+}
+
+/* Is @path @dir or below it? */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	return !strncmp(path, dir, n) && (path[n] == '/' || !path[n] ||
+					   n == 1);
+}
+
+/* kbuild's "-include SRCTREE/include/linux/kconfig.h", as SRCTREE. */
+static char *kconfig_srctree(const struct compdb_entry *e)
+{
+	static const char tail[] = "/include/linux/kconfig.h";
+	const char *arg;
+	char *abs;
+	size_t n;
+	int i;
+
+	for (i = 0; i + 1 < e->argc; i++) {
+		if (strcmp(e->argv[i], "-include"))
+			continue;
+		arg = e->argv[i + 1];
+		abs = path_join(e->directory, arg);
+		n = strlen(abs);
+		if (n > sizeof(tail) - 1 &&
+		    !strcmp(abs + n - (sizeof(tail) - 1), tail)) {
+			abs[n - (sizeof(tail) - 1)] = '\0';
+			return abs;
+		}
+		free(abs);
+	}
+	return NULL;
+}
+
+/* The deepest directory that holds every entry's file. */
+static char *common_dir(const struct compdb *db)
+{
+	char *dir = xstrdup(db->entries[0].file), *slash;
+	size_t i;
+
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	for (i = 1; i < db->nr; i++) {
+		while (!path_under(db->entries[i].file, dir)) {
+			slash = strrchr(dir, '/');
+			if (!slash || slash == dir) {
+				strcpy(dir, "/");
+				break;
+			}
+			*slash = '\0';
+		}
+	}
+	return dir;
+}
+
+static char *find_srctree(const struct compdb *db)
+{
+	char *dir = compdb_srctree_of_build(db->root);
+	size_t i;
+
+	if (strcmp(dir, db->root))
+		return dir;			/* make O=: BUILD/source */
+	for (i = 0; i < db->nr; i++)
+		if (path_under(db->entries[i].file, db->root))
+			return dir;		/* built in place */
+	free(dir);
+	for (i = 0; i < db->nr; i++) {
+		dir = kconfig_srctree(&db->entries[i]);
+		if (dir)
+			return dir;
+	}
+	dir = common_dir(db);
+	if (strcmp(dir, "/"))
+		return dir;
+	/* Nothing in common: paths stay absolute, as before. */
+	free(dir);
+	return xstrdup(db->root);
+}
+
+int compdb_set_srctree(struct compdb *db, const char *dir, char *err,
+		       size_t errlen)
+{
+	struct stat st;
+	char *real;
+
+	if (stat(dir, &st)) {
+		snprintf(err, errlen, "%s: not a source tree: %s", dir,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a source tree: %s", dir,
+			 strerror(ENOTDIR));
+		return -ENOTDIR;
+	}
+	real = realpath(dir, NULL);
+	free(db->srctree);
+	db->srctree = path_normalize(real ? real : dir);
+	free(real);
+	return 0;
+}
+
 int compdb_load(struct compdb *db, const char *path, char *err,
 		size_t errlen)
 {
@@ -210,6 +331,7 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 			goto out_decref;
 	}
 	json_decref(root);
+	db->srctree = find_srctree(db);
 	return 0;
 
 out_decref:
@@ -232,5 +354,6 @@ void compdb_free(struct compdb *db)
 	free(db->entries);
 	free(db->path);
 	free(db->root);
+	free(db->srctree);
 	memset(db, 0, sizeof(*db));
 }

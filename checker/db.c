@@ -250,8 +250,7 @@ char *db_file_hash(struct db *db, const char *root, const char *rel)
 
 static char *file_hash(struct db *db, const char *root, const char *rel)
 {
-	char *path = rel[0] == '/' ? xstrdup(rel) :
-		     xasprintf("%s/%s", root, rel);
+	char *path = path_join(root, rel);
 	sqlite3_stmt *st;
 	struct stat sb;
 	char *hash = NULL, buf[65536];

@@ -107,7 +107,7 @@ void src_from_text(struct src_file *s, const char *rel, char *text)
 
 int src_load(struct src_file *s, const char *tree, const char *rel)
 {
-	char *path = xasprintf("%s/%s", tree, rel);
+	char *path = path_join(tree, rel);
 	FILE *fp = fopen(path, "rb");
 	size_t len = 0, cap = 0, n;
 	char buf[65536], *text;

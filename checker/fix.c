@@ -180,7 +180,7 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	}
 	c->diff = edit_diff(&src, &c->e, &added, &removed);
 	c->patch = patch_format(f, &c->e, c->diff, added, removed, &fo->meta);
-	c->path = xasprintf("%s/%s", a->root, f->file);
+	c->path = path_join(a->root, f->file);
 	if (!verify_applies(&src, c->diff, &c->why))
 		f->fix_note = xasprintf("fix not written: verification failed: "
 					"%s", c->why);
@@ -389,10 +389,13 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 	unsigned int written = 0;
 	int ret;
 
-	if (fo->dir && mkdir(fo->dir, 0755) && errno != EEXIST) {
-		snprintf(err, errlen, "%s: cannot create the fix directory: "
-			 "%s", fo->dir, strerror(errno));
-		return -errno;
+	if (fo->dir) {
+		ret = mkdir_parents(fo->dir, 0755);
+		if (ret) {
+			snprintf(err, errlen, "%s: cannot create the fix "
+				 "directory: %s", fo->dir, strerror(-ret));
+			return ret;
+		}
 	}
 	nr = collect_candidates(a, fo, &c);
 	nr = verify_candidates(a, ao, roots, fo->verify, c, nr);

@@ -130,7 +130,7 @@ static const struct {
 #define ARG(id, field)		STORE(id, STORE_ARG, field)
 #define SET(id, field)		STORE(id, STORE_TRUE, field)
 #define CLEAR(id, field)	STORE(id, STORE_FALSE, field)
-	ARG(PATH, tree), ARG(FORMAT, format), ARG(OUTPUT, output),
+	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
 	ARG(DB, ao.db_path), SET(PER_ROOT, ao.per_root),

@@ -53,7 +53,7 @@ static int fail(struct lint *l, const char *fmt, const char *what)
 
 static bool in_tree(const char *root, const char *rel)
 {
-	char *path = xasprintf("%s/%s", root, rel);
+	char *path = path_join(root, rel);
 	struct stat st;
 	bool ok = !stat(path, &st) && S_ISREG(st.st_mode);
 
@@ -340,7 +340,7 @@ int patchlint_run(const char *patch, const struct analysis *a,
 		if (pf->created && !strstr(pf->rel, ".h"))
 			diag_at(pf->rel, "note", "a new file: not analysed "
 				"(no compile command for it)");
-		u[n].path = xasprintf("%s/%s", a->root, pf->rel);
+		u[n].path = path_join(a->root, pf->rel);
 		u[n].text = (const char *)pf->out.data;
 		u[n].len = pf->out.len - 1;
 		n++;

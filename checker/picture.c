@@ -134,10 +134,12 @@ int picture_graphs(const char *dir, const struct findings *fs, char *err,
 	bool svg = true;
 	size_t i;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
+	int ret = mkdir_parents(dir, 0755);
+
+	if (ret) {
 		snprintf(err, errlen, "%s: cannot create: %s", dir,
-			 strerror(errno));
-		return -errno;
+			 strerror(-ret));
+		return ret;
 	}
 	for (i = 0; i < fs->nr; i++) {
 		char *path = graph_name(dir, i, &fs->v[i], ".dot");
@@ -188,7 +190,7 @@ static void html_str(FILE *out, const char *s)
 /* A few lines around the sink, the sink's line marked. */
 static void html_excerpt(FILE *out, const char *root, const struct finding *f)
 {
-	char *path = xasprintf("%s/%s", root, f->file), buf[1024];
+	char *path = path_join(root, f->file), buf[1024];
 	FILE *in = fopen(path, "r");
 	unsigned int n = 0;
 

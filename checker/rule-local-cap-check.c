@@ -87,7 +87,7 @@ static char *lower(const char *s)
 
 static bool tree_has(const char *tree, const char *rel, const char *text)
 {
-	char *path = xasprintf("%s/%s", tree, rel), buf[4096];
+	char *path = path_join(tree, rel), buf[4096];
 	FILE *fp = fopen(path, "r");
 	bool found = false;
 

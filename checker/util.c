@@ -381,6 +381,30 @@ void out_abort(struct out_file *o)
 	free(o->path);
 }
 
+int mkdir_parents(const char *dir, unsigned int mode)
+{
+	char *p = xstrdup(dir), *slash = p;
+	struct stat st;
+	int ret = 0;
+
+	for (;;) {
+		slash = strchr(slash + 1, '/');
+		if (slash)
+			*slash = '\0';
+		if (*p && mkdir(p, mode) && errno != EEXIST) {
+			ret = -errno;
+			break;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+	}
+	if (!ret && (stat(dir, &st) || !S_ISDIR(st.st_mode)))
+		ret = -ENOTDIR;
+	free(p);
+	return ret;
+}
+
 int write_atomic(const char *path, const char *text)
 {
 	struct out_file o;

@@ -15,6 +15,10 @@
 #            define a root of each root set, and drivers/char/random.o.
 #            full: arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/
 #            init/ (the whole-subset runs of make check-full, bench/run)
+#            outoftree: a make O= build (tests/kernel/outoftree.t): the
+#            source in TREE/src, untouched by the build, the objects and
+#            compile_commands.json in TREE/build (printed instead of the
+#            tree); arch/arm64/kernel/ drivers/char/random.o mm/memory.o
 #   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
@@ -49,11 +53,17 @@ focus)	name=focus
 full)	name=full
 	targets="arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/ init/"
 	;;
+outoftree)
+	name=outoftree
+	targets="arch/arm64/kernel/ drivers/char/random.o mm/memory.o"
+	;;
 *)	targets=$*
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
 config=defconfig
+outoftree=
+[ "$name" = outoftree ] && outoftree=1
 cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
 jobs=${JOBS:-$(nproc)}
 tree="$cache/linux-$ver-arm64-$config-$name"
@@ -65,7 +75,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/install-deps.sh" --kernel "$ver" >&2
 
 pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$ver")
-key="version=$ver package=$pkgver arch=arm64 config=$config targets=$targets"
+key="version=$ver package=$pkgver arch=arm64 config=$config targets=$targets${outoftree:+ O=build}"
 
 mkdir -p "$cache"
 exec 9> "$tree.lock"
@@ -82,29 +92,49 @@ if [ ! -f "$tree/.trapcheck-unpacked" ]; then
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	tar -xf "$tarball" -C "$tree.tmp"
-	mv "$tree.tmp/linux-source-$ver" "$tree"
+	if [ -n "$outoftree" ]; then
+		mkdir "$tree.tmp/tree"
+		mv "$tree.tmp/linux-source-$ver" "$tree.tmp/tree/src"
+		mkdir "$tree.tmp/tree/build"
+		mv "$tree.tmp/tree" "$tree"
+	else
+		mv "$tree.tmp/linux-source-$ver" "$tree"
+	fi
 	rmdir "$tree.tmp"
 	printf '%s\n' "$key" > "$tree/.trapcheck-key"
 	touch "$tree/.trapcheck-unpacked"
 fi
 
-cd "$tree"
-if [ ! -f .trapcheck-prepared ]; then
+# make O=BUILD: kbuild runs from the source tree and writes only to BUILD.
+stamps=$tree
+if [ -n "$outoftree" ]; then
+	cd "$tree/src"
+	kmake="$kmake O=$tree/build"
+	out=$tree/build
+else
+	cd "$tree"
+	out=.
+fi
+if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 	echo "kernel-tree: $config prepare" >&2
 	$kmake $config >&2
 	$kmake prepare >&2
-	touch .trapcheck-prepared
+	touch "$stamps/.trapcheck-prepared"
 fi
 
-if [ ! -f .trapcheck-built ]; then
+if [ ! -f "$stamps/.trapcheck-built" ]; then
 	echo "kernel-tree: building $targets" >&2
 	# -k: an object that fails to build must not stop the others; the
 	# compile database is made from whatever was built.
 	# shellcheck disable=SC2086
 	$kmake -k $targets >&2 || echo "kernel-tree: some objects failed" >&2
-	python3 scripts/clang-tools/gen_compile_commands.py -d . \
-		-o compile_commands.json.tmp >&2
-	mv compile_commands.json.tmp compile_commands.json
-	touch .trapcheck-built
+	python3 scripts/clang-tools/gen_compile_commands.py -d "$out" \
+		-o "$out/compile_commands.json.tmp" >&2
+	mv "$out/compile_commands.json.tmp" "$out/compile_commands.json"
+	touch "$stamps/.trapcheck-built"
 fi
-echo "$tree"
+if [ -n "$outoftree" ]; then
+	echo "$tree/build"
+else
+	echo "$tree"
+fi

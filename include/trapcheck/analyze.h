@@ -28,6 +28,8 @@ struct unsaved_file {
 struct analysis_opts {
 	const char *compdb;		/* compile_commands.json; NULL: link
 					 * what db_path holds */
+	const char *srctree;		/* the source tree; NULL: found from
+					 * the database (compdb_srctree) */
 	int jobs;			/* parser threads, >= 1 */
 	bool progress;			/* one-line progress on stderr */
 	/* Parse these files with these contents (fix verification). */
@@ -54,7 +56,9 @@ struct analysis_opts {
 };
 
 struct analysis {
-	char *root;			/* the tree: the database's directory */
+	char *root;			/* the source tree: what the paths
+					 * of facts and findings are
+					 * relative to */
 	struct graph graph;
 	struct run_summary summary;
 	struct findings findings;

@@ -18,7 +18,9 @@ struct compdb_entry {
 
 struct compdb {
 	char *path;		/* the database file */
-	char *root;		/* its directory: the tree's root */
+	char *root;		/* its directory: the build tree */
+	char *srctree;		/* the source tree: what paths are relative
+				 * to (compdb_srctree) */
 	struct compdb_entry *entries;
 	size_t nr, alloc;
 };
@@ -30,6 +32,21 @@ struct compdb {
 int compdb_load(struct compdb *db, const char *path, char *err,
 		size_t errlen);
 void compdb_free(struct compdb *db);
+
+/*
+ * The source tree of @db, set by compdb_load(): kbuild's srctree. In a
+ * tree built in place, the database's directory; under make O=BUILD, the
+ * directory BUILD/source links to (kbuild makes the link), else the
+ * prefix of kbuild's "-include .../include/linux/kconfig.h", else the
+ * deepest directory that holds every entry's file. compdb_set_srctree()
+ * overrides it (--srctree): a negative errno and a message in @err when
+ * @dir is not a directory.
+ */
+int compdb_set_srctree(struct compdb *db, const char *dir, char *err,
+		       size_t errlen);
+/* The source tree kbuild's build directory @dir names (its "source"
+ * link), or a copy of @dir. */
+char *compdb_srctree_of_build(const char *dir);
 
 /*
  * Split a shell command line into words the way sh does for the subset

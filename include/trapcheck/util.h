@@ -113,6 +113,8 @@ int out_close(struct out_file *o);
 void out_abort(struct out_file *o);
 /* All of @text to @path, through out_open(); 0 or -errno. */
 int write_atomic(const char *path, const char *text);
+/* @dir and its missing parents (mkdir -p); 0 or -errno. */
+int mkdir_parents(const char *dir, unsigned int mode);
 
 /* A growable byte buffer. */
 struct bytes {

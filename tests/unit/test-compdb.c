@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "trapcheck/compdb.h"
@@ -303,6 +304,82 @@ static void test_load_relative_path(void **state)
 	compdb_free(&db);
 }
 
+/* The source tree: in place, under O= (kconfig.h, or the files' prefix). */
+static void test_srctree(void **state)
+{
+	const char *in_place = write_db("inplace.json",
+		"[{\"command\": \"gcc -c mm/a.c\", \"directory\": \".\", "
+		"\"file\": \"mm/a.c\"}]\n");
+	const char *kconfig = write_db("kconfig.json",
+		"[{\"command\": \"gcc -include /src/linux/include/linux/"
+		"kconfig.h -c /src/linux/mm/a.c\", \"directory\": \"/obj\", "
+		"\"file\": \"/src/linux/mm/a.c\"}]\n");
+	const char *prefix = write_db("prefix.json",
+		"[{\"command\": \"gcc -c a.c\", \"directory\": \"/obj\", "
+		"\"file\": \"/src/linux/mm/a.c\"},\n"
+		" {\"command\": \"gcc -c b.c\", \"directory\": \"/obj\", "
+		"\"file\": \"/src/linux/arch/arm64/b.c\"}]\n");
+	const char *disjoint = write_db("disjoint.json",
+		"[{\"command\": \"gcc -c a.c\", \"directory\": \"/obj\", "
+		"\"file\": \"/a/x.c\"},\n"
+		" {\"command\": \"gcc -c b.c\", \"directory\": \"/obj\", "
+		"\"file\": \"/b/y.c\"}]\n");
+	struct compdb db;
+	char err[512] = "";
+
+	assert_int_equal(compdb_load(&db, in_place, err, sizeof(err)), 0);
+	assert_string_equal(db.srctree, tmpdir);
+	compdb_free(&db);
+	assert_int_equal(compdb_load(&db, kconfig, err, sizeof(err)), 0);
+	assert_string_equal(db.srctree, "/src/linux");
+	compdb_free(&db);
+	assert_int_equal(compdb_load(&db, prefix, err, sizeof(err)), 0);
+	assert_string_equal(db.srctree, "/src/linux");
+	compdb_free(&db);
+	/* Nothing in common but "/": the database's directory, as before. */
+	assert_int_equal(compdb_load(&db, disjoint, err, sizeof(err)), 0);
+	assert_string_equal(db.srctree, tmpdir);
+
+	/* --srctree: an existing directory, else one line naming it. */
+	assert_int_equal(compdb_set_srctree(&db, tmpdir, err, sizeof(err)),
+			 0);
+	assert_string_equal(db.srctree, tmpdir);
+	assert_int_equal(compdb_set_srctree(&db, in_place, err, sizeof(err)),
+			 -ENOTDIR);
+	assert_non_null(strstr(err, "not a source tree"));
+	assert_non_null(strstr(err, in_place));
+	assert_int_equal(compdb_set_srctree(&db, "/no/such/dir", err,
+					    sizeof(err)), -ENOENT);
+	assert_string_equal(err, "/no/such/dir: not a source tree: "
+				 "No such file or directory");
+	compdb_free(&db);
+}
+
+/* kbuild's O= link: BUILD/source names the source tree. */
+static void test_srctree_source_link(void **state)
+{
+	char *src = xasprintf("%s/srcdir", tmpdir);
+	char *build = xasprintf("%s/builddir", tmpdir);
+	char *link = xasprintf("%s/source", build);
+	char *got;
+
+	assert_int_equal(mkdir(src, 0755), 0);
+	assert_int_equal(mkdir(build, 0755), 0);
+	got = compdb_srctree_of_build(build);
+	assert_string_equal(got, build);	/* no link yet */
+	free(got);
+	assert_int_equal(symlink(src, link), 0);
+	got = compdb_srctree_of_build(build);
+	assert_string_equal(got, src);
+	free(got);
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(rmdir(build), 0);
+	assert_int_equal(rmdir(src), 0);
+	free(link);
+	free(build);
+	free(src);
+}
+
 static void test_load_missing_file(void **state)
 {
 	char *path = xasprintf("%s/does-not-exist.json", tmpdir);
@@ -450,6 +527,8 @@ int main(void)
 		cmocka_unit_test(test_load_arguments_form),
 		cmocka_unit_test(test_load_relative_directory),
 		cmocka_unit_test(test_load_relative_path),
+		cmocka_unit_test(test_srctree),
+		cmocka_unit_test(test_srctree_source_link),
 		cmocka_unit_test(test_load_missing_file),
 		cmocka_unit_test(test_load_malformed),
 		cmocka_unit_test(test_load_malformed_string),
