@@ -94,7 +94,7 @@ check_that "contrib/presubmit.sh reports exactly the new read, exit 1" \
 	'[ $rc -eq 1 ] && [ "$(grep -c warning: presubmit.txt)" -eq 1 ] &&
 	 grep -q "^mm/memory.c:[0-9]*:[0-9]*: warning: read_sysreg_s(SYS_ID_AA64MMFR0_EL1) reads ID_AA64MMFR0_EL1" presubmit.txt'
 check "presubmit SARIF validates" validate presubmit.sarif
-check "presubmit restores the work tree" \
+check "presubmit leaves the work tree as it was (presubmit.t: byte for byte)" \
 	sh -c "cd repo && git diff --quiet"
 
 # Waivers.
