@@ -53,6 +53,31 @@ bool caps_is_sanitised(const struct cap_table *t, const char *reg)
 	return false;
 }
 
+enum ftr_field caps_ftr_field(const struct cap_table *t, const char *reg,
+			      const char *shift)
+{
+	enum ftr_field ret = FTR_FIELD_UNKNOWN;
+	size_t n = strlen(reg), i;
+
+	for (i = 0; i < t->nr_bits; i++) {
+		const char *b = t->ftr_bits[i];
+		size_t m;
+
+		if (strncmp(b, reg, n) || b[n] != ' ')
+			continue;
+		b += n + 1;
+		if (!strcmp(b, "*")) {
+			ret = FTR_FIELD_ABSENT;
+			continue;
+		}
+		m = strlen(shift);
+		if (!strncmp(b, shift, m) && b[m] == ' ')
+			return b[m + 1] == 'N' ? FTR_FIELD_NONSTRICT :
+						 FTR_FIELD_STRICT;
+	}
+	return ret;
+}
+
 /*
  * Registers read by @fn and what it calls (not entering opaque sinks):
  * the costliest one, or NULL.

@@ -309,6 +309,7 @@ void visit_var(struct walk *w, CXCursor c)
 	struct caps_sink sink = {
 		&o->caps, &o->nr_caps, &o->alloc_caps,
 		&o->ftr_regs, &o->nr_ftr, &o->alloc_ftr,
+		&o->ftr_bits, &o->nr_ftr_bits, &o->alloc_ftr_bits,
 		caps_loc_file, w,
 	};
 	char *name;

@@ -33,6 +33,7 @@ void graph_free(struct graph *g)
 	free(g->sinks);
 	free(g->caps.caps);
 	free(g->caps.ftr_regs);
+	free(g->caps.ftr_bits);
 	free(g->icalls);
 	free(g->assigns);
 	free(g->argsites);
@@ -179,6 +180,18 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	return (int)g->nr_edges - 1;
 }
 
+/* One line of an arm64_ftr_bits array, once (one TU defines them). */
+static void merge_bits(struct graph *g, struct cap_table *t, const char *b)
+{
+	const char *s = intern(g, b);
+	size_t i;
+
+	for (i = 0; i < t->nr_bits; i++)
+		if (t->ftr_bits[i] == s)
+			return;
+	*PUSH(t->ftr_bits, t->nr_bits, t->alloc_bits) = s;
+}
+
 static void merge_tables(struct graph *g, const struct tu_facts *f)
 {
 	struct cap_table *t = &g->caps;
@@ -190,6 +203,8 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 		if (!caps_is_sanitised(t, f->ftr_regs[i]))
 			*PUSH(t->ftr_regs, t->nr_ftr, t->alloc_ftr) =
 				intern(g, f->ftr_regs[i]);
+	for (i = 0; i < f->nr_ftr_bits; i++)
+		merge_bits(g, t, f->ftr_bits[i]);
 	for (i = 0; i < f->nr_caps; i++) {
 		const struct tu_cap *tc = &f->caps[i];
 		struct cap *c = PUSH(t->caps, t->nr, t->alloc);

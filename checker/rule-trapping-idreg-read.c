@@ -73,6 +73,122 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	return true;
 }
 
+/* The fields of one register a function tests, as *_SHIFT spellings. */
+struct tested_fields {
+	char **shift;
+	size_t nr, alloc;
+	bool nonstrict;		/* one of them is FTR_NONSTRICT */
+};
+
+static void add_field(struct tested_fields *tf, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr; i++)
+		if (strlen(tf->shift[i]) == n && !strncmp(tf->shift[i], s, n))
+			return;
+	*PUSH(tf->shift, tf->nr, tf->alloc) = xstrndup(s, n);
+}
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/*
+ * The fields of @reg that the rest of the function (from line @from to
+ * its closing brace in column 0, kernel style) names: REG_Field_SHIFT
+ * (or 6.1's spelling without _EL1, ID_AA64MMFR1_HADBS_SHIFT) and
+ * SYS_FIELD_GET(REG, Field, ...).
+ */
+static void fields_tested(const struct src_file *src, unsigned int from,
+			  const char *reg, struct tested_fields *tf)
+{
+	size_t nreg = strlen(reg), nbase = nreg;
+	unsigned int l;
+
+	if (nbase > 4 && !strcmp(reg + nbase - 4, "_EL1"))
+		nbase -= 4;
+	for (l = from; l <= src->nr_lines; l++) {
+		const char *p = src->lines[l - 1], *q;
+
+		if (l > from && p[0] == '}')
+			break;
+		for (; *p; p++) {
+			if (p > src->lines[l - 1] && ident_char(p[-1]))
+				continue;
+			if (!strncmp(p, "SYS_FIELD_GET(", 14) &&
+			    !strncmp(p + 14, reg, nreg) && p[14 + nreg] == ',') {
+				char *s;
+
+				q = p + 15 + nreg;
+				while (*q == ' ')
+					q++;
+				p = q;
+				while (ident_char(*q))
+					q++;
+				s = xasprintf("%s_%.*s_SHIFT", reg,
+					      (int)(q - p), p);
+				add_field(tf, s, strlen(s));
+				free(s);
+				continue;
+			}
+			if (strncmp(p, reg, nbase) || p[nbase] != '_')
+				continue;
+			for (q = p; ident_char(*q); q++)
+				;
+			if (q - p > 6 && !strncmp(q - 6, "_SHIFT", 6))
+				add_field(tf, p, q - p);
+			p = q - 1;
+		}
+	}
+}
+
+/*
+ * read_sanitised_ftr_reg() answers for a field only when the register's
+ * arm64_ftr_bits array describes it: init_cpu_ftr_reg() keeps only the
+ * described bits (val &= valid_mask), so any other field reads as 0. A
+ * test of such a field would change meaning (upstream kept a per-CPU
+ * value instead: 38131c02a53f "KVM: arm64: Track presence of SPE/TRBE in
+ * kvm_host_data instead of vCPU"). False, and why, when one is tested.
+ */
+static bool fields_served(const struct fix_ctx *ctx, const char *reg,
+			  struct tested_fields *tf, char **why)
+{
+	const struct cap_table *t = &ctx->graph->caps;
+	size_t i;
+
+	fields_tested(ctx->src, ctx->finding->line, reg, tf);
+	for (i = 0; i < tf->nr; i++) {
+		switch (caps_ftr_field(t, reg, tf->shift[i])) {
+		case FTR_FIELD_ABSENT:
+			*why = xasprintf("%s() tests %s, a field the tree's "
+					 "arm64_ftr_bits of %s do not "
+					 "describe: read_sanitised_ftr_reg() "
+					 "returns 0 there; keep this CPU's "
+					 "value, cached at CPU bring-up",
+					 ctx->finding->function, tf->shift[i],
+					 reg);
+			return false;
+		case FTR_FIELD_NONSTRICT:
+			tf->nonstrict = true;
+			break;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+static void tested_fields_free(struct tested_fields *tf)
+{
+	size_t i;
+
+	for (i = 0; i < tf->nr; i++)
+		free(tf->shift[i]);
+	free(tf->shift);
+}
+
 /*
  * The fix of commit a89c6bcdac22: the read becomes
  * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when the tree's arm64_ftr_regs[] serves the
@@ -82,6 +198,7 @@ bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			     char **why)
 {
 	const struct finding *f = ctx->finding;
+	struct tested_fields tf = { 0 };
 	const char *line, *at, *close;
 	size_t n = strlen(f->sink);
 	char *ind, *area;
@@ -99,6 +216,10 @@ bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	}
 	if (f->line > ctx->src->nr_lines)
 		goto err_shape;
+	if (!fields_served(ctx, f->reg, &tf, why)) {
+		tested_fields_free(&tf);
+		return false;
+	}
 	line = ctx->src->lines[f->line - 1];
 	at = line + f->col - 1;
 	if (strlen(line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
@@ -128,11 +249,16 @@ bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			    "and the kernel keeps its sanitised value in "
 			    "arm64_ftr_regs[]: read_sanitised_ftr_reg() "
 			    "returns it from memory, with no register access "
-			    "and hence no trap.", f->function, f->reg,
-			    f->sink, f->trap);
+			    "and hence no trap.%s", f->function, f->reg,
+			    f->sink, f->trap, tf.nonstrict ?
+			    "\n\nA field the function tests is FTR_NONSTRICT: "
+			    "the sanitised value is the system-wide safe "
+			    "value, which every CPU now sees." : "");
+	tested_fields_free(&tf);
 	return true;
 
 err_shape:
+	tested_fields_free(&tf);
 	*why = xasprintf("the read is not written as %s(...) on one line",
 			 f->sink);
 	return false;

@@ -307,16 +307,105 @@ static void extract_cap(struct table_walk *w, CXCursor entry)
 	*PUSH(*w->out->caps, *w->out->nr_caps, *w->out->alloc_caps) = c;
 }
 
-/* ARM64_FTR_REG(SYS_ID_PFR0_EL1, ...): the first SYS_ name of the entry. */
+/* The definition a DeclRefExpr named @name below the entry refers to. */
+struct ref_find {
+	const char *name;
+	CXCursor found;
+	bool ok;
+};
+
+static enum CXChildVisitResult visit_ref(CXCursor c, CXCursor p,
+					 CXClientData d)
+{
+	struct ref_find *r = d;
+	CXCursor def;
+	CXString s;
+	bool same;
+
+	(void)p;
+	if (clang_getCursorKind(c) != CXCursor_DeclRefExpr)
+		return CXChildVisit_Recurse;
+	s = clang_getCursorSpelling(c);
+	same = !strcmp(clang_getCString(s), r->name);
+	clang_disposeString(s);
+	if (!same)
+		return CXChildVisit_Continue;
+	def = clang_getCursorDefinition(clang_getCursorReferenced(c));
+	if (clang_Cursor_isNull(def))
+		return CXChildVisit_Continue;
+	r->found = def;
+	r->ok = true;
+	return CXChildVisit_Break;
+}
+
+static void push_bits(struct table_walk *w, char *s)
+{
+	*PUSH(*w->out->ftr_bits, *w->out->nr_ftr_bits,
+	      *w->out->alloc_ftr_bits) = s;
+}
+
+/*
+ * The fields of @reg that its arm64_ftr_bits array (@name) describes, as
+ * "REG FIELD_SHIFT S" (FTR_STRICT) or "... N" (FTR_NONSTRICT), after a
+ * "REG *" that says the array was read. read_sanitised_ftr_reg() returns
+ * 0 in the bits of a field the array leaves out (init_cpu_ftr_reg():
+ * val &= valid_mask).
+ */
+static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
+			     const char *reg, const char *name)
+{
+	struct ref_find r = { .name = name };
+	struct tokens k;
+	unsigned int i, j, end;
+
+	clang_visitChildren(entry, visit_ref, &r);
+	if (!r.ok)
+		return;
+	tokens_get(&k, w->tu, clang_getCursorExtent(r.found), false);
+	push_bits(w, xasprintf("%s *", reg));
+	for (i = 0; i < k.n; i++) {
+		const char *shift = NULL;
+		bool nonstrict = false;
+		size_t n = strlen(k.s[i]);
+
+		if (n < 14 || strcmp(k.s[i] + n - 14, "ARM64_FTR_BITS") ||
+		    i + 1 >= k.n || strcmp(k.s[i + 1], "("))
+			continue;
+		end = group_end(&k, i + 1);
+		for (j = i + 1; j < end; j++) {
+			size_t m = strlen(k.s[j]);
+
+			if (!strcmp(k.s[j], "FTR_NONSTRICT"))
+				nonstrict = true;
+			else if (!shift && m > 6 &&
+				 !strcmp(k.s[j] + m - 6, "_SHIFT"))
+				shift = k.s[j];
+		}
+		if (shift)
+			push_bits(w, xasprintf("%s %s %c", reg, shift,
+					       nonstrict ? 'N' : 'S'));
+		i = end - 1;
+	}
+	tokens_free(&k);
+}
+
+/*
+ * ARM64_FTR_REG(SYS_ID_PFR0_EL1, ftr_id_pfr0): the first SYS_ name of the
+ * entry, and the fields of its ftr_ array.
+ */
 static void extract_ftr(struct table_walk *w, CXCursor entry)
 {
 	unsigned int i = token_at(&w->k, entry_offset(entry));
 	unsigned int end = group_end(&w->k, i);
+	const char *reg = NULL;
 
 	for (; i < end; i++) {
-		if (!strncmp(w->k.s[i], "SYS_", 4)) {
+		if (!reg && !strncmp(w->k.s[i], "SYS_", 4)) {
+			reg = w->k.s[i] + 4;
 			*PUSH(*w->out->ftr, *w->out->nr_ftr,
-			      *w->out->alloc_ftr) = xstrdup(w->k.s[i] + 4);
+			      *w->out->alloc_ftr) = xstrdup(reg);
+		} else if (reg && !strncmp(w->k.s[i], "ftr_", 4)) {
+			extract_ftr_bits(w, entry, reg, w->k.s[i]);
 			break;
 		}
 	}

@@ -35,6 +35,9 @@ struct cap_table {
 	size_t nr, alloc;
 	const char **ftr_regs;	/* arm64_ftr_regs[]: "ID_AA64ISAR0_EL1" */
 	size_t nr_ftr, alloc_ftr;
+	/* Their arm64_ftr_bits arrays: "REG *", "REG FIELD_SHIFT S|N" */
+	const char **ftr_bits;
+	size_t nr_bits, alloc_bits;
 	bool have_ftr;		/* arm64_ftr_regs[] was found */
 	bool have_caps;		/* a capability table was found */
 	size_t unresolved;
@@ -44,6 +47,18 @@ struct cap_table {
 void caps_resolve(struct graph *g);
 const struct cap *caps_find(const struct cap_table *t, const char *name);
 bool caps_is_sanitised(const struct cap_table *t, const char *reg);
+
+/* What the tree's arm64_ftr_bits array of @reg says of a field. */
+enum ftr_field {
+	FTR_FIELD_UNKNOWN,	/* the register's array was not read */
+	FTR_FIELD_ABSENT,	/* not described: sanitised value 0 there */
+	FTR_FIELD_STRICT,	/* FTR_STRICT: every CPU must agree */
+	FTR_FIELD_NONSTRICT,	/* FTR_NONSTRICT: the system-wide safe value */
+};
+
+/* @shift: the field's *_SHIFT macro as the tree spells it. */
+enum ftr_field caps_ftr_field(const struct cap_table *t, const char *reg,
+			      const char *shift);
 const char *cap_scope_name(unsigned int scope);
 
 /* --list-caps: the resolved table, one line per capability. */

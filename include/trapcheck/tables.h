@@ -28,6 +28,8 @@ struct caps_sink {
 	size_t *nr_caps, *alloc_caps;
 	char ***ftr;
 	size_t *nr_ftr, *alloc_ftr;
+	char ***ftr_bits;
+	size_t *nr_ftr_bits, *alloc_ftr_bits;
 	const char *(*loc_file)(void *ctx, CXFile f);
 	void *ctx;
 };

@@ -1,0 +1,81 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The trapping-idreg-read fix reads the fields a function tests: a field
+# the register's arm64_ftr_bits array does not describe reads as 0 in the
+# sanitised copy (Linux 6.12's TraceBuffer of ID_AA64DFR0_EL1, tested by
+# kvm_arch_vcpu_load_debug_state_flags()), so no patch; a FTR_NONSTRICT
+# field gets a patch that says what changes. Expectations: // CHECK: and
+# // FIX: tags in tests/fixtures/fields.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/fields"
+cd "$SCRATCH" || exit 1
+
+cp -rL "$FX" tree	# the header links resolved
+SOURCE_DATE_EPOCH=0 "$TRAPCHECK" -p tree -q --roots "$FX/roots/fields.roots" \
+	--fix-dir out --format=json -o f.json
+check "the fields fixture: findings, exit 1" [ $? -eq 1 ]
+python3 "$TOP/tests/e2e/check-tags.py" "$FX" f.json
+check "findings match the CHECK tags (file, line, rule, root set, chain)" \
+	[ $? -eq 0 ]
+
+# FIX: tags: each finding's fix note starts with (or, for "fix: (X)", is
+# a written patch whose text names X or, for FTR_STRICT, does not name
+# FTR_NONSTRICT).
+python3 - "$FX" f.json <<'PY'
+import json, os, re, sys
+tree, js = sys.argv[1:]
+by_site = {(f['file'], f['line']): f for f in json.load(open(js))['findings']}
+n = 0
+for root, _, files in os.walk(tree):
+    for name in files:
+        if not name.endswith('.c'):
+            continue
+        path = os.path.join(root, name)
+        rel = os.path.relpath(path, tree)
+        for i, line in enumerate(open(path), 1):
+            m = re.search(r'// FIX: (.*)$', line)
+            if not m:
+                continue
+            n += 1
+            want, f = m.group(1), by_site.get((rel, i))
+            assert f, '%s:%d: no finding' % (rel, i)
+            note = f.get('fix') or ''
+            w = re.match(r'fix: \((\w+)\)$', want)
+            if w:
+                assert note.startswith('fix: '), (rel, i, note)
+                text = open(note[5:]).read()
+                if w.group(1) == 'FTR_NONSTRICT':
+                    assert 'FTR_NONSTRICT' in text, (rel, i)
+                else:
+                    assert 'FTR_NONSTRICT' not in text, (rel, i)
+                print('# %s:%d: %s' % (rel, i, note))
+            else:
+                assert note.startswith(want), (rel, i, note, want)
+                print('# %s:%d: %s' % (rel, i, note[:90]))
+assert n == 4, n
+PY
+check "fix notes match the FIX tags: 2 refused (TraceBuffer), 2 patches" [ $? -eq 0 ]
+check "the refusal says why and what to do instead" \
+	grep -q 'read_sanitised_ftr_reg() returns 0 there; keep this CPU.s value, cached at CPU bring-up' f.json
+
+# The written patches apply and the file still builds with the kernel's
+# cross compiler and the fixture's flags.
+(cd tree && cat ../out/*.patch | git apply) &&
+	(cd tree && aarch64-linux-gnu-gcc -fsyntax-only -nostdinc \
+		-I./arch/arm64/include -I./include \
+		-include ./include/linux/kconfig.h \
+		-include ./include/linux/compiler_types.h -D__KERNEL__ \
+		arch/arm64/kvm/debug.c)
+check "both patches apply (git apply) and debug.c builds (aarch64-linux-gnu-gcc)" \
+	[ $? -eq 0 ]
+"$TRAPCHECK" -p tree -q --roots "$FX/roots/fields.roots" --format=json \
+	-o after.json
+python3 - after.json <<'PY'
+import json, sys
+fs = sorted(f['function'] for f in json.load(open(sys.argv[1]))['findings'])
+print('# left:', fs)
+assert fs == ['load_trace_state', 'load_trace_state_get'], fs
+PY
+check "after the patches: only the two refused reads are left" [ $? -eq 0 ]
+
+done_testing
