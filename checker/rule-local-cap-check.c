@@ -108,6 +108,34 @@ static bool is_comment(const char *line)
 }
 
 /*
+ * Why a check outside the pre-finalization !preemptible() branch keeps
+ * its trap, by the capability's scope (ARM64_CPUCAP_SCOPE_*): a per-CPU
+ * answer must stay per-CPU; a system-wide capability has a trap-free
+ * test, cpus_have_final_cap(), but it gives the system-wide answer and
+ * BUG()s before finalization, and whether every path to the call wants
+ * that is not something the call graph tells.
+ */
+static char *outside_branch_reason(const struct cap *cap)
+{
+	if (cap->scope & 2)		/* ARM64_CPUCAP_SCOPE_SYSTEM */
+		return xasprintf("the call is not in the pre-finalization "
+				 "!preemptible() branch; %s is a system-wide "
+				 "capability: where the code wants the "
+				 "system-wide answer and runs only after "
+				 "finalization, cpus_have_final_cap(%s) tests "
+				 "it without a trap (it BUG()s before): decide "
+				 "that by hand", cap->name, cap->name);
+	if (cap->scope & 1)		/* ARM64_CPUCAP_SCOPE_LOCAL_CPU */
+		return xasprintf("the call is not in the pre-finalization "
+				 "!preemptible() branch; %s is a per-CPU "
+				 "capability: keep this CPU's answer, cached "
+				 "in per-CPU data at CPU bring-up", cap->name);
+	return xasprintf("the call is not in the pre-finalization "
+			 "!preemptible() branch: the sanitised value is no "
+			 "safe stand-in there");
+}
+
+/*
  * The fix of that patch in the reviewer's form: inside the pre-finalization
  * !preemptible() branch,
  *	if (cond)
@@ -154,9 +182,7 @@ bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 	}
 	if (!site || !guards_have(site->guards, GUARD_CAPS_UNFINALIZED) ||
 	    !guards_have(site->guards, GUARD_NOT_PREEMPTIBLE)) {
-		*why = xasprintf("the call is not in the pre-finalization "
-				 "!preemptible() branch: the sanitised value "
-				 "is no safe stand-in there");
+		*why = outside_branch_reason(cap);
 		return false;
 	}
 	if (f->line < 2 || f->line > ctx->src->nr_lines)
