@@ -18,7 +18,9 @@
 #            outoftree: a make O= build (tests/kernel/outoftree.t): the
 #            source in TREE/src, untouched by the build, the objects and
 #            compile_commands.json in TREE/build (printed instead of the
-#            tree); arch/arm64/kernel/ drivers/char/random.o mm/memory.o
+#            tree); the objects of the seed chains and the vDSO:
+#            arch/arm64/kernel/cpufeature.o arch/arm64/kernel/vdso/
+#            arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o
 #   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
@@ -55,7 +57,9 @@ full)	name=full
 	;;
 outoftree)
 	name=outoftree
-	targets="arch/arm64/kernel/ drivers/char/random.o mm/memory.o"
+	targets="arch/arm64/kernel/cpufeature.o arch/arm64/kernel/vdso/
+		 arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o"
+	targets=$(echo $targets)
 	;;
 *)	targets=$*
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
