@@ -40,6 +40,7 @@ quiet = @printf '  %-7s %s\n'
 endif
 
 LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
+	    checker/checkargs.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
 	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
@@ -59,7 +60,8 @@ PROG := trapcheck
 UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards tests/unit/test-factsio \
-	      tests/unit/test-cocci-emit tests/unit/test-patch
+	      tests/unit/test-cocci-emit tests/unit/test-patch \
+	      tests/unit/test-checkargs
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.
@@ -87,6 +89,7 @@ deps-checked: .deps-installed
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 checker/flags.o: checker/flags.def
+checker/checkargs.o: checker/checkflags.def
 checker/sinks.o: checker/sinks.def checker/registers.def
 checker/tables.o: checker/tables.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def

@@ -7,7 +7,8 @@
  * make -j: SQLite transactions; trapcheck report --db FILE links them),
  * and what a single TU can show is printed (preempt-guard). Exit 0 unless
  * --fail was given and something was printed; 2 on usage errors: a
- * checker must not break the kernel build.
+ * checker must not break the kernel build. The command line is read by
+ * checkargs.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,28 +17,13 @@
 #include <unistd.h>
 
 #include "prog.h"
+#include "trapcheck/checkargs.h"
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
 #include "trapcheck/diag.h"
 #include "trapcheck/emit.h"
 #include "trapcheck/flags.h"
 #include "trapcheck/rules.h"
-
-/*
- * kbuild's CHECKFLAGS name the architecture the way sparse needs it
- * (arch/<arch>/Makefile: CHECKFLAGS += -D__aarch64__); the target triple
- * follows from it.
- */
-static const struct {
-	const char *define, *target;
-} check_targets[] = {
-	{ "-D__aarch64__", "aarch64-linux-gnu" },
-	{ "-D__x86_64__", "x86_64-linux-gnu" },
-	{ "-D__arm__", "arm-linux-gnueabi" },
-	{ "-D__riscv", "riscv64-linux-gnu" },
-	{ "-D__powerpc64__", "powerpc64le-linux-gnu" },
-	{ "-D__s390x__", "s390x-linux-gnu" },
-};
 
 /* Functions other TUs already stored the bodies of: not extracted again. */
 static void preclaim(struct db *fdb, struct claims *c, const char *self)
@@ -61,44 +47,6 @@ static void preclaim(struct db *fdb, struct claims *c, const char *self)
 		free(tus[i]);
 	}
 	free(tus);
-}
-
-/* The command line of the CHECK protocol. */
-struct check_args {
-	const char *dbpath, *file, *target;
-	bool fail, quiet;
-};
-
-/*
- * Our options, the file, and gcc's flags into @e (its argv[0], the
- * compiler, still to be named: the target says which).
- */
-static void read_args(int argc, char **argv, struct check_args *ca,
-		      struct compdb_entry *e)
-{
-	size_t k;
-	int i;
-
-	e->argv = xcalloc(argc + 2, sizeof(*e->argv));
-	e->argv[e->argc++] = NULL;	/* the compiler, once known */
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		size_t n = strlen(a);
-
-		if (!strncmp(a, "--db=", 5))
-			ca->dbpath = a + 5;
-		else if (!strcmp(a, "--fail"))
-			ca->fail = true;
-		else if (!strcmp(a, "-q"))
-			ca->quiet = true;
-		else if (a[0] != '-' && n > 2 && !strcmp(a + n - 2, ".c"))
-			ca->file = a;
-		else
-			e->argv[e->argc++] = xstrdup(a);
-		for (k = 0; k < ARRAY_SIZE(check_targets); k++)
-			if (!strcmp(a, check_targets[k].define))
-				ca->target = check_targets[k].target;
-	}
 }
 
 /* The facts of @rel into the database; false (said) when they are not. */
@@ -140,10 +88,10 @@ static bool report_one(const struct tu_facts *facts)
 int cmd_check(int argc, char **argv)
 {
 	const char *timeout = getenv("TRAPCHECK_TU_TIMEOUT");
-	struct check_args ca = { .dbpath = getenv("TRAPCHECK_DB") };
 	struct compdb_entry e = { 0 };
 	struct one_tu one = { 0 };
 	struct flag_warnings warn;
+	struct check_args ca;
 	struct claims claims;
 	struct clang_args args;
 	struct tu_facts facts;
@@ -152,18 +100,22 @@ int cmd_check(int argc, char **argv)
 	char *why = NULL;
 	int ret = 0;
 
-	read_args(argc, argv, &ca, &e);
-	if (!ca.dbpath || !ca.file || !getcwd(cwd, sizeof(cwd))) {
+	if (check_args_parse(&ca, argc, argv, getenv("TRAPCHECK_DB"))) {
 		diag_error("check: usage: trapcheck check --db=FILE [--fail] "
-			   "[-q] <gcc flags> file.c (or set TRAPCHECK_DB)");
-		/* argv[0], the compiler, is not there yet. */
-		e.argv[0] = xstrdup("");
-		compdb_free_argv(e.argv, e.argc);
+			   "[-q] <gcc flags> file.c (or set TRAPCHECK_DB): %s",
+			   ca.error);
+		check_args_free(&ca);
 		return TC_EXIT_USAGE;
 	}
-	e.argv[0] = ca.target ? xasprintf("%s-gcc", ca.target) :
-				xstrdup("gcc");
-	e.argv[e.argc++] = xstrdup(ca.file);
+	if (!getcwd(cwd, sizeof(cwd))) {
+		diag_error("check: the current directory: %s",
+			   strerror(errno));
+		check_args_free(&ca);
+		return TC_EXIT_USAGE;
+	}
+	/* The compile command is @ca's: freed with it. */
+	e.argv = ca.argv;
+	e.argc = ca.argc;
 	e.directory = path_normalize(cwd);
 	e.file = path_join(e.directory, ca.file);
 
@@ -217,7 +169,7 @@ out_free_facts:
 out_close:
 	db_close(fdb);
 out_free_entry:
-	compdb_free_argv(e.argv, e.argc);
+	check_args_free(&ca);
 	free(e.directory);
 	free(e.file);
 	return ret;

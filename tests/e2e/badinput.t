@@ -681,5 +681,20 @@ check_that "trapcheck check --db=F -v and check -v foo.c: exit 2, one usage line
 	'[ $rc1 -eq 2 ] && [ $rc2 -eq 2 ] &&
 	 [ "$(wc -l < cu1.err)" -eq 1 ] && [ "$(wc -l < cu2.err)" -eq 1 ] &&
 	 grep -q "^trapcheck: error: check: usage: trapcheck check --db=FILE" cu1.err'
+# Two source files, -include with nothing after it, --db= with no file:
+# the usage and what is wrong, one line, exit 2; no database made.
+tc cu3 check --db="$SCRATCH/u.db" -O2 a.c -I. b.c
+tc_rc3=$rc
+tc cu4 check --db="$SCRATCH/u.db" a.c -include
+tc_rc4=$rc
+tc cu5 check --db= a.c
+tc_rc5=$rc
+check_that "check with two .c files: exit 2, one usage line naming both" \
+	'[ $tc_rc3 -eq 2 ] && one_error cu3 "check: usage: trapcheck check --db=FILE .*: 2 source files: .a\.c., .b\.c.$"'
+check_that "check with -include last, without its file: exit 2, one usage line naming it" \
+	'[ $tc_rc4 -eq 2 ] && one_error cu4 "check: usage: .*: .-include. needs an argument$"'
+check_that "check --db= (no file): exit 2, one usage line saying so" \
+	'[ $tc_rc5 -eq 2 ] && one_error cu5 "check: usage: .*: --db= names no file$"'
+check "... and no database was made" [ ! -e "$SCRATCH/u.db" ]
 
 done_testing

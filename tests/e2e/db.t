@@ -142,10 +142,12 @@ for e in json.load(open(os.path.join(tree, 'compile_commands.json'))):
     if '-o' in flags:
         i = flags.index('-o')
         del flags[i:i + 2]
+    # sparse's CHECKFLAGS as 6.12's arm64 defconfig has them.
     checkflags = ['-D__linux__', '-Dlinux', '-D__STDC__', '-Dunix',
                   '-D__unix__', '-Wbitwise', '-Wno-return-void',
-                  '-Wno-unknown-attribute', '-D__aarch64__',
-                  '-mlittle-endian']
+                  '-Wno-unknown-attribute', '-D__AARCH64EL__',
+                  '-D__aarch64__', '--arch=arm64', '-mlittle-endian',
+                  '-m64']
     print('(cd %s && "$TRAPCHECK" check --db="$SCRATCH/check.db" %s %s '
           '%s) &' % (shlex.quote(tree), ' '.join(checkflags),
                      ' '.join(shlex.quote(f) for f in flags),
@@ -156,6 +158,30 @@ cp -a "$FX"/. tree/
 TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" sh checks.sh > check.out 2>&1
 check "trapcheck check per TU, in parallel, prints the per-TU preempt-guard" \
 	grep -q 'rng_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check' check.out
+check "... and no warning of sparse's CHECKFLAGS (--arch=arm64, -m64 are known)" \
+	sh -c '! grep -q "unknown compiler flag" check.out'
+# kbuild's vDSO: "-include <tree>/lib/vdso/getrandom.c" before the file;
+# that .c is -include's value, not the TU.
+mkdir -p tree/lib/vdso
+printf 'int vdso_included(void)\n{\n\treturn 1;\n}\n' > tree/lib/vdso/extra.c
+line=$(grep 'rng_variants.c) &$' checks.sh | sed 's/ &$//; s/check\.db/inc.db/' |
+	sed "s|'-DKBUILD_MODFILE=|-include $SCRATCH/tree/lib/vdso/extra.c &|")
+TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" sh -c "$line" > cinc.out 2> cinc.err
+rc=$?
+python3 - inc.db > cinc.db.txt <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+for (p,) in c.execute("SELECT path FROM tu"):
+    print("tu", p)
+for (f,) in c.execute("SELECT file FROM func WHERE name = 'vdso_included'"):
+    print("func", f)
+PY
+check_that "check with CHECKFLAGS and -include x.c before the file: exit 0, no flag warning, no parse-error note" \
+	'echo "$line" | grep -q -- "-include $SCRATCH/tree/lib/vdso/extra.c .-DKBUILD_MODFILE=" &&
+	 [ $rc -eq 0 ] && ! grep -q "unknown compiler flag\|parsed with" cinc.err cinc.out'
+check_that "... the TU stored is the file (drivers/char/rng_variants.c), the included .c's function with it" \
+	'[ "$(cat cinc.db.txt)" = "tu drivers/char/rng_variants.c
+func lib/vdso/extra.c" ]'
 # The same command with the parser crashing (TRAPCHECK_FAULT, see
 # docs/reliability.md): kbuild must go on, so exit 0 and one warning.
 line=$(grep 'rng_variants.c) &$' checks.sh | sed 's/ &$//; s/check\.db/crash.db/')

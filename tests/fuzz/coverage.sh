@@ -12,7 +12,7 @@
 set -u
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-ALL="compdb flags roots waivers baseline guards paths"
+ALL="compdb flags checkargs roots waivers baseline guards paths"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
 COV=$BUILD/cov
@@ -38,6 +38,7 @@ aim() {
 	case $1 in
 	compdb) echo "compdb.c compdb_load load_entry compdb_split_command flags.c flags_translate" ;;
 	flags) echo "compdb.c compdb_split_command flags.c flags_classify flags_target_for flags_translate" ;;
+	checkargs) echo "checkargs.c check_args_parse our_option takes_value check_flag_classify flags.c flags_translate" ;;
 	roots) echo "roots.c roots_load_file" ;;
 	waivers) echo "baseline.c waivers_load" ;;
 	baseline) echo "baseline.c baseline_apply" ;;

@@ -30,7 +30,7 @@
 #	             included), to keep fuzzing for memory errors
 #
 # A long run, e.g. for docs/reliability.md: tests/fuzz/run.sh 360
-# (targets run $FUZZ_JOBS at a time, so 7 targets take 4 x 360 s on 2 CPUs).
+# (targets run $FUZZ_JOBS at a time, so 9 targets take 5 x 360 s on 2 CPUs).
 #
 # The seed corpora in tests/fuzz/corpus/ are never written to: new inputs
 # go to $FUZZ_BUILD/run/<target>/corpus, crashes to
@@ -43,7 +43,7 @@ SECS=${1:-10}
 case $SECS in
 ''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
-ALL="compdb flags roots waivers baseline guards paths factsio"
+ALL="compdb flags checkargs roots waivers baseline guards paths factsio"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
 SEEDS=${FUZZ_CORPUS:-$TOP/tests/fuzz/corpus}
