@@ -16,6 +16,10 @@ parsed() { sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' "$1"; }
 fps() {
 	python3 -c "import json,sys; print('\n'.join(sorted(f['fingerprint'] for f in json.load(open(sys.argv[1]))['findings'])))" "$1"
 }
+# tus DB: the TUs a database holds, one a line.
+tus() {
+	python3 -c "import sqlite3,sys; print('\\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('SELECT path FROM tu')))" "$1"
+}
 timed() {
 	start=$(date +%s)
 	"$@"
@@ -74,12 +78,19 @@ fi
 # kbuild: make C=2 runs $(CHECK) on each object's source.
 rm -f c2.db c2.db-wal c2.db-shm
 objs="drivers/char/random.o mm/memory.o arch/arm64/kernel/cpufeature.o
-      arch/arm64/kernel/cpu_errata.o"
+      arch/arm64/kernel/cpu_errata.o arch/arm64/kernel/vdso/"
 timed make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
 	C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2.db" $objs \
 	> c2.out 2>&1
 check "make C=2 CHECK=\"trapcheck check --db=...\" succeeds" [ $? -eq 0 ]
 tail -n 3 c2.out | sed 's/^/# /'
+# kbuild passes sparse's CHECKFLAGS first (--arch=arm64 -m64 ...), and the
+# vDSO's c_flags have -include lib/vdso/*.c before the file.
+nw=$(grep -c "unknown compiler flag" c2.out)
+ne=$(grep -c "parsed with [0-9]* error" c2.out)
+check_that "... no flag warning ($nw) and no parse error ($ne), the vDSO included" \
+	'[ "$nw" -eq 0 ] && [ "$ne" -eq 0 ] &&
+	 tus c2.db | grep -q "^arch/arm64/kernel/vdso/vgetrandom.c$"'
 "$TRAPCHECK" report --db c2.db --format=json -o c2.json 2> c2.err
 python3 - c2.json cold.json <<'PY'
 import json, sys
@@ -93,5 +104,51 @@ print('# C=2:', a)
 assert a and a == b, (a, b)
 PY
 check "trapcheck report after make C=2: the __cpu_has_rng finding of the compile-database mode" [ $? -eq 0 ]
+
+# check-full: kbuild over whole directories, against a compile-database
+# run over the same TUs (the tree's database restricted to them).
+if [ "$KPROFILE" = full ]; then
+	dirs="arch/arm64/ mm/ kernel/ drivers/char/"
+	rm -f c2all.db c2all.db-wal c2all.db-shm
+	timed make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+		-j"$(nproc)" C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2all.db" \
+		$dirs > c2all.out 2>&1
+	check "make C=2 over $dirs succeeds" [ $? -eq 0 ]
+	nw=$(grep -c "unknown compiler flag" c2all.out)
+	ne=$(grep -c "parsed with [0-9]* error" c2all.out)
+	grep -e "unknown compiler flag" -e "parsed with" c2all.out |
+		head -n 5 | sed 's/^/# /'
+	check_that "... no flag warning ($nw) and no parse error ($ne) for any TU" \
+		'[ "$nw" -eq 0 ] && [ "$ne" -eq 0 ]'
+	mkdir -p same
+	tus c2all.db > c2all.tus
+	python3 - "$tree" c2all.tus > same/compile_commands.json <<'PY'
+import json, os, sys
+tree, tus = sys.argv[1:]
+want = set(open(tus).read().split())
+out = [e for e in json.load(open(os.path.join(tree, 'compile_commands.json')))
+       if os.path.relpath(os.path.join(e['directory'], e['file']), tree)
+       in want]
+print('# %d TUs checked, %d in the compile database' % (len(want), len(out)),
+      file=sys.stderr)
+print(json.dumps(out))
+PY
+	timed "$TRAPCHECK" -p same -q --format=json -o same.json
+	"$TRAPCHECK" report --db c2all.db -q --format=json -o c2all.json
+	python3 - c2all.json same.json <<'PY'
+import json, sys
+def k(p):
+    return sorted((f['file'], f['line'], f['rule'], f['function'],
+                   f.get('root'), tuple(s['function'] for s in f['chain']))
+                  for f in json.load(open(p))['findings'])
+a, b = k(sys.argv[1]), k(sys.argv[2])
+print('# C=2: %d findings, compile database: %d' % (len(a), len(b)))
+for x in sorted(set(a) ^ set(b))[:5]:
+    print('#  differs:', x)
+assert a and a == b
+PY
+	check "trapcheck report after C=2 over $dirs: the compile-database run's findings" \
+		[ $? -eq 0 ]
+fi
 
 done_testing
