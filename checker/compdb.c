@@ -230,15 +230,19 @@ static char *find_srctree(const struct compdb *db)
 
 	if (strcmp(dir, db->root))
 		return dir;			/* make O=: BUILD/source */
-	for (i = 0; i < db->nr; i++)
-		if (path_under(db->entries[i].file, db->root))
-			return dir;		/* built in place */
 	free(dir);
+	/*
+	 * Before the database's own directory: a make O= tree also compiles
+	 * generated host programs in BUILD (scripts/dtc/dtc-lexer.lex.c).
+	 */
 	for (i = 0; i < db->nr; i++) {
 		dir = kconfig_srctree(&db->entries[i]);
 		if (dir)
 			return dir;
 	}
+	for (i = 0; i < db->nr; i++)
+		if (path_under(db->entries[i].file, db->root))
+			return xstrdup(db->root);	/* built in place */
 	dir = common_dir(db);
 	if (strcmp(dir, "/"))
 		return dir;

@@ -183,9 +183,9 @@ static bool is_c_source(const char *file)
 	return n > 2 && !strcmp(file + n - 2, ".c");
 }
 
-static bool is_host_program(const char *file, const char *root)
+static bool in_host_dir(const char *file, const char *dir)
 {
-	char *rel = path_relative(file, root);
+	char *rel = path_relative(file, dir);
 	bool host = false;
 	size_t i;
 
@@ -194,6 +194,16 @@ static bool is_host_program(const char *file, const char *root)
 			host = true;
 	free(rel);
 	return host;
+}
+
+/*
+ * Under the source tree @root, or under the build directory (make O=
+ * compiles generated host sources there: scripts/dtc/dtc-lexer.lex.c).
+ */
+static bool is_host_program(const struct compdb_entry *e, const char *root)
+{
+	return in_host_dir(e->file, root) ||
+	       (e->directory && in_host_dir(e->file, e->directory));
 }
 
 /* Same file, whatever relative spelling the command uses for it. */
@@ -219,7 +229,7 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 	memset(out, 0, sizeof(*out));
 	if (!is_c_source(e->file))
 		return FLAGS_SKIP_NOT_C;
-	if (is_host_program(e->file, root))
+	if (is_host_program(e, root))
 		return FLAGS_SKIP_HOST;
 
 	for (i = 0; i < e->argc; i++)

@@ -117,7 +117,7 @@ static bool is_comment(const char *line)
  */
 static char *outside_branch_reason(const struct cap *cap)
 {
-	if (cap->scope & 2)		/* ARM64_CPUCAP_SCOPE_SYSTEM */
+	if (cap->scope & CAP_SCOPE_SYSTEM)
 		return xasprintf("the call is not in the pre-finalization "
 				 "!preemptible() branch; %s is a system-wide "
 				 "capability: where the code wants the "
@@ -125,7 +125,7 @@ static char *outside_branch_reason(const struct cap *cap)
 				 "finalization, cpus_have_final_cap(%s) tests "
 				 "it without a trap (it BUG()s before): decide "
 				 "that by hand", cap->name, cap->name);
-	if (cap->scope & 1)		/* ARM64_CPUCAP_SCOPE_LOCAL_CPU */
+	if (cap->scope & CAP_SCOPE_LOCAL_CPU)
 		return xasprintf("the call is not in the pre-finalization "
 				 "!preemptible() branch; %s is a per-CPU "
 				 "capability: keep this CPU's answer, cached "

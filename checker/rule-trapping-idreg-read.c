@@ -96,10 +96,32 @@ static bool ident_char(char c)
 }
 
 /*
+ * The identifier that starts at @p after blanks, or on the next line when
+ * @p's line ends first (a SYS_FIELD_GET() split over two lines); its end
+ * in *@end. NULL when there is none.
+ */
+static const char *next_ident(const struct src_file *src, unsigned int l,
+			      const char *p, const char **end)
+{
+	while (isspace((unsigned char)*p))
+		p++;
+	if (!*p && l < src->nr_lines) {
+		p = src->lines[l];
+		while (isspace((unsigned char)*p))
+			p++;
+	}
+	for (*end = p; ident_char(**end); (*end)++)
+		;
+	return *end > p ? p : NULL;
+}
+
+/*
  * The fields of @reg that the rest of the function (from line @from to
- * its closing brace in column 0, kernel style) names: REG_Field_SHIFT
- * (or 6.1's spelling without _EL1, ID_AA64MMFR1_HADBS_SHIFT) and
- * SYS_FIELD_GET(REG, Field, ...).
+ * its closing brace in column 0, kernel style) names, as REG_Field_SHIFT:
+ * REG_Field_SHIFT and REG_Field_MASK (FIELD_GET(), masks), the spelling
+ * of older trees without _EL1 (ID_AA64MMFR1_HADBS_SHIFT), and
+ * SYS_FIELD_GET(REG, Field, ...). A value returned or passed on whole is
+ * not followed (docs/fixes.md).
  */
 static void fields_tested(const struct src_file *src, unsigned int from,
 			  const char *reg, struct tested_fields *tf)
@@ -110,35 +132,46 @@ static void fields_tested(const struct src_file *src, unsigned int from,
 	if (nbase > 4 && !strcmp(reg + nbase - 4, "_EL1"))
 		nbase -= 4;
 	for (l = from; l <= src->nr_lines; l++) {
-		const char *p = src->lines[l - 1], *q;
+		const char *line = src->lines[l - 1], *p, *q, *f;
 
-		if (l > from && p[0] == '}')
+		if (l > from && line[0] == '}')
 			break;
-		for (; *p; p++) {
-			if (p > src->lines[l - 1] && ident_char(p[-1]))
+		for (p = line; *p; p++) {
+			if (p > line && ident_char(p[-1]))
 				continue;
-			if (!strncmp(p, "SYS_FIELD_GET(", 14) &&
-			    !strncmp(p + 14, reg, nreg) && p[14 + nreg] == ',') {
-				char *s;
+			if (!strncmp(p, "SYS_FIELD_GET(", 14)) {
+				q = next_ident(src, l, p + 14, &f);
+				if (!q || (size_t)(f - q) != nreg ||
+				    strncmp(q, reg, nreg))
+					continue;
+				for (q = f; isspace((unsigned char)*q); q++)
+					;
+				if (*q != ',')
+					continue;
+				f = next_ident(src, l, q + 1, &q);
+				if (f) {
+					char *s = xasprintf("%s_%.*s_SHIFT",
+							    reg, (int)(q - f),
+							    f);
 
-				q = p + 15 + nreg;
-				while (*q == ' ')
-					q++;
-				p = q;
-				while (ident_char(*q))
-					q++;
-				s = xasprintf("%s_%.*s_SHIFT", reg,
-					      (int)(q - p), p);
-				add_field(tf, s, strlen(s));
-				free(s);
+					add_field(tf, s, strlen(s));
+					free(s);
+				}
 				continue;
 			}
 			if (strncmp(p, reg, nbase) || p[nbase] != '_')
 				continue;
 			for (q = p; ident_char(*q); q++)
 				;
-			if (q - p > 6 && !strncmp(q - 6, "_SHIFT", 6))
+			if (q - p > 6 && !strncmp(q - 6, "_SHIFT", 6)) {
 				add_field(tf, p, q - p);
+			} else if (q - p > 5 && !strncmp(q - 5, "_MASK", 5)) {
+				char *s = xasprintf("%.*s_SHIFT",
+						    (int)(q - p - 5), p);
+
+				add_field(tf, s, strlen(s));
+				free(s);
+			}
 			p = q - 1;
 		}
 	}

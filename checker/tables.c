@@ -347,14 +347,17 @@ static void push_bits(struct table_walk *w, char *s)
 /*
  * The fields of @reg that its arm64_ftr_bits array (@name) describes, as
  * "REG FIELD_SHIFT S" (FTR_STRICT) or "... N" (FTR_NONSTRICT), after a
- * "REG *" that says the array was read. read_sanitised_ftr_reg() returns
- * 0 in the bits of a field the array leaves out (init_cpu_ftr_reg():
- * val &= valid_mask).
+ * "REG *" that says every entry of the array was read (none gives its
+ * shift as a number). read_sanitised_ftr_reg() returns 0 in the bits of a
+ * field the array leaves out (init_cpu_ftr_reg(): val &= valid_mask).
  */
 static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
 			     const char *reg, const char *name)
 {
 	struct ref_find r = { .name = name };
+	char **bits = NULL;
+	size_t nr = 0, alloc = 0;
+	bool complete = true;
 	struct tokens k;
 	unsigned int i, j, end;
 
@@ -362,7 +365,6 @@ static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
 	if (!r.ok)
 		return;
 	tokens_get(&k, w->tu, clang_getCursorExtent(r.found), false);
-	push_bits(w, xasprintf("%s *", reg));
 	for (i = 0; i < k.n; i++) {
 		const char *shift = NULL;
 		bool nonstrict = false;
@@ -381,12 +383,24 @@ static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
 				 !strcmp(k.s[j] + m - 6, "_SHIFT"))
 				shift = k.s[j];
 		}
-		if (shift)
-			push_bits(w, xasprintf("%s %s %c", reg, shift,
-					       nonstrict ? 'N' : 'S'));
+		if (!shift) {
+			/*
+			 * A shift written as a number (ftr_generic_32bits):
+			 * which fields the array leaves out is not known.
+			 */
+			complete = false;
+			continue;
+		}
+		*PUSH(bits, nr, alloc) = xasprintf("%s %s %c", reg, shift,
+						   nonstrict ? 'N' : 'S');
 		i = end - 1;
 	}
 	tokens_free(&k);
+	if (complete)
+		push_bits(w, xasprintf("%s *", reg));
+	for (i = 0; i < nr; i++)
+		push_bits(w, bits[i]);
+	free(bits);
 }
 
 /*

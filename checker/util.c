@@ -383,10 +383,14 @@ void out_abort(struct out_file *o)
 
 int mkdir_parents(const char *dir, unsigned int mode)
 {
-	char *p = xstrdup(dir), *slash = p;
+	char *p, *slash;
 	struct stat st;
 	int ret = 0;
 
+	if (!*dir)
+		return -ENOENT;
+	p = xstrdup(dir);
+	slash = p;
 	for (;;) {
 		slash = strchr(slash + 1, '/');
 		if (slash)

@@ -52,8 +52,9 @@
 # Needs git, tar and python3 (to rewrite the compile database).
 #
 # Exit status: trapcheck's (0: nothing new, 1: new findings, 2/3/4:
-# error), or 2 when presubmit refuses, with one line on stderr,
-# `presubmit: ...`, naming the file: TREE not the top of a git work tree,
+# error), or 2 when presubmit refuses, with a last line on stderr,
+# `presubmit: ...`, naming the file (git apply --check's own lines come
+# first for a patch that does not apply): TREE not the top of a git work tree,
 # BASE-REV not a revision, PATCH unreadable or not applying to BASE-REV,
 # no compile database or none whose entries are files of TREE, $TMPDIR
 # inside TREE or BUILDDIR or with a space or quote in its path, trapcheck

@@ -59,6 +59,10 @@ enum ftr_field {
 /* @shift: the field's *_SHIFT macro as the tree spells it. */
 enum ftr_field caps_ftr_field(const struct cap_table *t, const char *reg,
 			      const char *shift);
+/* ARM64_CPUCAP_SCOPE_* of arch/arm64/include/asm/cpufeature.h */
+#define CAP_SCOPE_LOCAL_CPU	(1u << 0)
+#define CAP_SCOPE_SYSTEM	(1u << 1)
+#define CAP_SCOPE_BOOT_CPU	(1u << 2)
 const char *cap_scope_name(unsigned int scope);
 
 /* --list-caps: the resolved table, one line per capability. */

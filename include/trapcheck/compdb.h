@@ -34,10 +34,10 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 void compdb_free(struct compdb *db);
 
 /*
- * The source tree of @db, set by compdb_load(): kbuild's srctree. In a
- * tree built in place, the database's directory; under make O=BUILD, the
- * directory BUILD/source links to (kbuild makes the link), else the
- * prefix of kbuild's "-include .../include/linux/kconfig.h", else the
+ * The source tree of @db, set by compdb_load(): kbuild's srctree. The
+ * directory BUILD/source links to (make O=BUILD: kbuild makes the link),
+ * else the prefix of kbuild's "-include .../include/linux/kconfig.h", else
+ * the database's directory when an entry's file is below it, else the
  * deepest directory that holds every entry's file. compdb_set_srctree()
  * overrides it (--srctree): a negative errno and a message in @err when
  * @dir is not a directory.

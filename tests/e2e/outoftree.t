@@ -80,11 +80,35 @@ rc=$?
 check_that "a baseline of the in-tree run holds under O=: 0 new, 0 fixed" \
 	'[ $rc -eq 0 ] && grep -q "^trapcheck: baseline: 0 new, [0-9]* known, 0 fixed$" b.err'
 
-# Without kbuild's source link: the -include .../include/linux/kconfig.h.
+# Without kbuild's source link: the -include .../include/linux/kconfig.h,
+# though make O= also compiles generated host programs in the build
+# directory (scripts/dtc/dtc-lexer.lex.c): those are skipped as host code.
+mkdir -p nolink/scripts/dtc
+echo 'int main(void) { return 0; }' > nolink/scripts/dtc/dtc-lexer.lex.c
+python3 - nolink <<'PY'
+import json, os, sys
+b = os.path.realpath(sys.argv[1])
+p = os.path.join(b, 'compile_commands.json')
+d = json.load(open(p))
+d.append({'directory': b, 'file': b + '/scripts/dtc/dtc-lexer.lex.c',
+          'command': 'gcc -O2 -c -o scripts/dtc/dtc-lexer.lex.o '
+                     'scripts/dtc/dtc-lexer.lex.c'})
+json.dump(d, open(p, 'w'))
+PY
 "$TRAPCHECK" -p nolink -q $ROOTS --format=json -o nolink.json
 keys nolink.json > nolink.keys
-check "no source link: the source tree from kbuild's -include paths" \
+check "no source link, a generated host program in the build directory: the source tree from kbuild's -include paths" \
 	cmp -s in.keys nolink.keys
+python3 - in.json nolink.json <<'PY'
+import json, sys
+a, b = (json.load(open(p))['summary'] for p in sys.argv[1:])
+print('# skipped: in-tree %d, O= without the link %d' % (a['tus_skipped'],
+                                                          b['tus_skipped']))
+assert b['tus_skipped'] == a['tus_skipped'] + 1
+assert b['tus_analysed'] == a['tus_analysed']
+PY
+check "... and the build directory's host program is skipped, not parsed" \
+	[ $? -eq 0 ]
 "$TRAPCHECK" -p nolink -q $ROOTS --srctree kernel/arch --format=json \
 	-o sub.json
 check "--srctree overrides: paths relative to the given directory" \

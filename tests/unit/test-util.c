@@ -10,7 +10,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "trapcheck/util.h"
 
@@ -143,6 +146,41 @@ static void test_path_join(void **state)
 	s = path_join("", "./x");
 	assert_string_equal(s, "x");
 	free(s);
+}
+
+/* mkdir -p: missing parents made, an existing tree fine, "" refused. */
+static void test_mkdir_parents(void **state)
+{
+	char tmpl[] = "/tmp/trapcheck-mkdir-XXXXXX";
+	char *deep, *file;
+	struct stat st;
+	FILE *f;
+
+	assert_non_null(mkdtemp(tmpl));
+	deep = xasprintf("%s/a/b/c", tmpl);
+	assert_int_equal(mkdir_parents(deep, 0755), 0);
+	assert_int_equal(stat(deep, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(mkdir_parents(deep, 0755), 0);	/* exists */
+	file = xasprintf("%s/a/file", tmpl);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	free(deep);
+	deep = xasprintf("%s/a/file/sub", tmpl);
+	assert_int_equal(mkdir_parents(deep, 0755), -ENOTDIR);
+	assert_int_equal(mkdir_parents("", 0755), -ENOENT);
+	assert_int_equal(unlink(file), 0);
+	free(deep);
+	deep = xasprintf("%s/a/b/c", tmpl);
+	assert_int_equal(rmdir(deep), 0);
+	deep[strlen(deep) - 2] = '\0';
+	assert_int_equal(rmdir(deep), 0);
+	deep[strlen(deep) - 2] = '\0';
+	assert_int_equal(rmdir(deep), 0);
+	assert_int_equal(rmdir(tmpl), 0);
+	free(deep);
+	free(file);
 }
 
 static void test_strmap_basic(void **state)
@@ -301,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_path_relative),
 		cmocka_unit_test(test_path_relative_fs_root),
 		cmocka_unit_test(test_path_join),
+		cmocka_unit_test(test_mkdir_parents),
 		cmocka_unit_test(test_strmap_basic),
 		cmocka_unit_test(test_strmap_key_copied),
 		cmocka_unit_test(test_strmap_growth),
