@@ -13,6 +13,13 @@ source: a new linux-source package is a different tree.
   golden.py compare EXPECTED JSON [--package VERSION]
       exit 0: the same; 1: different (a unified diff on stdout);
       2: recorded from another package version (nothing compared)
+  golden.py keys JSON [--sites]
+      one line a finding (warnings, then notes of low confidence), to
+      compare two runs of the same TUs (make O= and in place, C=2 and a
+      compile database): file, line, column, rule, function, root set,
+      chain steps, message, fingerprint and other chains; with --sites
+      only file, line, rule, function, root set and the chain's
+      functions, sorted (what a run of other TU keys can agree on)
 """
 import argparse
 import difflib
@@ -35,13 +42,36 @@ def text(d):
 	return json.dumps(d, indent=1, sort_keys=True).splitlines(True)
 
 
+def keys(path, sites):
+	d = json.load(open(path))
+	fs = d['findings'] + d.get('low_confidence', [])
+	if sites:
+		return sorted(json.dumps([f['file'], f['line'], f['rule'],
+					  f['function'], f.get('root'),
+					  [s['function'] for s in f['chain']]])
+			      for f in fs)
+	return [json.dumps([f['file'], f['line'], f['column'], f['rule'],
+			    f['function'], f.get('root'),
+			    [(s['function'], s.get('file'), s.get('line'))
+			     for s in f['chain']],
+			    f['message'], f.get('fingerprint'),
+			    f.get('other_chains')]) for f in fs]
+
+
 def main():
 	ap = argparse.ArgumentParser()
-	ap.add_argument('mode', choices=('record', 'compare'))
+	ap.add_argument('mode', choices=('record', 'compare', 'keys'))
 	ap.add_argument('a')
-	ap.add_argument('b')
+	ap.add_argument('b', nargs='?')
 	ap.add_argument('--package')
+	ap.add_argument('--sites', action='store_true')
 	o = ap.parse_args()
+	if o.mode == 'keys':
+		for k in keys(o.a, o.sites):
+			print(k)
+		return 0
+	if not o.b:
+		ap.error('%s needs two files' % o.mode)
 	if o.mode == 'record':
 		with open(o.b, 'w') as f:
 			f.writelines(text(record(o.a, o.package)))

@@ -45,6 +45,18 @@ check_that() {
 	fi
 }
 
+# same_sites A.json B.json: both runs report the same sites and chains
+# (tests/golden.py keys --sites), and there is at least one: the counts
+# and the first differences on stdout as TAP comments.
+same_sites() {
+	"$TOP/tests/golden.py" keys --sites "$1" > "$1.sites" &&
+		"$TOP/tests/golden.py" keys --sites "$2" > "$2.sites" ||
+		return 1
+	echo "# $(wc -l < "$1.sites") findings in $1, $(wc -l < "$2.sites") in $2"
+	diff "$1.sites" "$2.sites" | head -n 5 | sed 's/^/#  /'
+	[ -s "$1.sites" ] && cmp -s "$1.sites" "$2.sites"
+}
+
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]
