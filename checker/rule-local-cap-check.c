@@ -14,6 +14,13 @@
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
 
+/* SCOPE_LOCAL_CPU alone: each CPU answers for itself. */
+static bool per_cpu_only(const struct cap *cap)
+{
+	return (cap->scope & CAP_SCOPE_LOCAL_CPU) &&
+	       !(cap->scope & CAP_SCOPE_SYSTEM);
+}
+
 bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
                           enum rule_scope *scope)
 {
@@ -50,6 +57,21 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	f->field = cap->field;
 	f->trap = trap_class_name(cap->trap);
 	advice = idreg_advice(t, cap->reads, cap->field, &f->sanitised);
+	/*
+	 * A capability each CPU answers for itself (SCOPE_LOCAL_CPU alone:
+	 * ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local errata) may differ
+	 * between CPUs: the sanitised copy is the system-wide value, not
+	 * this CPU's, so it is no stand-in; the kernel's own answer for such
+	 * features is a per-CPU record made at bring-up (amu_cpus).
+	 */
+	if (per_cpu_only(cap)) {
+		free(advice);
+		advice = xasprintf("%s is a per-CPU capability, so the "
+				   "sanitised copy (the system-wide value) "
+				   "is no stand-in: record this CPU's answer "
+				   "at CPU bring-up (per-CPU data or a "
+				   "cpumask)", name);
+	}
 	f->message = xasprintf("%s(%s) reads %s (traps under %s) on a hot "
 			       "path; %s", ctx->def->name, name, cap->reads,
 			       f->trap, advice);
@@ -109,11 +131,12 @@ static bool is_comment(const char *line)
 
 /*
  * Why a check outside the pre-finalization !preemptible() branch keeps
- * its trap, by the capability's scope (ARM64_CPUCAP_SCOPE_*): a per-CPU
- * answer must stay per-CPU; a system-wide capability has a trap-free
- * test, cpus_have_final_cap(), but it gives the system-wide answer and
- * BUG()s before finalization, and whether every path to the call wants
- * that is not something the call graph tells.
+ * its trap, by the capability's scope (ARM64_CPUCAP_SCOPE_*): a
+ * system-wide capability has a trap-free test, cpus_have_final_cap(),
+ * but it gives the system-wide answer and BUG()s before finalization,
+ * and whether every path to the call wants that is not something the
+ * call graph tells. (A per-CPU capability is refused before: see
+ * per_cpu_only().)
  */
 static char *outside_branch_reason(const struct cap *cap)
 {
@@ -125,11 +148,6 @@ static char *outside_branch_reason(const struct cap *cap)
 				 "finalization, cpus_have_final_cap(%s) tests "
 				 "it without a trap (it BUG()s before): decide "
 				 "that by hand", cap->name, cap->name);
-	if (cap->scope & CAP_SCOPE_LOCAL_CPU)
-		return xasprintf("the call is not in the pre-finalization "
-				 "!preemptible() branch; %s is a per-CPU "
-				 "capability: keep this CPU's answer, cached "
-				 "in per-CPU data at CPU bring-up", cap->name);
 	return xasprintf("the call is not in the pre-finalization "
 			 "!preemptible() branch: the sanitised value is no "
 			 "safe stand-in there");
@@ -178,6 +196,17 @@ bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 	if (f->sanitised != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]",
 				 cap->reg);
+		return false;
+	}
+	/*
+	 * Even inside the pre-finalization branch: the sanitised copy is
+	 * what the CPUs up so far agree on, not this CPU's answer.
+	 */
+	if (per_cpu_only(cap)) {
+		*why = xasprintf("%s is a per-CPU capability: the sanitised "
+				 "copy is the system-wide value, not this "
+				 "CPU's; keep this CPU's answer, recorded at "
+				 "CPU bring-up", cap->name);
 		return false;
 	}
 	if (!site || !guards_have(site->guards, GUARD_CAPS_UNFINALIZED) ||

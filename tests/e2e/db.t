@@ -204,7 +204,7 @@ def fps(path):
     return sorted(x for f in json.load(open(path))['findings']
                   for x in f['fingerprints'])
 a, b = fps(sys.argv[1]), fps(sys.argv[2])
-assert a == b and len(a) == 13, (len(a), len(b), set(a) ^ set(b))
+assert a == b and len(a) == 16, (len(a), len(b), set(a) ^ set(b))
 PY
 check "trapcheck report --db: the findings of the compile-database mode" [ $? -eq 0 ]
 

@@ -33,6 +33,13 @@ check "refusal: this_cpu_has_cap() outside the !preemptible() branch" \
 	grep -q "fault.c:[0-9]*:[0-9]*: note: no fix: the call is not in the pre-finalization !preemptible() branch" report.txt
 check "... of a system-wide capability: says what cpus_have_final_cap() would answer, leaves it to a human" \
 	grep -q "fault.c:80:[0-9]*: note: no fix: the call is not in the pre-finalization !preemptible() branch; ARM64_HAS_PAN is a system-wide capability: where the code wants the system-wide answer and runs only after finalization, cpus_have_final_cap(ARM64_HAS_PAN) tests it without a trap (it BUG()s before): decide that by hand$" report.txt
+amu="no fix: ARM64_HAS_AMU_EXTN is a per-CPU capability: the sanitised copy is the system-wide value, not this CPU's; keep this CPU's answer, recorded at CPU bring-up"
+check "refusal: a per-CPU capability, outside the branch (no cpus_have_final_cap() advice)" \
+	grep -q "fault.c:88:[0-9]*: note: $amu$" report.txt
+check "... and inside the pre-finalization !preemptible() branch too" \
+	grep -q "rng_variants.c:82:[0-9]*: note: $amu$" report.txt
+check "... the warning does not offer the sanitised copy for it" \
+	grep -q "rng_variants.c:82:[0-9]*: warning: .*ARM64_HAS_AMU_EXTN is a per-CPU capability, so the sanitised copy (the system-wide value) is no stand-in: record this CPU's answer at CPU bring-up (per-CPU data or a cpumask) \[local-cap-check\]$" report.txt
 
 "$TRAPCHECK" -p tree -q --roots tree/variants.roots --fix-dir out2 \
 	--signoff "Jane Doe <jane@example.org>" > /dev/null
