@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trapcheck/analyze.h"
 #include "trapcheck/compdb.h"
@@ -318,18 +319,28 @@ static void graph_start(struct analysis *a, const struct analysis_opts *o)
 		a->graph.max_targets = o->max_targets;
 }
 
-/* Every TU the facts database @fdb holds, into the graph. */
-static void link_stored(struct analysis *a, struct db *fdb)
+/*
+ * Every TU the facts database @fdb holds, into the graph; a TU in @seen
+ * (linked from an earlier database) is counted, not linked again.
+ */
+static void link_stored(struct analysis *a, struct db *fdb,
+			struct strmap *seen)
 {
 	struct run_summary *s = &a->summary;
 	char **tus;
 	size_t n, i;
 
 	n = db_tus(fdb, &tus);
-	s->entries = n;
 	for (i = 0; i < n; i++) {
 		struct tu_facts f;
 
+		if (strmap_get(seen, tus[i]) >= 0) {
+			s->duplicates++;
+			free(tus[i]);
+			continue;
+		}
+		strmap_put(seen, tus[i], 0);
+		s->entries++;
 		if (!db_load(fdb, tus[i], &f)) {
 			if (!f.parse_error)
 				s->tus++;
@@ -355,21 +366,47 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 			    const struct root_sets *roots, char *err,
 			    size_t errlen)
 {
+	struct strmap seen;
 	struct db *fdb;
-	int ret;
+	size_t i;
+	int ret = 0;
 
-	ret = db_open(&fdb, o->db_path, err, errlen);
-	if (ret)
-		return ret;
-	if (!db_root(fdb)) {
-		snprintf(err, errlen, "%s: the database is empty", o->db_path);
-		db_close(fdb);
-		return -ENOENT;
-	}
-	a->root = xstrdup(db_root(fdb));
+	strmap_init(&seen);
 	graph_start(a, o);
-	link_stored(a, fdb);
-	db_close(fdb);
+	/*
+	 * The first database gives the source tree; facts are relative to
+	 * it, so shards made in checkouts at other paths join as well.
+	 */
+	for (i = 0; i <= o->nr_more_dbs && !ret; i++) {
+		const char *path = i ? o->more_dbs[i - 1] : o->db_path;
+
+		/* Read, never made: db_open() would create a missing one. */
+		if (access(path, F_OK)) {
+			snprintf(err, errlen, "%s: cannot read the database: "
+				 "%s", path, strerror(errno));
+			ret = -ENOENT;
+			break;
+		}
+		ret = db_open(&fdb, path, err, errlen);
+		if (ret)
+			break;
+		if (!db_root(fdb)) {
+			snprintf(err, errlen, "%s: the database is empty",
+				 path);
+			ret = -ENOENT;
+		} else {
+			if (!a->root)
+				a->root = xstrdup(db_root(fdb));
+			link_stored(a, fdb, &seen);
+		}
+		db_close(fdb);
+	}
+	strmap_free(&seen);
+	if (ret) {
+		analysis_free(a);
+		memset(a, 0, sizeof(*a));
+		return ret;
+	}
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise_graph(&a->summary, &a->graph);
@@ -558,6 +595,9 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			return ret;
 		}
 	}
+	if (o->shard_n)
+		a->summary.shard_of = compdb_shard(&db, o->shard_k,
+						   o->shard_n);
 	a->root = xstrdup(db.srctree);
 	graph_start(a, o);
 	pool_init(&p, &db, o, a);

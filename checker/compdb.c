@@ -346,6 +346,28 @@ out_free_db:
 	return ret;
 }
 
+size_t compdb_shard(struct compdb *db, unsigned int k, unsigned int n)
+{
+	size_t i, kept = 0, before = db->nr;
+
+	for (i = 0; i < db->nr; i++) {
+		struct compdb_entry *e = &db->entries[i];
+		char *rel = path_relative(e->file, db->srctree);
+		bool keep = hash_mix(hash_str(rel), n) % n == k - 1;
+
+		free(rel);
+		if (keep) {
+			db->entries[kept++] = *e;
+			continue;
+		}
+		free(e->directory);
+		free(e->file);
+		compdb_free_argv(e->argv, e->argc);
+	}
+	db->nr = kept;
+	return before;
+}
+
 void compdb_free(struct compdb *db)
 {
 	size_t i;

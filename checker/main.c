@@ -54,7 +54,7 @@ static const struct {
 	int words;
 	const char *usage;
 } commands[] = {
-	{ "report", 0, "report --db FILE [options]" },
+	{ "report", 0, "report --db FILE [--db FILE...] [options]" },
 	{ "callers", 1, "callers|callees FN  (-p TREE | --db FILE)" },
 	{ "callees", 1, NULL },
 	{ "path", 2, "path FROM TO        (-p TREE | --db FILE)" },
@@ -133,7 +133,7 @@ static const struct {
 	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
-	ARG(DB, ao.db_path), SET(PER_ROOT, ao.per_root),
+	SET(PER_ROOT, ao.per_root),
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
 	SET(PRINT_COMMANDS, print_commands), SET(LIST_CAPS, list_caps),
@@ -172,12 +172,30 @@ static bool store(struct prog *p, int id, const char *arg)
 static bool take(struct prog *p, int id, const char *arg)
 {
 	unsigned long n;
+	int end = 0;
 
 	if (store(p, id, arg))
 		return true;
 	switch (id) {
 	case OPT_ROOTS:
 		*PUSH(p->extra_roots, p->nr_extra, p->alloc_extra) = arg;
+		break;
+	case OPT_DB:
+		if (!p->ao.db_path)
+			p->ao.db_path = arg;
+		else
+			*PUSH(p->more_dbs, p->nr_more_dbs,
+			      p->alloc_more_dbs) = arg;
+		break;
+	case OPT_SHARD:
+		if (sscanf(arg, "%u/%u%n", &p->ao.shard_k, &p->ao.shard_n,
+			   &end) != 2 || arg[end] || !p->ao.shard_k ||
+		    p->ao.shard_k > p->ao.shard_n ||
+		    p->ao.shard_n > 10000) {
+			diag_error("--shard needs K/N with 1 <= K <= N, not "
+				   "'%s'", arg);
+			return false;
+		}
 		break;
 	case OPT_MAX_TARGETS:
 		if (!number(arg, 1, 1000000, &n)) {
@@ -314,6 +332,22 @@ int main(int argc, char **argv)
 		usage(stderr);
 		goto out_free;
 	}
+	if (p.nr_more_dbs && (p.tree || !p.cmd || strcmp(p.cmd, "report"))) {
+		diag_error("--db given %zu times: only trapcheck report "
+			   "(without -p) joins databases",
+			   p.nr_more_dbs + 1);
+		goto out_free;
+	}
+	p.ao.more_dbs = p.more_dbs;
+	p.ao.nr_more_dbs = p.nr_more_dbs;
+	if (p.ao.shard_n && (!p.tree || !p.ao.db_path || mode(&p) != cmd_scan ||
+			     p.cmd || p.output || p.baseline ||
+			     p.write_baseline || p.graph_dir || p.html)) {
+		diag_error("--shard needs -p and --db and stores facts only "
+			   "(no -o, --fix, --diff, baselines or pictures): "
+			   "trapcheck report --db joins the shards");
+		goto out_free;
+	}
 	if (strcmp(p.format, "text") && strcmp(p.format, "json") &&
 	    strcmp(p.format, "sarif")) {
 		diag_error("unknown format '%s' (text, json, sarif)", p.format);
@@ -330,5 +364,6 @@ int main(int argc, char **argv)
 	free((char *)p.ao.compdb);
 out_free:
 	free(p.extra_roots);
+	free(p.more_dbs);
 	return ret;
 }

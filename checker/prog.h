@@ -28,6 +28,8 @@ struct prog {
 	const char *diff, *cocci, *context;
 	const char **extra_roots;	/* --roots */
 	size_t nr_extra, alloc_extra;
+	const char **more_dbs;		/* report: the second --db, ... */
+	size_t nr_more_dbs, alloc_more_dbs;
 	const char *baseline, *write_baseline, *waivers, *graph_dir, *html;
 	bool no_waivers, no_progress, quiet, list_roots, list_caps;
 	bool print_commands;

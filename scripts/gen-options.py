@@ -25,6 +25,7 @@ SEE = {
     'APPLY': 'docs/fixes.md',
     'EMIT_COCCI': 'docs/coccinelle.md',
     'BASELINE': 'docs/ci.md', 'WRITE_BASELINE': 'docs/ci.md',
+    'SHARD': 'docs/ci.md',
     'DB': 'docs/kbuild.md', 'DIFF': 'docs/diagnostics.md',
     'CONTEXT': 'docs/diagnostics.md', 'ALL_CHAINS': 'docs/diagnostics.md',
     'MIN_ANALYSED': 'docs/diagnostics.md',

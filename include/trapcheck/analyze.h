@@ -41,6 +41,15 @@ struct analysis_opts {
 	 * with unsaved files, which only read it).
 	 */
 	const char *db_path;
+	/*
+	 * Without a compile database, the facts of these databases too,
+	 * linked with db_path's (shards joined; a TU held by several is
+	 * taken from the first that holds it).
+	 */
+	const char *const *more_dbs;
+	size_t nr_more_dbs;
+	/* Analyse only shard shard_k of shard_n (compdb_shard); 0: all. */
+	unsigned int shard_k, shard_n;
 	/* Calls through a struct member with more targets are pruned. */
 	size_t max_targets;
 	/*

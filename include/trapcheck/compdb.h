@@ -49,6 +49,15 @@ int compdb_set_srctree(struct compdb *db, const char *dir, char *err,
 char *compdb_srctree_of_build(const char *dir);
 
 /*
+ * Keep only shard @k of @n (1 <= k <= n): the entries whose file,
+ * relative to the source tree, hashes to k - 1 modulo n. The share of a
+ * file depends on its path alone: it keeps its shard when other files
+ * come and go, so a CI job's database of one shard stays warm. Returns
+ * the number of entries there were.
+ */
+size_t compdb_shard(struct compdb *db, unsigned int k, unsigned int n);
+
+/*
  * Split a shell command line into words the way sh does for the subset
  * that build systems emit: blanks, single and double quotes, backslash.
  * Returns the number of words (>= 0) or -EINVAL on an unterminated quote.

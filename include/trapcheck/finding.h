@@ -97,6 +97,8 @@ struct run_summary {
 	size_t from_db;		/* facts read back from the database */
 	size_t removed;		/* TUs dropped from the database */
 	size_t skipped;		/* not C, host programs, unknown compiler */
+	size_t shard_of;	/* --shard: the entries of every shard */
+	size_t duplicates;	/* report: TUs in more than one database */
 	size_t functions, edges, sinks;
 	struct tu_problem *problems;	/* TUs with errors, in db order */
 	size_t nr_problems, alloc_problems;

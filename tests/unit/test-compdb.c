@@ -380,6 +380,77 @@ static void test_srctree_source_link(void **state)
 	free(src);
 }
 
+/* compdb_shard: an in-memory database of @nr files under /src. */
+static void fake_db(struct compdb *db, size_t nr, size_t skip)
+{
+	size_t i;
+
+	memset(db, 0, sizeof(*db));
+	db->srctree = xstrdup("/src");
+	for (i = 0; i < nr; i++) {
+		struct compdb_entry *e;
+
+		if (i == skip)
+			continue;
+		e = PUSH(db->entries, db->nr, db->alloc);
+		e->directory = xstrdup("/build");
+		e->file = xasprintf("/src/dir%zu/file%zu.c", i % 7, i);
+		e->argv = xcalloc(2, sizeof(*e->argv));
+		e->argv[0] = xstrdup("gcc");
+		e->argc = 1;
+	}
+}
+
+/* Which shard of @n each of the @nr files lands in (-1: none). */
+static void shards_of(int *where, size_t nr, size_t skip, unsigned int n)
+{
+	unsigned int k;
+	size_t i, f, prev;
+
+	for (i = 0; i < nr; i++)
+		where[i] = -1;
+	for (k = 1; k <= n; k++) {
+		struct compdb db;
+
+		fake_db(&db, nr, skip);
+		assert_int_equal(compdb_shard(&db, k, n), nr - (skip < nr));
+		assert_true(db.nr > 0);	/* 200 files: none empty */
+		for (i = 0; i < db.nr; i++) {
+			assert_int_equal(sscanf(strrchr(db.entries[i].file,
+							'/'), "/file%zu.c",
+						&f), 1);
+			/* Each file in one shard only; order kept. */
+			assert_int_equal(where[f], -1);
+			where[f] = (int)k;
+			if (i)
+				assert_true(prev < f);
+			prev = f;
+		}
+		compdb_free(&db);
+	}
+}
+
+static void test_shard(void **state)
+{
+	int all[200], fewer[200];
+	size_t i;
+
+	(void)state;
+	shards_of(all, 200, 200, 4);
+	for (i = 0; i < 200; i++)
+		assert_true(all[i] >= 1 && all[i] <= 4);	/* covered */
+	/* A file's shard depends on its path alone. */
+	shards_of(fewer, 200, 17, 4);
+	for (i = 0; i < 200; i++)
+		if (i != 17)
+			assert_int_equal(fewer[i], all[i]);
+	assert_int_equal(fewer[17], -1);
+	/* One shard of one: everything. */
+	shards_of(all, 200, 200, 1);
+	for (i = 0; i < 200; i++)
+		assert_int_equal(all[i], 1);
+}
+
 static void test_load_missing_file(void **state)
 {
 	char *path = xasprintf("%s/does-not-exist.json", tmpdir);
@@ -518,6 +589,7 @@ static void test_load_bad_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shard),
 		cmocka_unit_test(test_split_kbuild),
 		cmocka_unit_test(test_split_quoting),
 		cmocka_unit_test(test_split_line_continuation),

@@ -1,0 +1,114 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Sharded runs (--shard K/N into one database each) joined by
+# trapcheck report --db A --db B ...: the joined findings are the single
+# run's, the shares are disjoint, cover the compile database and depend
+# on a file's path alone; overlapping databases are said; bad --shard and
+# --db combinations are one-line usage errors.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+ROOTS="--roots $FX/variants.roots"
+cd "$SCRATCH" || exit 1
+
+cp -a "$FX" tree
+sum_before=$(find tree -type f | sort | xargs cat | md5sum)
+"$TRAPCHECK" -p tree $ROOTS -q --format=json -o one.json
+check "the single run finds something (the comparison is not of nothing)" \
+	sh -c "[ \$(python3 -c \"import json; print(len(json.load(open('one.json'))['findings']))\") -gt 5 ]"
+
+for k in 1 2 3; do
+	"$TRAPCHECK" -p tree $ROOTS --shard "$k/3" --db "s$k.db" \
+		> "s$k.out" 2> "s$k.err"
+	echo $? > "s$k.rc"
+done
+check_that "each shard: exit 0 and no findings printed, though the tree has some" \
+	'[ "$(cat s1.rc s2.rc s3.rc)" = "0
+0
+0" ] && [ ! -s s1.out ] && [ ! -s s2.out ] && [ ! -s s3.out ]'
+check "... one line saying the share and how to join" \
+	grep -Eq '^trapcheck: shard 2/3: [0-9]+ of 10 compile-database entries \([0-9]+ TUs analysed, [0-9]+ skipped\), facts in s2.db; trapcheck report --db A --db B \.\.\. joins the shards$' s2.err
+tus() {
+	python3 -c "import sqlite3,sys; print('\\n'.join(sorted(r[0] for r in sqlite3.connect(sys.argv[1]).execute('SELECT path FROM tu'))))" "$1"
+}
+tus s1.db > t1; tus s2.db > t2; tus s3.db > t3
+"$TRAPCHECK" -p tree $ROOTS --db all.db -q -o /dev/null
+tus all.db > tall
+check_that "the shares are disjoint, none empty, and together every TU" \
+	'[ -s t1 ] && [ -s t2 ] && [ -s t3 ] &&
+	 [ -z "$(sort t1 t2 t3 | uniq -d)" ] &&
+	 sort t1 t2 t3 | cmp -s - tall'
+
+"$TRAPCHECK" report --db s1.db --db s2.db --db s3.db $ROOTS --format=json \
+	-o joined.json 2> joined.err
+check "report --db x3: exit 1 (findings)" [ $? -eq 1 ]
+python3 - joined.json one.json <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a['findings'] == b['findings'], 'findings differ'
+for k in ('functions', 'edges', 'sink_sites', 'tus_analysed'):
+    if k in b['summary']:
+        assert a['summary'][k] == b['summary'][k], (k, a['summary'][k],
+                                                    b['summary'][k])
+PY
+check "joined: the single run's findings, field for field, and its graph" [ $? -eq 0 ]
+"$TRAPCHECK" report --db s3.db --db s1.db --db s2.db $ROOTS --format=json \
+	-o joined2.json 2> /dev/null
+check "... in any order of the databases" \
+	same_sites joined2.json one.json
+"$TRAPCHECK" report --db s1.db --db s2.db $ROOTS -q --format=json \
+	-o part.json
+check "two shards of three are not the whole: a finding is missing" \
+	sh -c "! \"$TOP/tests/golden.py\" keys part.json | cmp -s - \
+		\"\$(\"$TOP/tests/golden.py\" keys one.json > k1; echo k1)\""
+
+"$TRAPCHECK" report --db s1.db --db all.db $ROOTS --format=json \
+	-o dup.json 2> dup.err
+n1=$(wc -l < t1)
+check "overlapping databases: a warning with the count, the first's facts" \
+	grep -q "^trapcheck: warning: $n1 TUs are in more than one database: the facts of the first that holds each were used$" dup.err
+check "... and the findings of the whole" same_sites dup.json one.json
+
+# A file's shard depends on its path alone: drop an entry, the rest stay.
+python3 - tree/compile_commands.json > fewer.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(json.dumps([e for e in d if not e['file'].endswith('mm/memory.c')]))
+PY
+cp fewer.json tree/fewer.json
+"$TRAPCHECK" -p tree/fewer.json $ROOTS --shard 1/3 --db f1.db -q
+tus f1.db > tf1
+check "stable shares: with mm/memory.c gone, shard 1 keeps the same other files" \
+	sh -c "grep -v '^mm/memory.c$' t1 | cmp -s - tf1"
+check "the tree is not changed by sharded runs" \
+	[ "$(find tree -type f ! -name fewer.json | sort | xargs cat | md5sum)" = "$sum_before" ]
+
+# Usage errors: exit 2, one line, nothing on stdout.
+bad() {
+	"$TRAPCHECK" "$@" > bad.out 2> bad.err
+	rc=$?
+	[ $rc -eq 2 ] && [ "$(wc -l < bad.err)" -eq 1 ] && [ ! -s bad.out ] ||
+		rc="$rc (or not one line)"
+}
+for s in 0/3 4/3 3 1/0 x/2 1/2x -1/2 1/10001; do
+	bad -p tree --shard "$s" --db x.db
+	check_that "--shard $s: exit 2, one line" \
+		'[ "$rc" = 2 ] && grep -qxF "trapcheck: error: --shard needs K/N with 1 <= K <= N, not '"'$s'"'" bad.err'
+done
+msg="--shard needs -p and --db and stores facts only (no -o, --fix, --diff, baselines or pictures): trapcheck report --db joins the shards"
+for args in "-p tree --shard 1/2" "-p tree --shard 1/2 --db x.db -o o.json" \
+	    "-p tree --shard 1/2 --db x.db --fix" \
+	    "report --shard 1/2 --db s1.db"; do
+	bad $args
+	check_that "$args: exit 2, one line" \
+		'[ "$rc" = 2 ] && grep -qxF "trapcheck: error: $msg" bad.err'
+done
+check "... and no database made by them" [ ! -e x.db ]
+bad -p tree --db s1.db --db s2.db
+check_that "-p with two --db: exit 2, one line" \
+	'[ "$rc" = 2 ] && grep -qx "trapcheck: error: --db given 2 times: only trapcheck report (without -p) joins databases" bad.err'
+bad report --db s1.db --db missing.db
+check_that "report with a database that does not exist: exit 2, one line naming it" \
+	'[ "$rc" = 2 ] && grep -q "missing.db" bad.err'
+check "... and no database made for it" [ ! -e missing.db ]
+
+done_testing
