@@ -137,4 +137,47 @@ check_that "... no flag warning ($nw) and no parse error ($ne) for any TU" \
 check "trapcheck report after make O= C=2: the compile-database findings, same paths" \
 	same_sites c2.json oot.json
 
+# check-full: kbuild under O= over whole directories, in a copy of the
+# build directory (kbuild makes every object of them first), against the
+# in-tree full tree's compile-database run of the same TUs (a copy of its
+# shared database: nothing is parsed again).
+if [ "$KPROFILE" = full ]; then
+	dirs="arch/arm64/ mm/ kernel/ drivers/char/"
+	cp -a "$build" o2
+	rm -f c2all.db c2all.db-wal c2all.db-shm
+	timed make -s -C "$src" O="$SCRATCH/o2" ARCH=arm64 \
+		CROSS_COMPILE=aarch64-linux-gnu- -j"$(nproc)" \
+		C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2all.db" $dirs \
+		> c2all.out 2>&1
+	check "make O= C=2 over $dirs succeeds" [ $? -eq 0 ]
+	nw=$(grep -c "unknown compiler flag" c2all.out)
+	ne=$(grep -c "parsed with [0-9]* error" c2all.out)
+	grep -e "unknown compiler flag" -e "parsed with" c2all.out |
+		head -n 5 | sed 's/^/# /'
+	check_that "... no flag warning ($nw) and no parse error ($ne) for any TU" \
+		'[ "$nw" -eq 0 ] && [ "$ne" -eq 0 ]'
+	mkdir -p sameall
+	python3 - "$tree" c2all.db > sameall/compile_commands.json <<'PY'
+import json, os, sqlite3, sys
+tree, db = sys.argv[1:]
+want = {r[0] for r in sqlite3.connect(db).execute('SELECT path FROM tu')}
+out = [e for e in json.load(open(os.path.join(tree, 'compile_commands.json')))
+       if os.path.relpath(os.path.join(e['directory'], e['file']), tree)
+       in want]
+have = {os.path.relpath(os.path.join(e['directory'], e['file']), tree)
+        for e in out}
+print('# %d TUs checked under O=, %d in the in-tree database' %
+      (len(want), len(out)), file=sys.stderr)
+assert want == have, sorted(want ^ have)[:5]
+print(json.dumps(out))
+PY
+	check "every TU checked under O= is in the in-tree build" [ $? -eq 0 ]
+	kdb "$tree" sameall.db
+	timed "$TRAPCHECK" -p sameall --db sameall.db -q --format=json \
+		-o sameall.json
+	"$TRAPCHECK" report --db c2all.db -q --format=json -o c2all.json
+	check "trapcheck report after O= C=2 over $dirs: the in-tree compile-database run's findings" \
+		same_sites c2all.json sameall.json
+fi
+
 done_testing
