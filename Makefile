@@ -43,6 +43,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/checkargs.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
 	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
+	    checker/arch.o checker/arch/arm64.o \
 	    checker/roots.o checker/reach.o checker/finding.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/emit-sarif.o checker/analyze.o \
@@ -90,7 +91,8 @@ deps-checked: .deps-installed
 
 checker/flags.o: checker/flags.def
 checker/checkargs.o: checker/checkflags.def
-checker/sinks.o: checker/sinks.def checker/registers.def
+checker/arch/arm64.o: checker/arch/arm64/sinks.def \
+		      checker/arch/arm64/registers.def
 checker/tables.o: checker/tables.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
@@ -168,7 +170,7 @@ check-full:
 
 $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(quiet) ASAN $@
-	$(Q)mkdir -p $(ASAN_DIR)
+	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
 
 $(ASAN_DIR)/trapcheck: $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(PROG_OBJS)) $(ASAN_OBJS)
@@ -210,7 +212,7 @@ install: all
 
 clean:
 	$(quiet) CLEAN
-	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d $(UNIT_TESTS) \
+	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d checker/arch/*.[od] $(UNIT_TESTS) \
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "trapcheck/analyze.h"
+#include "trapcheck/arch.h"
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
 #include "trapcheck/diag.h"
@@ -588,6 +589,9 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	ret = compdb_load(&db, o->compdb, err, errlen);
 	if (ret)
 		return ret;
+	/* Before any parser process starts: they inherit it. */
+	if (arch_of_compdb(&db))
+		arch_set(arch_of_compdb(&db));
 	if (o->srctree) {
 		ret = compdb_set_srctree(&db, o->srctree, err, errlen);
 		if (ret) {

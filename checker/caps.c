@@ -111,9 +111,9 @@ static const struct reg_def *reads_from(const struct graph *g, int fn,
 		const struct gsink *s = &g->sinks[i];
 		const struct reg_def *r;
 
-		if (!seen[s->func] || sink_table[s->sink].class != SINK_IDREG)
+		if (!seen[s->func] || sink_at(s->sink)->class != SINK_IDREG)
 			continue;
-		r = reg_lookup_arg(&sink_table[s->sink], s->arg);
+		r = reg_lookup_arg(sink_at(s->sink), s->arg);
 		if (r && (!best || r->trap > best->trap))
 			best = r;
 	}

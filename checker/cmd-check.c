@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "prog.h"
+#include "trapcheck/arch.h"
 #include "trapcheck/checkargs.h"
 #include "trapcheck/compdb.h"
 #include "trapcheck/db.h"
@@ -118,6 +119,8 @@ int cmd_check(int argc, char **argv)
 	e.argc = ca.argc;
 	e.directory = path_normalize(cwd);
 	e.file = path_join(e.directory, ca.file);
+	if (arch_of_argv(e.argv, e.argc))
+		arch_set(arch_of_argv(e.argv, e.argc));
 
 	if (db_open(&fdb, ca.dbpath, err, sizeof(err))) {
 		diag_error("%s", err);

@@ -433,7 +433,7 @@ static void bind_field(sqlite3_stmt *st, int col,
 		bind_str(st, col, *fact_str(e, fd));
 		break;
 	case FACT_SINK:
-		bind_str(st, col, sink_table[*fact_int(e, fd)].name);
+		bind_str(st, col, sink_at(*fact_int(e, fd))->name);
 		break;
 	case FACT_U32:
 		sqlite3_bind_int64(st, col, *fact_u32(e, fd));

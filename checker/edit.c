@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/edit.h"
 #include "trapcheck/util.h"
 
@@ -45,15 +46,11 @@ char *line_indent(const char *line)
 	return xstrndup(line, n);
 }
 
-/* Subject prefixes by path, as the kernel's own history writes them. */
-static const struct {
-	const char *prefix;	/* path prefix */
-	const char *area;	/* NULL: "arm64: " + the file's base name */
-} areas[] = {
-	{ "arch/arm64/include/asm/", NULL },
-	{ "arch/arm64/kernel/", NULL },
-	{ "arch/arm64/mm/", "arm64: mm" },
-	{ "arch/arm64/kvm/", "KVM: arm64" },
+/*
+ * Subject prefixes by path, as the kernel's own history writes them: the
+ * architecture's first (struct arch), then these.
+ */
+static const struct arch_path areas[] = {
 	{ "drivers/char/random.c", "random" },
 	{ "mm/", "mm" },
 	{ "kernel/sched/", "sched" },
@@ -62,19 +59,22 @@ static const struct {
 
 char *fix_area(const char *path)
 {
+	const struct arch *arch = arch_current();
 	const char *base = strrchr(path, '/');
 	size_t i, n;
 
 	base = base ? base + 1 : path;
-	for (i = 0; i < ARRAY_SIZE(areas); i++) {
-		if (strncmp(path, areas[i].prefix, strlen(areas[i].prefix)))
-			continue;
-		if (areas[i].area)
-			return xstrdup(areas[i].area);
-		n = strcspn(base, ".");
-		return xasprintf("arm64: %.*s", (int)n, base);
-	}
 	n = strcspn(base, ".");
+	for (i = 0; i < arch->nr_areas + ARRAY_SIZE(areas); i++) {
+		const struct arch_path *ap = i < arch->nr_areas ?
+			&arch->areas[i] : &areas[i - arch->nr_areas];
+
+		if (strncmp(path, ap->prefix, strlen(ap->prefix)))
+			continue;
+		if (ap->text)
+			return xstrdup(ap->text);
+		return xasprintf("%s: %.*s", arch->name, (int)n, base);
+	}
 	return xstrndup(base, n);
 }
 

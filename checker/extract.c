@@ -301,7 +301,7 @@ static void resolve_pending(struct walk *w)
 
 	for (i = 0; i < w->nr_pend; i++) {
 		struct pending_sink *p = &w->pend[i];
-		const struct sink_def *def = &sink_table[p->sink];
+		const struct sink_def *def = sink_at(p->sink);
 		struct extent *in = NULL;
 		int func = -2;
 

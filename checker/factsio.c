@@ -202,7 +202,7 @@ static void get_record(struct rd *r, const struct fact_record *rec, void *e,
 			*fact_int(e, fd) = get_index(r, nr_funcs);
 			break;
 		case FACT_SINK:
-			*fact_int(e, fd) = get_index(r, sink_table_size);
+			*fact_int(e, fd) = get_index(r, sink_count());
 			break;
 		}
 	}

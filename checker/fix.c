@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/diag.h"
 #include "trapcheck/fix.h"
 #include "trapcheck/patch.h"
@@ -127,18 +128,6 @@ static void candidate_free(struct candidate *c)
 	free(c->why);
 }
 
-/*
- * Code the rewrites must not touch, whatever the rule: nVHE hyp code runs
- * at EL2 linked on its own, where read_sanitised_ftr_reg() and the
- * kernel's data do not exist.
- */
-static const struct {
-	const char *prefix, *why;
-} no_fix_paths[] = {
-	{ "arch/arm64/kvm/hyp/", "hyp code (EL2, linked on its own) cannot "
-	  "call read_sanitised_ftr_reg()" },
-};
-
 /* Step 1 for one finding: the rule's rewrite, its patch, patch --dry-run. */
 static bool make_candidate(struct analysis *a, struct finding *f,
 			   const struct fix_opts *fo, struct candidate *c)
@@ -147,6 +136,7 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	struct fix_ctx ctx = { &a->graph, f, a->root, NULL };
 	struct src_file src;
 	size_t added, removed, i;
+	const struct arch *arch = arch_current();
 	char *why = NULL;
 
 	memset(c, 0, sizeof(*c));
@@ -158,11 +148,12 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 				      "rewrite");
 		return false;
 	}
-	for (i = 0; i < ARRAY_SIZE(no_fix_paths); i++) {
-		if (!strncmp(f->file, no_fix_paths[i].prefix,
-			     strlen(no_fix_paths[i].prefix))) {
-			f->fix_note = xasprintf("no fix: %s",
-						no_fix_paths[i].why);
+	/* Code the rewrites must not touch, whatever the rule. */
+	for (i = 0; i < arch->nr_no_rewrite; i++) {
+		const struct arch_path *np = &arch->no_rewrite[i];
+
+		if (!strncmp(f->file, np->prefix, strlen(np->prefix))) {
+			f->fix_note = xasprintf("no fix: %s", np->text);
 			return false;
 		}
 	}

@@ -137,7 +137,7 @@ int query_why(FILE *out, const struct graph *g, const struct root_sets *rs,
 		if (s->line != line || strcmp(s->file, file))
 			continue;
 		fprintf(out, "%s:%u:%u: %s(%s) in %s()%s%s\n", s->file, s->line,
-			s->col, sink_table[s->sink].name, s->arg ? s->arg : "",
+			s->col, sink_at(s->sink)->name, s->arg ? s->arg : "",
 			g->nodes[s->func].name, s->guards ? " when " : "",
 			s->guards ? s->guards : "");
 		for (j = 0; j < rs->nr; j++) {

@@ -403,7 +403,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 		struct rule_ctx ctx = {
 			.graph = g,
 			.site = s,
-			.def = &sink_table[s->sink],
+			.def = sink_at(s->sink),
 			.func = &g->nodes[s->func],
 		};
 

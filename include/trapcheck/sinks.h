@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The sink and register tables (checker/sinks.def, checker/registers.def)
- * and the lookups over them.
+ * Sinks and registers, and the lookups over the run's architecture's
+ * tables (include/trapcheck/arch.h; arm64: checker/arch/arm64/sinks.def,
+ * checker/arch/arm64/registers.def).
  */
 #ifndef TRAPCHECK_SINKS_H
 #define TRAPCHECK_SINKS_H
@@ -34,8 +35,9 @@ struct reg_def {
 	enum trap_class trap;
 };
 
-extern const struct sink_def sink_table[];
-extern const size_t sink_table_size;
+/* Entry @i of the run's sink table, and the table's size. */
+const struct sink_def *sink_at(int i);
+size_t sink_count(void);
 
 /* The table index of a sink called or expanded as @name, or -1. */
 int sink_lookup(enum sink_how how, const char *name);

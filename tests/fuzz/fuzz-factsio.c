@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (size_t)f.calls[i].caller >= f.nr_funcs)
 			abort();
 	for (i = 0; i < f.nr_sinks; i++)
-		if ((size_t)f.sinks[i].sink >= sink_table_size ||
+		if ((size_t)f.sinks[i].sink >= sink_count() ||
 		    (size_t)f.sinks[i].func >= f.nr_funcs)
 			abort();
 	facts_encode(&f, h, &b);

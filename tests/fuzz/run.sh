@@ -76,9 +76,10 @@ make -s -C "$TOP" checker/rule-help.inc || die "cannot generate checker/rule-hel
 # The library, instrumented; an object is rebuilt when its source, or
 # any header or table, is newer.
 newest_dep=$(ls -t "$TOP"/include/trapcheck/*.h "$TOP"/checker/*.def \
-	"$TOP"/checker/*.inc "$0" 2>/dev/null | head -n 1)
+	"$TOP"/checker/arch/*/*.def "$TOP"/checker/*.inc "$0" 2>/dev/null |
+	head -n 1)
 objs=
-for src in "$TOP"/checker/*.c; do
+for src in "$TOP"/checker/*.c "$TOP"/checker/arch/*.c; do
 	name=$(basename "$src" .c)
 	[ "$name" = main ] && continue
 	obj="$BUILD/obj/$name.o"

@@ -65,7 +65,7 @@ static void sample(struct tu_facts *f)
 	k = PUSH(f->sinks, f->nr_sinks, f->alloc_sinks);
 	memset(k, 0, sizeof(*k));
 	k->func = 1;
-	k->sink = (int)sink_table_size - 1;
+	k->sink = (int)sink_count() - 1;
 	k->arg = xstrdup("ID_AA64MMFR1_EL1");
 	k->file = xstrdup("arch/arm64/include/asm/cpufeature.h");
 	k->line = 133;
@@ -124,7 +124,7 @@ static void test_round_trip(void **state)
 			    "var:pm_notifier@drivers/char/random.c");
 	assert_int_equal(g.icalls[0].loop_guess, 1);
 	assert_int_equal(g.sinks[0].func, 1);
-	assert_int_equal(g.sinks[0].sink, (int)sink_table_size - 1);
+	assert_int_equal(g.sinks[0].sink, (int)sink_count() - 1);
 	assert_int_equal(g.sinks[0].off, 4000);
 	assert_true(g.caps[0].midr);
 	assert_int_equal(g.caps[0].scope, 5);
@@ -180,7 +180,7 @@ static void test_bad_index(void **state)
 	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
 	bytes_free(&a);
 	f.calls[0].caller = 0;
-	f.sinks[0].sink = (int)sink_table_size;
+	f.sinks[0].sink = (int)sink_count();
 	facts_encode(&f, 1, &a);
 	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
 	bytes_free(&a);

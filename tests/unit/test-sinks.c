@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The register and sink tables: every spelling of a register read maps
- * to the same register, and each register has its trap class.
+ * to the same register, and each register has its trap class; which
+ * architecture a compile command builds for (arch.h).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/arch.h"
+#include "trapcheck/edit.h"
 #include "trapcheck/sinks.h"
 
 static const struct reg_def *via(enum sink_how how, const char *name,
@@ -17,7 +23,60 @@ static const struct reg_def *via(enum sink_how how, const char *name,
 	int k = sink_lookup(how, name);
 
 	assert_true(k >= 0);
-	return reg_lookup_arg(&sink_table[k], arg);
+	return reg_lookup_arg(sink_at(k), arg);
+}
+
+static const struct arch *arch_of(const char *cmd)
+{
+	char buf[512], *argv[32], *p;
+	int argc = 0;
+
+	strcpy(buf, cmd);
+	for (p = strtok(buf, " "); p && argc < 32; p = strtok(NULL, " "))
+		argv[argc++] = p;
+	return arch_of_argv(argv, argc);
+}
+
+static void test_arch_of_command(void **state)
+{
+	/* kbuild's include of the architecture, joined or apart. */
+	assert_ptr_equal(arch_of("gcc -nostdinc -I./arch/arm64/include "
+				 "-c mm/memory.c"), &arch_arm64);
+	assert_ptr_equal(arch_of("gcc -I /s/linux/arch/arm64/include/uapi "
+				 "-c x.c"), &arch_arm64);
+	/* The compiler's target prefix, --target. */
+	assert_ptr_equal(arch_of("/usr/bin/aarch64-linux-gnu-gcc -c x.c"),
+			 &arch_arm64);
+	assert_ptr_equal(arch_of("clang --target=aarch64-linux-gnu -c x.c"),
+			 &arch_arm64);
+	/* Nothing said, an architecture without tables, a look-alike. */
+	assert_null(arch_of("gcc -O2 -c x.c"));
+	assert_null(arch_of("gcc -I./arch/x86/include -c x.c"));
+	assert_null(arch_of("gcc -I/src/myarch/arm64/include -c x.c"));
+	assert_null(arch_of("gcc -I./arch/arm64/includes -c x.c"));
+	assert_ptr_equal(arch_find("arm64"), &arch_arm64);
+	assert_null(arch_find("x86"));
+	assert_ptr_equal(arch_current(), &arch_arm64);
+}
+
+static void test_patch_areas(void **state)
+{
+	const char *want[][2] = {
+		{ "arch/arm64/include/asm/archrandom.h", "arm64: archrandom" },
+		{ "arch/arm64/kvm/debug.c", "KVM: arm64" },
+		{ "arch/arm64/mm/fault.c", "arm64: mm" },
+		{ "drivers/char/random.c", "random" },
+		{ "mm/memory.c", "mm" },
+		{ "lib/foo.c", "foo" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char *a = fix_area(want[i][0]);
+
+		assert_string_equal(a, want[i][1]);
+		free(a);
+	}
 }
 
 static void test_spellings_map_to_one_register(void **state)
@@ -86,6 +145,8 @@ static void test_opaque_sinks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arch_of_command),
+		cmocka_unit_test(test_patch_areas),
 		cmocka_unit_test(test_spellings_map_to_one_register),
 		cmocka_unit_test(test_wrong_spelling_is_no_register),
 		cmocka_unit_test(test_trap_classes),

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arch/arm64.c - arm64: its sinks (arm64/sinks.def), its system
+ * registers and the HCR_EL2 trap controls that make a read exit to the
+ * hypervisor (arm64/registers.def), the code no rewrite may touch, and
+ * the subject prefixes of its patches.
+ */
+#include "trapcheck/arch.h"
+#include "trapcheck/util.h"
+
+#define MACRO SINK_MACRO
+#define CALL SINK_CALL
+#define IDREG SINK_IDREG
+#define LOCAL_CAP SINK_LOCAL_CAP
+#define ENTROPY SINK_ENTROPY
+#define SANITISED SINK_SANITISED
+#define REG_BARE SINK_ARG_REG_BARE
+#define REG_SYS SINK_ARG_REG_SYS
+#define REG_LOWER SINK_ARG_REG_LOWER
+#define CAP SINK_ARG_CAP
+#define NONE SINK_ARG_NONE
+static const struct sink_def sinks[] = {
+#define SINK(how, name, class, arg, opaque) { how, name, class, arg, opaque },
+#include "arm64/sinks.def"
+#undef SINK
+};
+#undef NONE
+
+static const struct reg_def regs[] = {
+#define REG(name, trap) { #name, TRAP_ ## trap },
+#include "arm64/registers.def"
+#undef REG
+};
+
+static const char *const trap_names[] = {
+	[TRAP_NONE] = "none", [TRAP_TID1] = "HCR_EL2.TID1",
+	[TRAP_TID2] = "HCR_EL2.TID2", [TRAP_TID5] = "HCR_EL2.TID5",
+	[TRAP_TID3] = "HCR_EL2.TID3",
+};
+
+static const char *const triples[] = { "aarch64-", "arm64-" };
+
+/*
+ * nVHE hyp code runs at EL2 linked on its own, where
+ * read_sanitised_ftr_reg() and the kernel's data do not exist.
+ */
+static const struct arch_path no_rewrite[] = {
+	{ "arch/arm64/kvm/hyp/", "hyp code (EL2, linked on its own) cannot "
+	  "call read_sanitised_ftr_reg()" },
+};
+
+static const struct arch_path areas[] = {
+	{ "arch/arm64/include/asm/", NULL },
+	{ "arch/arm64/kernel/", NULL },
+	{ "arch/arm64/mm/", "arm64: mm" },
+	{ "arch/arm64/kvm/", "KVM: arm64" },
+};
+
+const struct arch arch_arm64 = {
+	.name = "arm64",
+	.triples = triples, .nr_triples = ARRAY_SIZE(triples),
+	.sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks),
+	.regs = regs, .nr_regs = ARRAY_SIZE(regs),
+	.trap_names = trap_names, .nr_trap_names = ARRAY_SIZE(trap_names),
+	.no_rewrite = no_rewrite, .nr_no_rewrite = ARRAY_SIZE(no_rewrite),
+	.areas = areas, .nr_areas = ARRAY_SIZE(areas),
+};

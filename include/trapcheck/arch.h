@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The architecture layer: what trapcheck knows of one architecture, in
+ * one place (checker/arch/<name>.c and the .def tables beside it): the
+ * spellings of its sinks, its registers and what a read of each costs in
+ * a guest, the code a rewrite must not touch, the subject prefixes of its
+ * patches. Generic modules ask the run's architecture (arch_current()),
+ * which the compile database names (arch_of_compdb()); one per run.
+ *
+ * Still outside the layer (arm64 knowledge in generic files, to move
+ * before a second architecture lands): the tables read from the tree
+ * (tables.def, caps.c), the phase and context markers (phases.def,
+ * context.def), the shipped root sets (roots/), the rules' advice.
+ */
+#ifndef TRAPCHECK_ARCH_H
+#define TRAPCHECK_ARCH_H
+
+#include <stddef.h>
+
+#include "trapcheck/sinks.h"
+
+struct compdb;
+
+/* A path prefix and what holds under it. */
+struct arch_path {
+	const char *prefix;	/* relative to the source tree */
+	const char *text;
+};
+
+struct arch {
+	const char *name;		/* kbuild's SRCARCH: "arm64" */
+	/* Compiler prefixes and --target triples ("aarch64-"). */
+	const char *const *triples;
+	size_t nr_triples;
+	const struct sink_def *sinks;
+	size_t nr_sinks;
+	const struct reg_def *regs;
+	size_t nr_regs;
+	/* What traps a read, by enum trap_class ("HCR_EL2.TID3"). */
+	const char *const *trap_names;
+	size_t nr_trap_names;
+	/* Code no rewrite may touch, and why (fix.c). */
+	const struct arch_path *no_rewrite;
+	size_t nr_no_rewrite;
+	/*
+	 * Patch subjects by path, as the kernel's history writes them; text
+	 * NULL: "<name>: " and the file's base name (edit.c: fix_area()).
+	 */
+	const struct arch_path *areas;
+	size_t nr_areas;
+};
+
+extern const struct arch arch_arm64;
+
+/* The architecture called @name (kbuild's SRCARCH), or NULL. */
+const struct arch *arch_find(const char *name);
+/*
+ * The architecture a compile command builds for: kbuild's
+ * -I.../arch/<SRCARCH>/include, else the compiler's target prefix
+ * (aarch64-linux-gnu-gcc) or --target=. NULL when the command names
+ * none that trapcheck has tables for.
+ */
+const struct arch *arch_of_argv(char *const *argv, int argc);
+/* The architecture of the first entry of @db that names one, or NULL. */
+const struct arch *arch_of_compdb(const struct compdb *db);
+
+/*
+ * The run's architecture: set once, before any parser process starts
+ * (they inherit it); arm64 until then.
+ */
+void arch_set(const struct arch *a);
+const struct arch *arch_current(void);
+
+#endif /* TRAPCHECK_ARCH_H */
