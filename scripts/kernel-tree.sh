@@ -24,11 +24,18 @@
 #   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
+#   TRAPCHECK_KERNEL_CONFIG defconfig (default) or a Debian kernel
+#                           configuration of the arm64 linux-config-VERSION
+#                           package, e.g. cloud-arm64 (the config of
+#                           Debian's cloud kernel, config.arm64_none_
+#                           cloud-arm64.xz), made with olddefconfig; the
+#                           package is downloaded, not installed (dpkg
+#                           learns the arm64 architecture for it)
 #   JOBS                    make -j (default: nproc)
 # Prints the tree's path on its last line.
 #
 # Each (version, Debian package version, config, target list) has a tree
-# of its own, $CACHE/linux-VERSION-arm64-defconfig-NAME, NAME being the
+# of its own, $CACHE/linux-VERSION-arm64-CONFIG-NAME, NAME being the
 # profile or a hash of the targets: its compile_commands.json holds the
 # objects of those targets and nothing else. The key is written in the
 # tree's .trapcheck-key; a tree whose key differs (a new Debian upload of
@@ -65,7 +72,12 @@ outoftree)
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
-config=defconfig
+config=${TRAPCHECK_KERNEL_CONFIG:-defconfig}
+case $config in
+defconfig|[a-z]*-arm64) ;;
+*)	echo "kernel-tree: config '$config': defconfig or a Debian arm64 flavour (cloud-arm64)" >&2
+	exit 2 ;;
+esac
 outoftree=
 [ "$name" = outoftree ] && outoftree=1
 cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
@@ -79,7 +91,30 @@ here=$(cd "$(dirname "$0")" && pwd)
 "$here/install-deps.sh" --kernel "$ver" >&2
 
 pkgver=$(dpkg-query -W -f='${Version}' "linux-source-$ver")
+# A Debian configuration: from the arm64 linux-config package of the same
+# upload as the source, downloaded and unpacked into the cache.
+if [ "$config" != defconfig ]; then
+	cfgdir="$cache/linux-config-$ver-$pkgver"
+	cfgfile="$cfgdir/usr/src/linux-config-$ver/config.arm64_none_$config.xz"
+	if [ ! -f "$cfgfile" ]; then
+		mkdir -p "$cfgdir.tmp"
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			dpkg --add-architecture arm64 >&2
+			apt-get update >&2
+		fi
+		(cd "$cfgdir.tmp" &&
+		 apt-get download "linux-config-$ver:arm64=$pkgver" >&2 &&
+		 dpkg-deb -x linux-config-*.deb .) ||
+			{ echo "kernel-tree: cannot fetch linux-config-$ver:arm64 $pkgver" >&2; exit 1; }
+		rm -rf "$cfgdir"
+		mv "$cfgdir.tmp" "$cfgdir"
+	fi
+	[ -f "$cfgfile" ] ||
+		{ echo "kernel-tree: no $cfgfile in linux-config-$ver:arm64" >&2; exit 1; }
+	config="$config sha1=$(sha1sum < "$cfgfile" | cut -c1-12)"
+fi
 key="version=$ver package=$pkgver arch=arm64 config=$config targets=$targets${outoftree:+ O=build}"
+config=${config%% *}
 
 mkdir -p "$cache"
 exec 9> "$tree.lock"
@@ -121,7 +156,19 @@ else
 fi
 if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 	echo "kernel-tree: $config prepare" >&2
-	$kmake $config >&2
+	if [ "$config" = defconfig ]; then
+		$kmake defconfig >&2
+	else
+		# Debian's certificates are not in the source package: no
+		# trusted keys, a signing key made by the build.
+		xz -dc "$cfgfile" > "$out/.config"
+		scripts/config --file "$out/.config" \
+			--set-str SYSTEM_TRUSTED_KEYS "" \
+			--set-str SYSTEM_REVOCATION_KEYS "" \
+			--set-str MODULE_SIG_KEY certs/signing_key.pem \
+			--disable DEBUG_INFO_BTF >&2
+		$kmake olddefconfig >&2
+	fi
 	$kmake prepare >&2
 	touch "$stamps/.trapcheck-prepared"
 fi
