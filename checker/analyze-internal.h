@@ -57,6 +57,7 @@ struct pool {
 	size_t nr_work;
 	char **ofiles;			/* files of possibly orphaned funcs */
 	size_t nr_ofiles, alloc_ofiles;
+	struct strmap ofile_index;	/* ofiles[] by name */
 	atomic_size_t next;
 	atomic_size_t done;
 	time_t start;

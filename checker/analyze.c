@@ -194,13 +194,48 @@ static void summarise(struct pool *p)
 /* Index of @file in the pool's list of orphan candidate files. */
 static int orphan_file(struct pool *p, const char *file)
 {
-	size_t i;
+	int k = strmap_get(&p->ofile_index, file);
 
-	for (i = 0; i < p->nr_ofiles; i++)
-		if (!strcmp(p->ofiles[i], file))
-			return (int)i;
+	if (k >= 0)
+		return k;
 	*PUSH(p->ofiles, p->nr_ofiles, p->alloc_ofiles) = xstrdup(file);
+	strmap_put(&p->ofile_index, file, (int)p->nr_ofiles - 1);
 	return (int)p->nr_ofiles - 1;
+}
+
+/*
+ * TUs the database holds that the compile database does not (a smaller
+ * compile database, a shard, a file gone): link_from_db() prunes them,
+ * so the header functions they owned are orphans, for adopt_orphans()
+ * to have a kept TU re-extract; else they would vanish from the graph.
+ */
+static void forget_dropped(struct pool *p, struct strmap *prev_owned)
+{
+	struct strmap here;
+	char **tus, **keys, **files;
+	size_t n, nk, i, j;
+
+	strmap_init(&here);
+	for (i = 0; i < p->db->nr; i++)
+		strmap_put(&here, p->status[i].dbkey, 0);
+	n = db_tus(p->fdb, &tus);
+	for (i = 0; i < n; i++) {
+		nk = strmap_get(&here, tus[i]) < 0 ?
+		     db_tu_header_funcs(p->fdb, tus[i], &keys, &files) : 0;
+		for (j = 0; j < nk; j++) {
+			strmap_put(prev_owned, keys[j],
+				   orphan_file(p, files[j]));
+			free(keys[j]);
+			free(files[j]);
+		}
+		if (nk) {
+			free(keys);
+			free(files);
+		}
+		free(tus[i]);
+	}
+	free(tus);
+	strmap_free(&here);
 }
 
 /*
@@ -256,49 +291,57 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 		free(stored);
 		free(rel);
 	}
+	forget_dropped(p, prev_owned);
 }
 
 /*
  * A header function whose owner was re-parsed or removed, and that no
- * re-parsed TU claimed, would vanish from the graph: re-parse a kept TU
- * that includes its file; it re-extracts what it owned and the orphan.
+ * re-parsed TU claimed, would vanish from the graph: a kept TU that
+ * includes its file is re-parsed and claims it (with any other orphan of
+ * the files it includes), re-extracting what it owned and the orphans.
+ * One pass over the kept TUs' include lists finds the first includer of
+ * each orphaned file (thousands of orphans when a big database meets a
+ * small compile database).
  */
 static void adopt_orphans(struct pool *p, struct strmap *prev_owned)
 {
-	size_t i, t;
+	int *includer = xmalloc((p->nr_ofiles + 1) * sizeof(*includer));
+	size_t i, t, j, n;
+	char **inc;
 
+	for (i = 0; i < p->nr_ofiles; i++)
+		includer[i] = -1;
+	for (t = 0; t < p->db->nr && p->nr_ofiles; t++) {
+		if (!p->status[t].reused)
+			continue;
+		n = db_tu_includes(p->fdb, p->status[t].dbkey, &inc);
+		for (j = 0; j < n; j++) {
+			int k = strmap_get(&p->ofile_index, inc[j]);
+
+			if (k >= 0 && includer[k] < 0)
+				includer[k] = (int)t;
+		}
+		strv_free(inc, n);
+	}
 	for (i = 0; i <= prev_owned->mask; i++) {
 		const char *key = prev_owned->slots[i].key;
-		const char *file;
+		struct tu_status *st;
+		int who;
 
 		if (!key || strmap_get(&p->claims.set, key) >= 0)
 			continue;
-		file = p->ofiles[prev_owned->slots[i].value];
-		for (t = 0; t < p->db->nr; t++) {
-			struct tu_status *st = &p->status[t];
-			char *rel, **inc;
-			size_t n, j;
-			bool has = false;
-
-			if (!st->reused)
-				continue;
-			rel = xstrdup(st->dbkey);
-			n = db_tu_includes(p->fdb, rel, &inc);
-			for (j = 0; j < n; j++) {
-				has |= !strcmp(inc[j], file);
-				free(inc[j]);
-			}
-			free(inc);
-			free(rel);
-			if (!has)
-				continue;
+		who = includer[prev_owned->slots[i].value];
+		if (who < 0)
+			continue;	/* no kept TU includes it now */
+		st = &p->status[who];
+		if (st->reused) {
 			st->reused = false;
 			st->parse = true;
-			p->work[p->nr_work++] = t;
-			claims_take(&p->claims, key, (int)t);
-			break;
+			p->work[p->nr_work++] = (size_t)who;
 		}
+		claims_take(&p->claims, key, who);
 	}
+	free(includer);
 }
 
 /* The rules over the linked graph, and what the summary says of them. */
@@ -433,6 +476,7 @@ static void pool_init(struct pool *p, const struct compdb *db,
 		p->cx_unsaved[i].Length = o->unsaved[i].len;
 	}
 	claims_init(&p->claims);
+	strmap_init(&p->ofile_index);
 	flag_warnings_init(&p->warnings);
 	pthread_mutex_init(&p->merge_lock, NULL);
 	pthread_mutex_init(&p->take_lock, NULL);
@@ -450,6 +494,7 @@ static void pool_free(struct pool *p)
 		tu_facts_free(&p->status[i].facts);
 	}
 	strv_free(p->ofiles, p->nr_ofiles);
+	strmap_free(&p->ofile_index);
 	db_close(p->fdb);
 	pthread_mutex_destroy(&p->merge_lock);
 	pthread_mutex_destroy(&p->take_lock);

@@ -225,4 +225,75 @@ check_that "why: the roots that reach a line, and how" \
 "$TRAPCHECK" path cpu_has_hw_af handle_mm_fault --db f.db -q > /dev/null 2>&1
 check "path: nothing found is exit 1" [ $? -eq 1 ]
 
+# A smaller compile database against a database made with every TU
+# (a subset, a shard, a file gone): the dropped TU's facts are pruned,
+# and the header functions it owned are re-extracted by a kept TU that
+# includes them, not lost. For each TU of the fixture: the findings of a
+# run without a database over the same entries.
+cp -a "$FX" sub
+"$TRAPCHECK" -p sub $ROOTS --db full.db -q -o /dev/null
+ok=0
+for f in $(python3 -c "import json,sys; print(' '.join(e['file'] for e in json.load(open(sys.argv[1]))))" sub/compile_commands.json); do
+	python3 - sub/compile_commands.json "$f" > sub/less.json <<'PY'
+import json, sys
+print(json.dumps([e for e in json.load(open(sys.argv[1]))
+                  if e['file'] != sys.argv[2]]))
+PY
+	cp full.db less.db
+	"$TRAPCHECK" -p sub/less.json $ROOTS --db less.db -q \
+		--format=json -o less.json
+	"$TRAPCHECK" -p sub/less.json $ROOTS -q --format=json -o none.json
+	if ! same_sites less.json none.json > less.out 2>&1; then
+		echo "# without $f:"
+		sed 's/^/#   /' less.out | head -n 5
+		ok=1
+	fi
+done
+check "a TU dropped from the compile database: a warm run finds what a run without a database finds" \
+	[ $ok -eq 0 ]
+# The case that loses a finding: a header function owned by a TU that
+# only includes it (first in the database, -j1), called from a root in
+# another TU; the owner is dropped.
+cat > sub/include/linux/hotread.h <<'EOF2'
+#include <asm/cpufeature.h>
+static inline u64 hotread_pfr0(void)
+{
+	return read_cpuid(ID_AA64PFR0_EL1);
+}
+EOF2
+printf '#include <linux/hotread.h>\nint hot_owner_only;\n' > sub/mm/hot_owner.c
+printf '#include <linux/hotread.h>\nu64 hot_user(void);\nu64 hot_user(void)\n{\n\treturn hotread_pfr0();\n}\n' > sub/mm/hot_user.c
+echo hot_user > hot.roots
+python3 - sub/compile_commands.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+base = [e for e in d if e['file'] == 'mm/memory.c'][0]
+def entry(n):
+    e = dict(base, file='mm/%s.c' % n)
+    if 'command' in e:
+        e['command'] = e['command'].replace('memory', n)
+    else:
+        e['arguments'] = [a.replace('memory', n) for a in e['arguments']]
+    return e
+new = [entry(n) for n in ('hot_owner', 'hot_user')]
+json.dump(new + d, open(sys.argv[1], 'w'))
+PY
+python3 - sub/compile_commands.json > sub/owner_gone.json <<'PY'
+import json, sys
+print(json.dumps([e for e in json.load(open(sys.argv[1]))
+                  if e['file'] != 'mm/hot_owner.c']))
+PY
+rm -f own.db
+"$TRAPCHECK" -p sub $ROOTS --roots hot.roots -j1 --db own.db -q \
+	--format=json -o own-all.json
+"$TRAPCHECK" -p sub/owner_gone.json $ROOTS --roots hot.roots --db own.db \
+	--format=json -o own-warm.json 2> own-warm.err
+"$TRAPCHECK" -p sub/owner_gone.json $ROOTS --roots hot.roots -q \
+	--format=json -o own-none.json
+check "... the header function's owner dropped: a kept includer re-parsed to adopt it" \
+	grep -q "^trapcheck: 1 TUs parsed, " own-warm.err
+check_that "... and the finding through it kept (the run without a database has it)" \
+	'grep -q "\"function\": \"hotread_pfr0\"" own-none.json &&
+	 same_sites own-warm.json own-none.json'
+
 done_testing
