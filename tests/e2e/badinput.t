@@ -269,10 +269,12 @@ with open(sys.argv[1], 'w') as f:
 PY
 printf 'gen_0\ngen_39950\n' > huge.roots
 start=$(date +%s)
-timeout -k 5 60 "$TRAPCHECK" -p huge --roots huge.roots -o huge.txt > huge.out 2> huge.err
+# The timeout guards against a hang (a walk gone quadratic), not speed:
+# bench/run measures that; under ASan beside other jobs this takes minutes.
+timeout -k 5 600 "$TRAPCHECK" -p huge --roots huge.roots -o huge.txt > huge.out 2> huge.err
 rc=$?
 took=$(($(date +%s) - start))
-check_that "a 200k-line TU: done in ${took}s (limit 60 s), 40k functions" \
+check_that "a 200k-line TU: completes (${took} s), 40k functions" \
 	'[ $rc -eq 1 ] && [ "$(wc -l < huge/mm/huge.c)" -ge 200000 ] &&
 	 grep -Eq "^trapcheck: [0-9]+ TUs analysed \(0 with errors, [0-9]+ skipped\), [4-9][0-9]{4} functions" huge.err'
 check "... the 50-step chain from gen_39950 is found" \
