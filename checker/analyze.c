@@ -403,12 +403,14 @@ static void link_stored(struct analysis *a, struct db *fdb,
 }
 
 /*
- * No compile database: link what the facts database holds (filled by
- * "trapcheck check" under make C=1, or by earlier runs) and report.
+ * The facts of the databases @paths into @a's graph (a TU held by more
+ * than one is linked from the first), then the rules. The first database
+ * gives the source tree; facts are relative to it, so shards made in
+ * checkouts at other paths join as well.
  */
-static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
-			    const struct root_sets *roots, char *err,
-			    size_t errlen)
+static int link_dbs(struct analysis *a, const struct analysis_opts *o,
+		    const struct root_sets *roots, const char *const *paths,
+		    size_t nr, char *err, size_t errlen)
 {
 	struct strmap seen;
 	struct db *fdb;
@@ -417,26 +419,20 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 
 	strmap_init(&seen);
 	graph_start(a, o);
-	/*
-	 * The first database gives the source tree; facts are relative to
-	 * it, so shards made in checkouts at other paths join as well.
-	 */
-	for (i = 0; i <= o->nr_more_dbs && !ret; i++) {
-		const char *path = i ? o->more_dbs[i - 1] : o->db_path;
-
+	for (i = 0; i < nr && !ret; i++) {
 		/* Read, never made: db_open() would create a missing one. */
-		if (access(path, F_OK)) {
+		if (access(paths[i], F_OK)) {
 			snprintf(err, errlen, "%s: cannot read the database: "
-				 "%s", path, strerror(errno));
+				 "%s", paths[i], strerror(errno));
 			ret = -ENOENT;
 			break;
 		}
-		ret = db_open(&fdb, path, err, errlen);
+		ret = db_open(&fdb, paths[i], err, errlen);
 		if (ret)
 			break;
 		if (!db_root(fdb)) {
 			snprintf(err, errlen, "%s: the database is empty",
-				 path);
+				 paths[i]);
 			ret = -ENOENT;
 		} else {
 			if (!a->root)
@@ -446,16 +442,178 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 		db_close(fdb);
 	}
 	strmap_free(&seen);
-	if (ret) {
-		analysis_free(a);
-		memset(a, 0, sizeof(*a));
+	if (ret)
 		return ret;
-	}
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise_graph(&a->summary, &a->graph);
 	run_rules(a, o, roots);
 	return 0;
+}
+
+/* "NAME=FILE": the length of NAME, or 0 when @arg names no configuration. */
+static size_t config_name_len(const char *arg)
+{
+	size_t n = strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+			  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-");
+
+	return n && arg[n] == '=' && arg[n + 1] ? n : 0;
+}
+
+/*
+ * The findings of each configuration's analysis into @dst, one per site
+ * and root set, each with the configurations that have it: the first
+ * configuration's finding is moved (its slot left zeroed), the others
+ * only add their name.
+ */
+static void join_findings(struct analysis *a, struct findings *dst,
+			  bool low)
+{
+	struct strmap at;
+	size_t c, i;
+
+	strmap_init(&at);
+	for (c = 0; c < a->nr_configs; c++) {
+		struct findings *src = low ? &a->parts[c].low :
+					     &a->parts[c].findings;
+
+		for (i = 0; i < src->nr; i++) {
+			struct finding *f = &src->v[i], *d;
+			char *key = xasprintf("%s|%s|%u|%u|%s", f->rule,
+					      f->file, f->line, f->col,
+					      f->root ? f->root : "-");
+			int k = strmap_get(&at, key);
+
+			if (k < 0) {
+				strmap_put(&at, key, (int)dst->nr);
+				d = PUSH(dst->v, dst->nr, dst->alloc);
+				*d = *f;
+				memset(f, 0, sizeof(*f));
+			} else {
+				d = &dst->v[k];
+			}
+			free(key);
+			d->configs = xrealloc(d->configs, (d->nr_configs + 1) *
+					      sizeof(*d->configs));
+			d->configs[d->nr_configs++] = a->configs[c];
+		}
+	}
+	for (i = 0; i < dst->nr; i++)
+		dst->v[i].in_all_configs =
+			dst->v[i].nr_configs == a->nr_configs;
+	strmap_free(&at);
+	findings_sort(dst);
+}
+
+/* The run's counts: the configurations' added up. */
+static void join_summaries(struct analysis *a)
+{
+	struct run_summary *s = &a->summary;
+	size_t c;
+
+	for (c = 0; c < a->nr_configs; c++) {
+		const struct run_summary *p = &a->parts[c].summary;
+
+		s->entries += p->entries;
+		s->tus += p->tus;
+		s->duplicates += p->duplicates;
+		s->functions += p->functions;
+		s->edges += p->edges;
+		s->sinks += p->sinks;
+		s->have_caps |= p->have_caps;
+		s->have_ftr |= p->have_ftr;
+		s->caps = s->caps > p->caps ? s->caps : p->caps;
+		s->ftr_regs = s->ftr_regs > p->ftr_regs ? s->ftr_regs :
+							  p->ftr_regs;
+		s->inferred += p->inferred;
+		s->stopped += p->stopped;
+		s->rate_limited += p->rate_limited;
+		s->masked_across += p->masked_across;
+		s->low += p->low;
+		s->max_targets = p->max_targets;
+	}
+}
+
+/*
+ * Databases named NAME=FILE: the databases of one name are one
+ * configuration's (its shards), analysed together; each configuration
+ * alone; then the findings joined.
+ */
+static int join_configs(struct analysis *a, const struct analysis_opts *o,
+			const struct root_sets *roots,
+			const char *const *paths, size_t nr, char *err,
+			size_t errlen)
+{
+	const char **files = xcalloc(nr, sizeof(*files));
+	size_t i, c, k, alloc = 0;
+	int ret = 0;
+
+	for (i = 0; i < nr; i++) {
+		size_t n = config_name_len(paths[i]);
+
+		for (c = 0; c < a->nr_configs; c++)
+			if (strlen(a->configs[c]) == n &&
+			    !strncmp(a->configs[c], paths[i], n))
+				break;
+		if (c == a->nr_configs)
+			*PUSH(a->configs, a->nr_configs, alloc) =
+				xstrndup(paths[i], n);
+	}
+	a->parts = xcalloc(a->nr_configs, sizeof(*a->parts));
+	for (c = 0; c < a->nr_configs && !ret; c++) {
+		size_t n = strlen(a->configs[c]);
+
+		for (i = k = 0; i < nr; i++)
+			if (config_name_len(paths[i]) == n &&
+			    !strncmp(paths[i], a->configs[c], n))
+				files[k++] = paths[i] + n + 1;
+		ret = link_dbs(&a->parts[c], o, roots, files, k, err, errlen);
+	}
+	free(files);
+	if (ret)
+		return ret;
+	a->root = xstrdup(a->parts[0].root);
+	join_findings(a, &a->findings, false);
+	join_findings(a, &a->low, true);
+	join_summaries(a);
+	return 0;
+}
+
+/*
+ * No compile database: link what the facts databases hold (filled by
+ * "trapcheck check" under make C=1, by earlier runs or by the shards of
+ * one) and report; databases named NAME=FILE are configurations.
+ */
+static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
+			    const struct root_sets *roots, char *err,
+			    size_t errlen)
+{
+	size_t n = 1 + o->nr_more_dbs, i, named = 0;
+	const char **paths = xcalloc(n, sizeof(*paths));
+	int ret;
+
+	paths[0] = o->db_path;
+	for (i = 1; i < n; i++)
+		paths[i] = o->more_dbs[i - 1];
+	for (i = 0; i < n; i++)
+		named += config_name_len(paths[i]) > 0;
+	if (!named) {
+		ret = link_dbs(a, o, roots, paths, n, err, errlen);
+	} else if (named < n) {
+		for (i = 0; config_name_len(paths[i]); i++)
+			;
+		snprintf(err, errlen, "--db %s: name every database "
+			 "(NAME=FILE: a configuration) or none", paths[i]);
+		ret = -EINVAL;
+	} else {
+		ret = join_configs(a, o, roots, paths, n, err, errlen);
+	}
+	free(paths);
+	if (ret) {
+		analysis_free(a);
+		memset(a, 0, sizeof(*a));
+	}
+	return ret;
 }
 
 /* The pool of a run over @db, with libclang's view of the unsaved files. */
@@ -703,9 +861,18 @@ out_free:
 
 void analysis_free(struct analysis *a)
 {
+	size_t i;
+
 	findings_free(&a->findings);
 	findings_free(&a->low);
 	run_summary_free(&a->summary);
 	graph_free(&a->graph);
 	free(a->root);
+	for (i = 0; i < a->nr_configs; i++) {
+		if (a->parts)
+			analysis_free(&a->parts[i]);
+		free(a->configs[i]);
+	}
+	free(a->parts);
+	free(a->configs);
 }

@@ -173,6 +173,9 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(props, "roots", roots);
 	json_object_set_new(props, "phase", json_string(f->phase));
 	json_object_set_new(props, "context", json_string(f->context));
+	if (f->nr_configs)
+		json_object_set_new(props, "configs",
+				    finding_configs_json(f));
 	json_object_set_new(props, "confidence", json_string(f->low ? "low" :
 								 "high"));
 	json_object_set_new(props, "register", jstr(f->reg));

@@ -50,9 +50,11 @@ int emit_text(FILE *out, const struct findings *fs,
 
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
+		char *only = finding_configs_text(f);
 
-		fprintf(out, "%s:%u:%u: warning: %s [%s]\n", f->file, f->line,
-			f->col, f->message, f->rule);
+		fprintf(out, "%s:%u:%u: warning: %s%s [%s]\n", f->file,
+			f->line, f->col, f->message, only, f->rule);
+		free(only);
 		if (f->fix_note)
 			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
 				f->col, f->fix_note);
@@ -309,6 +311,8 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "confidence", json_string(f->low ? "low" :
 							     "high"));
 	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
+	if (f->nr_configs)
+		json_object_set_new(o, "configs", finding_configs_json(f));
 	if (f->only_when) {
 		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
 

@@ -59,6 +59,35 @@ void finding_free(struct finding *f)
 	for (j = 0; j < f->nr_also; j++)
 		finding_free(&f->also[j]);
 	free(f->also);
+	free(f->configs);
+}
+
+json_t *finding_configs_json(const struct finding *f)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < f->nr_configs; i++)
+		json_array_append_new(a, json_string(f->configs[i]));
+	return a;
+}
+
+char *finding_configs_text(const struct finding *f)
+{
+	char *s, *t;
+	size_t i;
+
+	if (!f->nr_configs || f->in_all_configs)
+		return xstrdup("");
+	s = xstrdup(" (");
+	for (i = 0; i < f->nr_configs; i++) {
+		t = xasprintf("%s%s%s", s, i ? ", " : "", f->configs[i]);
+		free(s);
+		s = t;
+	}
+	t = xasprintf("%s only)", s);
+	free(s);
+	return t;
 }
 
 char *chain_text(const struct chain *c, bool calls)

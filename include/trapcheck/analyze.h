@@ -44,7 +44,10 @@ struct analysis_opts {
 	/*
 	 * Without a compile database, the facts of these databases too,
 	 * linked with db_path's (shards joined; a TU held by several is
-	 * taken from the first that holds it).
+	 * taken from the first that holds it). Written NAME=FILE, every one
+	 * of them: the databases of a name are one configuration's, each
+	 * configuration is analysed alone and the findings say which
+	 * configurations have them.
 	 */
 	const char *const *more_dbs;
 	size_t nr_more_dbs;
@@ -68,6 +71,15 @@ struct analysis {
 	char *root;			/* the source tree: what the paths
 					 * of facts and findings are
 					 * relative to */
+	/*
+	 * Databases named NAME=FILE (configurations of one tree): one
+	 * analysis per name, whose findings are joined into this one's
+	 * (each with the configurations that have it); the parts keep the
+	 * graphs the findings' strings live in.
+	 */
+	char **configs;
+	struct analysis *parts;
+	size_t nr_configs;
 	struct graph graph;
 	struct run_summary summary;
 	struct findings findings;

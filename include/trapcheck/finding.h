@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "trapcheck/util.h"
 
 struct pruned;
@@ -75,6 +77,14 @@ struct finding {
 	/* The same site from other root sets (one finding per site). */
 	struct finding *also;
 	size_t nr_also;
+	/*
+	 * trapcheck report --db NAME=FILE ...: the configurations whose
+	 * databases have this finding (names owned by the analysis); none
+	 * when the databases are not named.
+	 */
+	const char **configs;
+	size_t nr_configs;
+	bool in_all_configs;	/* every configuration has it */
 };
 
 struct findings {
@@ -132,6 +142,14 @@ struct run_summary {
  * "a() -> b() (as m()) -> c() (via ops.member)" (new).
  */
 char *chain_text(const struct chain *c, bool calls);
+
+/*
+ * The configurations of a finding (trapcheck report --db NAME=FILE): as
+ * a JSON array, and as text, " (defconfig only)" or "" when every
+ * configuration has it or none was named.
+ */
+json_t *finding_configs_json(const struct finding *f);
+char *finding_configs_text(const struct finding *f);
 
 /*
  * The stable fingerprint of a finding: rule, function, sink, register

@@ -3,8 +3,10 @@
 # Sharded runs (--shard K/N into one database each) joined by
 # trapcheck report --db A --db B ...: the joined findings are the single
 # run's, the shares are disjoint, cover the compile database and depend
-# on a file's path alone; overlapping databases are said; bad --shard and
-# --db combinations are one-line usage errors.
+# on a file's path alone; overlapping databases are said; databases of
+# configurations (--db NAME=FILE) give each finding the configurations
+# that have it; bad --shard and --db combinations are one-line usage
+# errors.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/kernel"
 ROOTS="--roots $FX/variants.roots"
@@ -67,6 +69,71 @@ n1=$(wc -l < t1)
 check "overlapping databases: a warning with the count, the first's facts" \
 	grep -q "^trapcheck: warning: $n1 TUs are in more than one database: the facts of the first that holds each were used$" dup.err
 check "... and the findings of the whole" same_sites dup.json one.json
+
+# Configurations: databases named NAME=FILE. The "cloud" copy of the tree
+# lacks the per-fault AMU check and has a read of its own; its database
+# is made of two shards.
+cp -a "$FX" cloud
+python3 - cloud/arch/arm64/mm/fault.c cloud/drivers/char/random.c <<'PY'
+import sys
+fault, rnd = sys.argv[1:]
+s = open(fault).read()
+old = '\treturn this_cpu_has_cap(ARM64_HAS_AMU_EXTN);'
+assert s.count(old) == 1
+open(fault, 'w').write(s.replace(old, '\treturn false;'))
+s = open(rnd).read()
+old = 'static void _extract_crng('
+assert s.count(old) == 1
+s = s.replace(old, '''static unsigned long cloud_pfr0(void)
+{
+	return read_cpuid(ID_AA64PFR0_EL1);
+}
+
+static void _extract_crng(''')
+old = '\tif (arch_get_random_long(&v))\n'
+assert s.count(old) == 1, 'random.c changed'
+s = s.replace(old, '\tv ^= cloud_pfr0();\n' + old)
+open(rnd, 'w').write(s)
+PY
+check "the cloud copy is edited" [ $? -eq 0 ]
+"$TRAPCHECK" -p tree $ROOTS --db def.db -q -o /dev/null
+"$TRAPCHECK" -p cloud $ROOTS --shard 1/2 --db c1.db -q
+"$TRAPCHECK" -p cloud $ROOTS --shard 2/2 --db c2.db -q
+"$TRAPCHECK" report --db defconfig=def.db --db cloud=c1.db --db cloud=c2.db \
+	$ROOTS > cfg.txt 2> cfg.err
+check "configurations: exit 1" [ $? -eq 1 ]
+check "text: a site only the first configuration has says so" \
+	grep -q "^arch/arm64/mm/fault.c:88:[0-9]*: warning: this_cpu_has_cap(ARM64_HAS_AMU_EXTN) reads .* (defconfig only) \[local-cap-check\]$" cfg.txt
+check "... and one only the second has (its shards joined)" \
+	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: warning: read_cpuid(ID_AA64PFR0_EL1) reads .* (cloud only) \[trapping-idreg-read\]$" cfg.txt
+check_that "... a site both have is not marked" \
+	'grep "^arch/arm64/include/asm/archrandom.h:[0-9]*:[0-9]*: warning: this_cpu_has_cap(ARM64_HAS_RNG) reads " cfg.txt > both.txt &&
+	 [ -s both.txt ] && ! grep -q " only) \[" both.txt'
+"$TRAPCHECK" report --db defconfig=def.db --db cloud=c1.db --db cloud=c2.db \
+	$ROOTS -q --format=json -o cfg.json
+"$TRAPCHECK" report --db defconfig=def.db --db cloud=c1.db --db cloud=c2.db \
+	$ROOTS -q --format=sarif -o cfg.sarif
+"$TRAPCHECK" -p cloud $ROOTS -q --format=json -o cloudone.json
+python3 - cfg.json cfg.sarif one.json cloudone.json <<'PY'
+import json, sys
+cfg, sarif, one, cloud = (json.load(open(p)) for p in sys.argv[1:])
+key = lambda f: (f['rule'], f['file'], f['line'], f['column'], f['root'])
+got = {key(f): f['configs'] for f in cfg['findings']}
+d = {key(f) for f in one['findings']}
+c = {key(f) for f in cloud['findings']}
+want = {k: [n for n, s in (('defconfig', d), ('cloud', c)) if k in s]
+        for k in d | c}
+assert got == want, set(got.items()) ^ set(want.items())
+assert any(v == ['defconfig'] for v in want.values())
+assert any(v == ['cloud'] for v in want.values())
+props = [r['properties']['configs'] for r in sarif['runs'][0]['results']]
+assert sorted(map(tuple, props)) == sorted(tuple(v) for v in got.values())
+PY
+check "JSON and SARIF: each finding's configs are those whose single run has it" [ $? -eq 0 ]
+"$TRAPCHECK" report --db defconfig=def.db --db c1.db $ROOTS > /dev/null 2> mix.err
+rc=$?
+check_that "named and unnamed databases mixed: exit 2, one line" \
+	'[ $rc -eq 2 ] && grep -qx "trapcheck: error: --db c1.db: name every database (NAME=FILE: a configuration) or none" mix.err'
 
 # A file's shard depends on its path alone: drop an entry, the rest stay.
 python3 - tree/compile_commands.json > fewer.json <<'PY'
