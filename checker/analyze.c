@@ -204,6 +204,32 @@ static int orphan_file(struct pool *p, const char *file)
 }
 
 /*
+ * The header functions the database says TU @rel extracted: claimed by
+ * entry @owner when that TU is kept, else (-1) orphans, for a kept TU
+ * that includes their file to adopt (adopt_orphans()).
+ */
+static void stored_header_funcs(struct pool *p, struct strmap *prev_owned,
+				const char *rel, int owner)
+{
+	char **keys, **files;
+	size_t nk = db_tu_header_funcs(p->fdb, rel, &keys, &files), j;
+
+	for (j = 0; j < nk; j++) {
+		if (owner >= 0)
+			claims_take(&p->claims, keys[j], owner);
+		else
+			strmap_put(prev_owned, keys[j],
+				   orphan_file(p, files[j]));
+		free(keys[j]);
+		free(files[j]);
+	}
+	if (nk) {
+		free(keys);
+		free(files);
+	}
+}
+
+/*
  * TUs the database holds that the compile database does not (a smaller
  * compile database, a shard, a file gone): link_from_db() prunes them,
  * so the header functions they owned are orphans, for adopt_orphans()
@@ -212,26 +238,16 @@ static int orphan_file(struct pool *p, const char *file)
 static void forget_dropped(struct pool *p, struct strmap *prev_owned)
 {
 	struct strmap here;
-	char **tus, **keys, **files;
-	size_t n, nk, i, j;
+	char **tus;
+	size_t n, i;
 
 	strmap_init(&here);
 	for (i = 0; i < p->db->nr; i++)
 		strmap_put(&here, p->status[i].dbkey, 0);
 	n = db_tus(p->fdb, &tus);
 	for (i = 0; i < n; i++) {
-		nk = strmap_get(&here, tus[i]) < 0 ?
-		     db_tu_header_funcs(p->fdb, tus[i], &keys, &files) : 0;
-		for (j = 0; j < nk; j++) {
-			strmap_put(prev_owned, keys[j],
-				   orphan_file(p, files[j]));
-			free(keys[j]);
-			free(files[j]);
-		}
-		if (nk) {
-			free(keys);
-			free(files);
-		}
+		if (strmap_get(&here, tus[i]) < 0)
+			stored_header_funcs(p, prev_owned, tus[i], -1);
 		free(tus[i]);
 	}
 	free(tus);
@@ -246,14 +262,14 @@ static void forget_dropped(struct pool *p, struct strmap *prev_owned)
  */
 static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < p->db->nr; i++) {
 		struct tu_status *st = &p->status[i];
 		char *rel = xstrdup(st->dbkey);
 		char *stored = db_tu_key(p->fdb, rel), *key = NULL;
-		char **inc = NULL, **keys, **files;
-		size_t nr = 0, nk;
+		char **inc = NULL;
+		size_t nr = 0;
 		struct clang_args args;
 
 		if (st->skip == FLAGS_PARSE && stored) {
@@ -269,22 +285,9 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 				     !reads_unsaved(p, file, inc, nr);
 			free(file);
 		}
-		nk = stored ? db_tu_header_funcs(p->fdb, rel, &keys, &files) :
-			      0;
-		for (j = 0; j < nk; j++) {
-			/* Owned by a kept TU: claimed; else maybe orphaned. */
-			if (st->reused)
-				claims_take(&p->claims, keys[j], (int)i);
-			else
-				strmap_put(prev_owned, keys[j],
-					   orphan_file(p, files[j]));
-			free(keys[j]);
-			free(files[j]);
-		}
-		if (nk) {
-			free(keys);
-			free(files);
-		}
+		if (stored)
+			stored_header_funcs(p, prev_owned, rel,
+					    st->reused ? (int)i : -1);
 		st->parse = st->skip == FLAGS_PARSE && !st->reused;
 		strv_free(inc, nr);
 		free(key);
