@@ -187,7 +187,7 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
 	    prove -j$$(nproc) tests/e2e/fixture.t tests/e2e/db.t tests/e2e/trust.t \
-	    tests/e2e/badinput.t || \
+	    tests/e2e/badinput.t tests/e2e/shard.t || \
 	    fail=1; exit $$fail
 
 # make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
