@@ -465,12 +465,13 @@ static size_t config_name_len(const char *arg)
 
 /*
  * The findings of each configuration's analysis into @dst, one per site
- * and root set, each with the configurations that have it: the first
- * configuration's finding is moved (its slot left zeroed), the others
- * only add their name.
+ * (and root set, with --per-root: otherwise the configurations may reach
+ * one site first from different root sets), each with the configurations
+ * that have it: the first configuration's finding is moved (its slot
+ * left zeroed), the others only add their name.
  */
 static void join_findings(struct analysis *a, struct findings *dst,
-			  bool low)
+			  bool low, bool per_root)
 {
 	struct strmap at;
 	size_t c, i;
@@ -484,7 +485,8 @@ static void join_findings(struct analysis *a, struct findings *dst,
 			struct finding *f = &src->v[i], *d;
 			char *key = xasprintf("%s|%s|%u|%u|%s", f->rule,
 					      f->file, f->line, f->col,
-					      f->root ? f->root : "-");
+					      per_root && f->root ? f->root :
+					      "-");
 			int k = strmap_get(&at, key);
 
 			if (k < 0) {
@@ -576,8 +578,8 @@ static int join_configs(struct analysis *a, const struct analysis_opts *o,
 	if (ret)
 		return ret;
 	a->root = xstrdup(a->parts[0].root);
-	join_findings(a, &a->findings, false);
-	join_findings(a, &a->low, true);
+	join_findings(a, &a->findings, false, o->per_root);
+	join_findings(a, &a->low, true, o->per_root);
 	join_summaries(a);
 	return 0;
 }
