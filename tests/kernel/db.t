@@ -116,20 +116,15 @@ if [ "$KPROFILE" = full ]; then
 fi
 
 # kbuild: make C=2 runs $(CHECK) on each object's source.
-rm -f c2.db c2.db-wal c2.db-shm
 objs="drivers/char/random.o mm/memory.o arch/arm64/kernel/cpufeature.o
       arch/arm64/kernel/cpu_errata.o arch/arm64/kernel/vdso/"
-timed make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-	C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2.db" $objs \
-	> c2.out 2>&1
-check "make C=2 CHECK=\"trapcheck check --db=...\" succeeds" [ $? -eq 0 ]
+kc2 c2.out "$SCRATCH/c2.db" -C "$tree" $objs
+check "make C=2 CHECK=\"trapcheck check --db=...\" succeeds" [ $c2_rc -eq 0 ]
 tail -n 3 c2.out | sed 's/^/# /'
 # kbuild passes sparse's CHECKFLAGS first (--arch=arm64 -m64 ...), and the
 # vDSO's c_flags have -include lib/vdso/*.c before the file.
-nw=$(grep -c "unknown compiler flag" c2.out)
-ne=$(grep -c "parsed with [0-9]* error" c2.out)
-check_that "... no flag warning ($nw) and no parse error ($ne), the vDSO included" \
-	'[ "$nw" -eq 0 ] && [ "$ne" -eq 0 ] &&
+check_that "... no flag warning ($c2_nw) and no parse error ($c2_ne), the vDSO included" \
+	'[ "$c2_nw" -eq 0 ] && [ "$c2_ne" -eq 0 ] &&
 	 tus c2.db | grep -q "^arch/arm64/kernel/vdso/vgetrandom.c$"'
 "$TRAPCHECK" report --db c2.db --format=json -o c2.json 2> c2.err
 python3 - c2.json cold.json <<'PY'
@@ -146,34 +141,20 @@ PY
 check "trapcheck report after make C=2: the __cpu_has_rng finding of the compile-database mode" [ $? -eq 0 ]
 
 # check-full: kbuild over whole directories, against a compile-database
-# run over the same TUs (the tree's database restricted to them).
+# run over the same TUs (the tree's database restricted to them, from a
+# copy of its shared database: the other TUs pruned, the header functions
+# they owned adopted).
 if [ "$KPROFILE" = full ]; then
 	dirs="arch/arm64/ mm/ kernel/ drivers/char/"
-	rm -f c2all.db c2all.db-wal c2all.db-shm
-	timed make -s -C "$tree" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
-		-j"$(nproc)" C=2 CHECK="$TRAPCHECK check --db=$SCRATCH/c2all.db" \
-		$dirs > c2all.out 2>&1
-	check "make C=2 over $dirs succeeds" [ $? -eq 0 ]
-	nw=$(grep -c "unknown compiler flag" c2all.out)
-	ne=$(grep -c "parsed with [0-9]* error" c2all.out)
-	grep -e "unknown compiler flag" -e "parsed with" c2all.out |
-		head -n 5 | sed 's/^/# /'
-	check_that "... no flag warning ($nw) and no parse error ($ne) for any TU" \
-		'[ "$nw" -eq 0 ] && [ "$ne" -eq 0 ]'
+	kc2 c2all.out "$SCRATCH/c2all.db" -C "$tree" -j"$(nproc)" $dirs
+	check "make C=2 over $dirs succeeds" [ $c2_rc -eq 0 ]
+	check_that "... no flag warning ($c2_nw) and no parse error ($c2_ne) for any TU" \
+		'[ "$c2_nw" -eq 0 ] && [ "$c2_ne" -eq 0 ]'
 	mkdir -p same
-	tus c2all.db > c2all.tus
-	python3 - "$tree" c2all.tus > same/compile_commands.json <<'PY'
-import json, os, sys
-tree, tus = sys.argv[1:]
-want = set(open(tus).read().split())
-out = [e for e in json.load(open(os.path.join(tree, 'compile_commands.json')))
-       if os.path.relpath(os.path.join(e['directory'], e['file']), tree)
-       in want]
-print('# %d TUs checked, %d in the compile database' % (len(want), len(out)),
-      file=sys.stderr)
-print(json.dumps(out))
-PY
-	timed "$TRAPCHECK" -p same -q --format=json -o same.json
+	ksame "$tree" c2all.db > same/compile_commands.json
+	check "every TU checked is in the compile database" [ $? -eq 0 ]
+	kdb "$tree" same.db
+	timed "$TRAPCHECK" -p same --db same.db -q --format=json -o same.json
 	"$TRAPCHECK" report --db c2all.db -q --format=json -o c2all.json
 	check "trapcheck report after C=2 over $dirs: the compile-database run's findings" \
 		same_sites c2all.json same.json

@@ -109,3 +109,41 @@ for f in sys.argv[1:]:
     os.replace(f + ".own", f)
 '
 }
+# kc2 OUT DB MAKE-ARGS...: kbuild's CHECK protocol: make -s MAKE-ARGS C=2
+# CHECK="trapcheck check --db=DB" (DB absolute, made afresh), its output
+# in OUT. Sets c2_rc (make's status), c2_nw (flag warnings) and c2_ne
+# (TUs parsed with errors), and shows the first of those lines.
+kc2() {
+	_out=$1
+	_db=$2
+	shift 2
+	rm -f "$_db" "$_db-wal" "$_db-shm"
+	_t=$(date +%s)
+	make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- "$@" \
+		C=2 CHECK="$TRAPCHECK check --db=$_db" > "$_out" 2>&1
+	c2_rc=$?
+	echo "# $(( $(date +%s) - _t )) s: make C=2 $*" | cut -c1-160
+	c2_nw=$(grep -c "unknown compiler flag" "$_out")
+	c2_ne=$(grep -c "parsed with [0-9]* error" "$_out")
+	grep -e "unknown compiler flag" -e "parsed with" "$_out" |
+		head -n 5 | sed 's/^/# /'
+}
+# ksame TREE DB: TREE's compile-database entries of the TUs the facts
+# database DB holds (filled by kc2), as a compile database on stdout;
+# fails when TREE's database lacks one of them.
+ksame() {
+	python3 - "$1" "$2" <<'PY'
+import json, os, sqlite3, sys
+tree, db = sys.argv[1:]
+want = {r[0] for r in sqlite3.connect(db).execute('SELECT path FROM tu')}
+out = [e for e in json.load(open(os.path.join(tree, 'compile_commands.json')))
+       if os.path.relpath(os.path.join(e['directory'], e['file']), tree)
+       in want]
+have = {os.path.relpath(os.path.join(e['directory'], e['file']), tree)
+        for e in out}
+print('# %d TUs checked, %d entries in the compile database' %
+      (len(want), len(out)), file=sys.stderr)
+assert want == have, sorted(want ^ have)[:5]
+print(json.dumps(out))
+PY
+}
