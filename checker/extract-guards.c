@@ -486,6 +486,28 @@ static const char *const unmask_args[] = {
 #include "regions.def"
 };
 
+static const struct {
+	const char *name;
+	enum region_kind kind;
+	bool open;
+} region_macros[] = {
+#define PREEMPT REGION_PREEMPT
+#define OPEN true
+#define CLOSE false
+#define REGION_MACRO(n, k, a) { n, k, a },
+#include "regions.def"
+#undef PREEMPT
+#undef OPEN
+#undef CLOSE
+};
+
+/* An open or a close of a region, at a file offset of the function. */
+struct region_event {
+	unsigned int off;
+	int kind;
+	bool open;
+};
+
 static int region_call(const struct tu_call *c, bool *open)
 {
 	size_t i;
@@ -512,13 +534,82 @@ static void push_region(struct walk *w, unsigned int from, unsigned int to,
 			 xstrdup(region_atom[kind]));
 }
 
-static int off_order(const void *a, const void *b, void *calls)
+static int event_order(const void *a, const void *b)
 {
-	const struct tu_call *c = calls;
-	unsigned int x = c[*(const size_t *)a].off;
-	unsigned int y = c[*(const size_t *)b].off;
+	const struct region_event *x = a, *y = b;
 
-	return (x > y) - (x < y);
+	if (x->off != y->off)
+		return (x->off > y->off) - (x->off < y->off);
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return (int)y->open - (int)x->open;
+}
+
+/*
+ * Is token @i of the function an expansion of a REGION_MACRO() macro?
+ * A name followed by "(" where the preprocessor expanded a macro: the
+ * cursor there is the expansion, not a line #if'd out (whose tokens
+ * libclang still returns).
+ */
+static int region_macro(struct walk *w, unsigned int i, bool *open)
+{
+	const char *s = w->ftok.s[i];
+	CXSourceLocation loc;
+	CXCursor at;
+	size_t k;
+
+	if ((s[0] != 'p' && s[0] != 'g' && s[0] != 's') ||
+	    i + 1 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
+		return -1;
+	for (k = 0; k < ARRAY_SIZE(region_macros); k++)
+		if (!strcmp(s, region_macros[k].name))
+			break;
+	if (k == ARRAY_SIZE(region_macros))
+		return -1;
+	loc = clang_getLocationForOffset(w->tu, w->ftok_file, w->ftok.off[i]);
+	at = clang_getCursor(w->tu, loc);
+	if (clang_getCursorKind(at) != CXCursor_MacroExpansion)
+		return -1;
+	*open = region_macros[k].open;
+	return region_macros[k].kind;
+}
+
+/*
+ * The opens and closes of the body, in source order: the calls of
+ * REGION() from @first on and the expansions of REGION_MACRO(); a macro
+ * and the call it expands to are one event.
+ */
+static struct region_event *region_events(struct walk *w, size_t first,
+					  size_t *nr)
+{
+	struct region_event *ev = NULL;
+	size_t n = 0, alloc = 0, calls, i;
+	unsigned int t;
+	bool open;
+	int k;
+
+	for (i = first; i < w->out->nr_calls; i++) {
+		k = region_call(&w->out->calls[i], &open);
+		if (k >= 0)
+			*PUSH(ev, n, alloc) = (struct region_event){
+				w->out->calls[i].off, k, open };
+	}
+	calls = n;
+	for (t = 0; w->ftok_file && t < w->ftok.n; t++) {
+		k = region_macro(w, t, &open);
+		if (k < 0)
+			continue;
+		for (i = 0; i < calls; i++)
+			if (ev[i].off == w->ftok.off[t] && ev[i].kind == k &&
+			    ev[i].open == open)
+				break;
+		if (i == calls)
+			*PUSH(ev, n, alloc) = (struct region_event){
+				w->ftok.off[t], k, open };
+	}
+	sort_n(ev, n, sizeof(*ev), event_order);
+	*nr = n;
+	return ev;
 }
 
 /*
@@ -551,37 +642,32 @@ static bool unmasks_all(struct walk *w, unsigned int off)
  */
 void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 {
-	size_t n = w->out->nr_calls - first, i, *idx;
 	unsigned int from, to, open_at[REGION_KINDS];
 	unsigned int depth[REGION_KINDS] = { 0 };
 	struct tu_func *fn_facts = &w->out->funcs[w->cur_func];
+	struct region_event *ev;
 	unsigned int seen_before;
+	size_t n, i;
 	int k;
 
-	if (!n)
+	ev = region_events(w, first, &n);
+	if (!n) {
+		free(ev);
 		return;
+	}
 	extent_offsets(fn, &from, &to);
-	idx = xmalloc(n * sizeof(*idx));
-	for (i = 0; i < n; i++)
-		idx[i] = first + i;
-	sort_r(idx, n, sizeof(*idx), off_order, w->out->calls);
 	for (i = 0; i < n; i++) {
-		const struct tu_call *c = &w->out->calls[idx[i]];
-		bool open;
-
-		k = region_call(c, &open);
-		if (k < 0)
-			continue;
+		k = ev[i].kind;
 		seen_before = fn_facts->region_seen;
 		fn_facts->region_seen |= 1U << k;
-		if (open) {
+		if (ev[i].open) {
 			if (!depth[k]++)
-				open_at[k] = c->off;
+				open_at[k] = ev[i].off;
 		} else if (depth[k]) {
 			if (!--depth[k])
-				push_region(w, open_at[k], c->off, k);
+				push_region(w, open_at[k], ev[i].off, k);
 		} else {
-			push_region(w, from, c->off, k);
+			push_region(w, from, ev[i].off, k);
 			/*
 			 * Entered so, for the callers too, when this close
 			 * is the function's first region call and unmasks
@@ -589,7 +675,7 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 			 * ends a spin_lock_irq() (6.12's
 			 * __folio_migrate_mapping()).
 			 */
-			if (!seen_before && unmasks_all(w, c->off))
+			if (!seen_before && unmasks_all(w, ev[i].off))
 				fn_facts->region_in |= 1U << k;
 		}
 	}
@@ -599,5 +685,5 @@ void add_mask_regions(struct walk *w, CXCursor fn, size_t first)
 			fn_facts->region_out |= 1U << k;
 		}
 	}
-	free(idx);
+	free(ev);
 }

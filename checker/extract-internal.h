@@ -86,6 +86,7 @@ struct walk {
 
 	/* The function being walked: its tokens and guarded regions. */
 	struct tokens ftok;
+	CXFile ftok_file;	/* the file they are in */
 	struct region *regions;
 	size_t nr_regions, alloc_regions;
 	struct loop_region *loops;

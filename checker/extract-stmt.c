@@ -449,8 +449,11 @@ void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 {
 	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
 	size_t first_icall = w->out->nr_icalls;
+	CXSourceRange range = expansion_range(w->tu, fn);
 
-	tokens_get(&w->ftok, w->tu, expansion_range(w->tu, fn), true);
+	tokens_get(&w->ftok, w->tu, range, true);
+	clang_getExpansionLocation(clang_getRangeStart(range), &w->ftok_file,
+				   NULL, NULL, NULL);
 	w->out->funcs[w->cur_func].cold =
 		is_cold(w, fn, w->out->funcs[w->cur_func].name);
 	w->regions = NULL;

@@ -7,7 +7,8 @@
 # in statement order (el0_svc() before local_daif_restore(), a region
 # between local_daif_mask() and local_daif_restore()), a guard written in
 # a macro body, KVM host code (context nested), a chain of low confidence,
-# one finding per site, and baselines across the change.
+# one finding per site, baselines across the change, and preemption
+# regions marked by macros that expand to no call (PREEMPT_VOLUNTARY).
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/trust"
 cd "$SCRATCH" || exit 1
