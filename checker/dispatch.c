@@ -22,6 +22,16 @@
  *    that is the caller's own parameter makes the caller a dispatch
  *    function (step 1); any other head is counted as unresolved, with
  *    examples for the summary, and reaches nothing.
+ *
+ * Control blocks (CTL_MEMBER, struct rmap_walk_control) are resolved per
+ * object the same way, with no registration in between: a function that
+ * calls through such a member of its parameter, and its wrappers (step
+ * 1), dispatch on that parameter; a call of one on a named object (a
+ * local "struct rmap_walk_control rwc = { .rmap_one = ... }") gets an
+ * edge to each function stored in that object's control members (via:
+ * "rwc.rmap_one"), and so does a call through the member made on a named
+ * object directly. On an object that cannot be named, the call reaches
+ * every function stored in those members, as an ops-table call would.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +63,42 @@ static const struct {
 #include "dispatch.def"
 };
 
+static const struct {
+	const char *type, *member;
+} ctl_members[] = {
+#define CTL_MEMBER(s, m) { s, m },
+#include "dispatch.def"
+};
+
+/* The control block struct of "struct.member" (its length), or 0. */
+static size_t ctl_struct_len(const char *member)
+{
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(ctl_members); i++) {
+		n = strlen(ctl_members[i].type);
+		if (!strncmp(member, ctl_members[i].type, n) &&
+		    member[n] == '.' &&
+		    !strcmp(member + n + 1, ctl_members[i].member))
+			return n;
+	}
+	return 0;
+}
+
+static const char *intern_n(struct graph *g, const char *s, size_t n)
+{
+	char *t = xstrndup(s, n);
+	const char *p = strpool_intern(&g->pool, t);
+
+	free(t);
+	return p;
+}
+
+bool ctl_member(const char *member)
+{
+	return ctl_struct_len(member) > 0;
+}
+
 bool dispatch_member(const char *member)
 {
 	size_t i, n;
@@ -69,7 +115,8 @@ bool dispatch_member(const char *member)
 
 char *dispatch_head_name(const char *id)
 {
-	const char *s = strncmp(id, "var:", 4) ? id : id + 4;
+	const char *s = !strncmp(id, "var:", 4) ? id + 4 :
+			!strncmp(id, "local:", 6) ? id + 6 : id;
 
 	return xstrndup(s, strcspn(s, "@"));
 }
@@ -118,6 +165,8 @@ struct role {
 	int reg_head, reg_block;	/* argument indices, -1: none */
 	const char *reg_fixed;		/* the head, when it is fixed */
 	int disp_head;			/* -1: not a dispatch function */
+	int ctl_obj;			/* -1: dispatches no control block */
+	const char *ctl_struct;		/* ... of this struct */
 };
 
 static bool set_reg(struct role *r, const char *fixed, int head, int block)
@@ -149,6 +198,7 @@ static void find_roles(struct graph *g, struct role *roles)
 	for (i = 0; i < g->nr_nodes; i++) {
 		roles[i].reg_head = roles[i].reg_block = -1;
 		roles[i].disp_head = -1;
+		roles[i].ctl_obj = -1;
 		for (j = 0; j < ARRAY_SIZE(reg_fns); j++)
 			if (!strcmp(g->nodes[i].name, reg_fns[j].name))
 				set_reg(&roles[i], NULL, reg_fns[j].head,
@@ -156,6 +206,17 @@ static void find_roles(struct graph *g, struct role *roles)
 		for (j = 0; j < ARRAY_SIZE(dispatch_fns); j++)
 			if (!strcmp(g->nodes[i].name, dispatch_fns[j].name))
 				roles[i].disp_head = dispatch_fns[j].head;
+	}
+	for (i = 0; i < g->nr_icalls; i++) {
+		const struct gicall *ic = &g->icalls[i];
+		size_t n = ctl_struct_len(ic->member);
+
+		if (n && param_of(ic->object) >= 0 &&
+		    roles[ic->caller].ctl_obj < 0) {
+			roles[ic->caller].ctl_obj = param_of(ic->object);
+			roles[ic->caller].ctl_struct = intern_n(g,
+				ic->member, n);
+		}
 	}
 	for (round = 0; changed && round < 16; round++) {
 		changed = false;
@@ -182,6 +243,16 @@ static void find_roles(struct graph *g, struct role *roles)
 
 				if (h >= 0) {
 					c->disp_head = h;
+					changed = true;
+				}
+			}
+			if (r->ctl_obj >= 0 && c->ctl_obj < 0) {
+				int h = param_of(arg_of(a->args, r->ctl_obj,
+							hb, sizeof(hb)));
+
+				if (h >= 0) {
+					c->ctl_obj = h;
+					c->ctl_struct = r->ctl_struct;
 					changed = true;
 				}
 			}
@@ -237,6 +308,90 @@ static void connect(struct graph *g, const struct gargsite *a,
 				g->inferred_edges++;
 			}
 		}
+	}
+}
+
+/*
+ * An edge from @caller at @site to each function stored in a member of
+ * @type (a control block) of @object; any object when @object is NULL.
+ */
+static void connect_object(struct graph *g, int caller,
+			   const struct tu_call *site, const char *type,
+			   const char *object)
+{
+	char *name = object ? dispatch_head_name(object) : NULL;
+	size_t j, n = strlen(type);
+
+	for (j = 0; j < g->nr_assigns; j++) {
+		const struct gassign *as = &g->assigns[j];
+		struct tu_call c = *site;
+		size_t before = g->nr_edges;
+		char *via;
+		int e;
+
+		if (ctl_struct_len(as->member) != n ||
+		    strncmp(as->member, type, n) ||
+		    (object && (!as->object || strcmp(as->object, object))))
+			continue;
+		via = name ? xasprintf("%s.%s", name, as->member + n + 1) :
+			     xstrdup(as->member);
+		c.via = (char *)strpool_intern(&g->pool, via);
+		free(via);
+		e = graph_add_edge(g, caller, as->fn, &c, true);
+		if (g->nr_edges > before) {
+			g->edges[e].registered = object != NULL;
+			g->inferred_edges++;
+		}
+	}
+	free(name);
+}
+
+/* Calls on control blocks: on a named object, or through a wrapper. */
+static void resolve_objects(struct graph *g, const struct role *roles,
+			    size_t nr_sites)
+{
+	struct dispatch_stats *st = &g->dispatch;
+	size_t i, nr_icalls = g->nr_icalls;
+	char hb[512];
+
+	for (i = 0; i < nr_sites; i++) {
+		const struct gargsite *a = &g->argsites[i];
+		const struct role *r = &roles[a->callee];
+		struct tu_call c = {
+			.file = (char *)a->file, .line = a->line,
+			.col = a->col, .guards = (char *)a->guards,
+			.loop = a->loop, .loop_guess = a->loop_guess,
+		};
+		const char *h;
+
+		if (r->ctl_obj < 0)
+			continue;
+		h = arg_of(a->args, r->ctl_obj, hb, sizeof(hb));
+		/* A wrapper's call: resolved at the wrapper's callers. */
+		if (param_of(h) >= 0)
+			continue;
+		if (named(h))
+			st->by_object++;
+		else
+			st->object_unknown++;
+		connect_object(g, a->caller, &c, r->ctl_struct,
+			       named(h) ? strpool_intern(&g->pool, h) : NULL);
+	}
+	for (i = 0; i < nr_icalls; i++) {
+		const struct gicall *ic = &g->icalls[i];
+		size_t n = ctl_struct_len(ic->member);
+		struct tu_call c = {
+			.file = (char *)ic->file, .line = ic->line,
+			.col = ic->col, .guards = (char *)ic->guards,
+			.loop = ic->loop, .loop_guess = ic->loop_guess,
+		};
+		const char *type;
+
+		if (!n || !named(ic->object))
+			continue;
+		st->by_object++;
+		type = intern_n(g, ic->member, n);
+		connect_object(g, ic->caller, &c, type, ic->object);
 	}
 }
 
@@ -296,6 +451,7 @@ void dispatch_resolve(struct graph *g)
 			}
 		}
 	}
+	resolve_objects(g, roles, nr_sites);
 	free(regs);
 	free(roles);
 }

@@ -176,11 +176,13 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 		const struct dispatch_stats *d = sum->dispatch;
 
 		fprintf(diag, "trapcheck: calls through struct members: %zu "
-			"by ops table, %zu with no target; by registration: "
-			"%zu on a known list head (%zu registrations), %zu in "
-			"wrappers, %zu unresolved", d->by_table, d->no_target,
-			d->by_registration, d->registrations,
-			d->through_wrapper, d->unresolved);
+			"by ops table, %zu with no target; by object: %zu on "
+			"a named control block, %zu on an unnamed one; by "
+			"registration: %zu on a known list head (%zu "
+			"registrations), %zu in wrappers, %zu unresolved",
+			d->by_table, d->no_target, d->by_object,
+			d->object_unknown, d->by_registration,
+			d->registrations, d->through_wrapper, d->unresolved);
 		for (i = 0; i < d->nr_examples; i++)
 			fprintf(diag, "%s%s", i ? ", " : " (", d->examples[i]);
 		fputs(d->nr_examples ? ")\n" : "\n", diag);
@@ -406,6 +408,8 @@ static const struct json_count baseline_counts[] = {
 static const struct json_count dispatch_counts[] = {
 	DISPATCH_COUNT("by_ops_table", by_table),
 	DISPATCH_COUNT("no_target", no_target),
+	DISPATCH_COUNT("by_object", by_object),
+	DISPATCH_COUNT("object_unknown", object_unknown),
 	DISPATCH_COUNT("by_registration", by_registration),
 	DISPATCH_COUNT("registrations", registrations),
 	DISPATCH_COUNT("in_wrappers", through_wrapper),

@@ -154,6 +154,7 @@ unsigned int loop_at(const struct loop_region *l, size_t nr,
 
 /* extract-ops.c: struct members, registrations, kernel tables. */
 char *call_args(struct walk *w, CXCursor call);
+char *local_object(struct walk *w, CXCursor var);
 enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 					CXClientData d);
 void record_icall(struct walk *w, CXCursor call, CXCursor field);

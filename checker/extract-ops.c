@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/dispatch.h"
 #include "trapcheck/tables.h"
 
 #include "extract-internal.h"
@@ -31,9 +32,10 @@ static char *member_id(CXCursor field)
 	return id;
 }
 
-/* Registration types of checker/dispatch.def. */
+/* Registration types and control blocks of checker/dispatch.def. */
 static const char *const reg_types[] = {
 #define REG_TYPE(s) s,
+#define CTL_MEMBER(s, m) s,
 #include "dispatch.def"
 };
 
@@ -74,12 +76,25 @@ static CXCursor strip_expr(CXCursor c)
 	}
 }
 
+/* "local:NAME@FILE:LINE": a variable of a function body (@ref). */
+char *local_object(struct walk *w, CXCursor ref)
+{
+	unsigned int line, col;
+	const char *f = expansion_loc(w, clang_getCursorLocation(ref), &line,
+				      &col, NULL, NULL);
+	char *name = cursor_name(ref), *id;
+
+	id = xasprintf("local:%s@%s:%u", name, f, line);
+	free(name);
+	return id;
+}
+
 /*
  * What an argument or an object names, as a string (NULL: nothing that
  * can be named): "var:NAME[.member...][@FILE]" for a global variable (the
- * file when it is static) or a member of one, "STRUCT.member" for a
- * member of any other object, "$N" for the current function's parameter
- * N.
+ * file when it is static) or a member of one, "local:NAME@FILE:LINE" for
+ * a variable of a function body, "STRUCT.member" for a member of any
+ * other object, "$N" for the current function's parameter N.
  */
 static char *object_id(struct walk *w, CXCursor e)
 {
@@ -116,6 +131,12 @@ static char *object_id(struct walk *w, CXCursor e)
 		free(name);
 		return id;
 	}
+	/* A struct of the body, not a pointer that may point anywhere. */
+	if (k == CXCursor_DeclRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_VarDecl &&
+	    clang_getCanonicalType(clang_getCursorType(ref)).kind ==
+	    CXType_Record)
+		return local_object(w, ref);
 	if (k == CXCursor_MemberRefExpr &&
 	    clang_getCursorKind(ref) == CXCursor_FieldDecl) {
 		struct kids kids = { .n = 0 };
@@ -282,6 +303,27 @@ void record_store(struct walk *w, CXCursor lhs, CXCursor rhs)
 	free(obj);
 }
 
+/*
+ * The object of a call through a control block's member (dispatch.def
+ * CTL_MEMBER), or NULL: "rwc->rmap_one(...)" on the parameter rwc.
+ */
+static char *icall_object(struct walk *w, CXCursor call, const char *member)
+{
+	struct kids callee = { .n = 0 }, base = { .n = 0 };
+	CXCursor c;
+
+	if (!ctl_member(member))
+		return NULL;
+	clang_visitChildren(call, collect_kid, &callee);
+	if (!callee.n)
+		return NULL;
+	c = strip_expr(callee.c[0]);
+	if (clang_getCursorKind(c) != CXCursor_MemberRefExpr)
+		return NULL;
+	clang_visitChildren(c, collect_kid, &base);
+	return base.n == 1 ? object_id(w, base.c[0]) : NULL;
+}
+
 void record_icall(struct walk *w, CXCursor call, CXCursor field)
 {
 	struct tu_icall *ic = PUSH(w->out->icalls, w->out->nr_icalls,
@@ -290,6 +332,7 @@ void record_icall(struct walk *w, CXCursor call, CXCursor field)
 
 	ic->caller = w->cur_func;
 	ic->member = member_id(field);
+	ic->object = icall_object(w, call, ic->member);
 	ic->file = xstrdup(expansion_loc(w, loc, &ic->line, &ic->col,
 					 &ic->off, NULL));
 	ic->guards = macro_guards(w);

@@ -257,6 +257,16 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 	case CXCursor_InitListExpr:
 		clang_visitChildren(c, visit_init_list, w);
 		return;
+	case CXCursor_VarDecl: {
+		/* What its initialiser stores is the variable's members'. */
+		char *outer = w->init_obj;
+
+		w->init_obj = local_object(w, c);
+		clang_visitChildren(c, walk_kid, w);
+		free(w->init_obj);
+		w->init_obj = outer;
+		return;
+	}
 	case CXCursor_ForStmt:
 	case CXCursor_WhileStmt:
 	case CXCursor_DoStmt:

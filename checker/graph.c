@@ -245,6 +245,7 @@ static void merge_icall(struct graph *g, const struct tu_icall *ic,
 
 	c->caller = caller;
 	c->member = intern(g, ic->member);
+	c->object = intern(g, ic->object);
 	MERGE_SITE(g, c, ic);
 }
 
@@ -391,8 +392,13 @@ static void resolve_icalls(struct graph *g)
 		const struct gicall *ic = &g->icalls[i];
 		size_t targets = 0;
 
-		/* Filled by registration: resolved per list head instead. */
-		if (dispatch_member(ic->member))
+		/*
+		 * Filled by registration: resolved per list head instead;
+		 * a control block's member on an object that can be named:
+		 * per object (dispatch.c).
+		 */
+		if (dispatch_member(ic->member) ||
+		    (ic->object && ctl_member(ic->member)))
 			continue;
 
 		/* The run of assignments of this member (sorted). */

@@ -14,6 +14,8 @@ struct graph;
 
 /* Is "struct.member" filled by registration? */
 bool dispatch_member(const char *member);
+/* Is "struct.member" a member of a control block (CTL_MEMBER)? */
+bool ctl_member(const char *member);
 
 /*
  * Find the register and dispatch functions (the table's and their

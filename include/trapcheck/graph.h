@@ -80,6 +80,7 @@ struct gsink {
 struct gicall {
 	int caller;
 	const char *member;
+	const char *object;	/* a control block's (extract.h), or NULL */
 	const char *file;
 	unsigned int line, col, loop, loop_guess;
 	const char *guards;
@@ -111,6 +112,8 @@ struct dispatch_stats {
 	size_t through_wrapper;	/* on a head the caller was passed */
 	size_t unresolved;	/* on a head that cannot be named */
 	size_t registrations;	/* objects registered on a known head */
+	size_t by_object;	/* control block calls on a named object */
+	size_t object_unknown;	/* ... on one that cannot be named */
 	const char *examples[3]; /* unresolved: "file:line in fn()" */
 	size_t nr_examples;
 };

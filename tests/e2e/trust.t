@@ -7,8 +7,9 @@
 # in statement order (el0_svc() before local_daif_restore(), a region
 # between local_daif_mask() and local_daif_restore()), a guard written in
 # a macro body, KVM host code (context nested), a chain of low confidence,
-# one finding per site, baselines across the change, and preemption
-# regions marked by macros that expand to no call (PREEMPT_VOLUNTARY).
+# one finding per site, baselines across the change, preemption regions
+# marked by macros that expand to no call (PREEMPT_VOLUNTARY), and walks
+# through a control block resolved per object (struct rmap_walk_control).
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/trust"
 cd "$SCRATCH" || exit 1
@@ -47,8 +48,30 @@ assert s['unresolved_examples'] == ['kernel/power/main.c:53 in unknown_head_root
 assert s['by_ops_table'] == 2, s
 PY
 check "notifier chains: each callback reached from its own head only, the head on the chain, dispatch counted" [ $? -eq 0 ]
-grep -q '^trapcheck: calls through struct members: 2 by ops table, 0 with no target; by registration: 3 on a known list head (2 registrations), 1 in wrappers, 1 unresolved (kernel/power/main.c:53 in unknown_head_root())$' t.err
+grep -q '^trapcheck: calls through struct members: 2 by ops table, 0 with no target; by object: 2 on a named control block, 1 on an unnamed one; by registration: 3 on a known list head (2 registrations), 1 in wrappers, 1 unresolved (kernel/power/main.c:53 in unknown_head_root())$' t.err
 check "... and the text summary says so" [ $? -eq 0 ]
+
+python3 - t.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['function'] == 'demo_referenced_one']
+assert len(f) == 1, f
+f = f[0]
+# The migration walk stores its own rmap_one: it never reaches the read.
+assert sorted(f['roots']) == ['rmap-reclaim', 'rmap-unknown'], f['roots']
+by_root = {r['root']: r['chain'] for r in [f] + f['also_reached']}
+assert [(s['function'], s.get('via')) for s in by_root['rmap-reclaim']] == [
+    ('rmap_reclaim_root', None), ('demo_folio_referenced', None),
+    ('demo_referenced_one', 'rwc.rmap_one')], by_root
+assert by_root['rmap-reclaim'][-1]['inferred'], by_root
+# A control block that cannot be named: every function stored in one.
+assert [(s['function'], s.get('via')) for s in by_root['rmap-unknown']] == [
+    ('rmap_unknown_root', None),
+    ('demo_referenced_one', 'rmap_walk_control.rmap_one')], by_root
+s = d['summary']['dispatch']
+assert s['by_object'] == 2 and s['object_unknown'] == 1, s
+PY
+check "a control block (struct rmap_walk_control): each walk reaches what its caller stored, not every rmap_one" [ $? -eq 0 ]
 
 python3 - t.json <<'PY'
 import json, sys
@@ -182,7 +205,8 @@ site = json.load(open(sys.argv[1]))['findings']
 per = json.load(open(sys.argv[2]))['findings']
 a = sorted(x for f in site for x in f['fingerprints'])
 b = sorted(f['fingerprint'] for f in per)
-assert a == b and len(per) == len(site) + 1, (a, b)
+# Two sites are reached from two root sets each.
+assert a == b and len(per) == len(site) + 2, (a, b)
 PY
 check "one finding per site: the per-root findings' fingerprints, all kept (--per-root: one each)" [ $? -eq 0 ]
 tc --per-root -q --write-baseline old.json > /dev/null
