@@ -40,9 +40,12 @@
 #include "trapcheck/graph.h"
 #include "trapcheck/util.h"
 
-static const struct {
+/* "struct.member" of a table line. */
+struct member_ref {
 	const char *type, *member;
-} reg_members[] = {
+};
+
+static const struct member_ref reg_members[] = {
 #define REG_MEMBER(s, m) { s, m },
 #include "dispatch.def"
 };
@@ -63,26 +66,30 @@ static const struct {
 #include "dispatch.def"
 };
 
-static const struct {
-	const char *type, *member;
-} ctl_members[] = {
+static const struct member_ref ctl_members[] = {
 #define CTL_MEMBER(s, m) { s, m },
 #include "dispatch.def"
 };
 
-/* The control block struct of "struct.member" (its length), or 0. */
-static size_t ctl_struct_len(const char *member)
+/* The length of the struct name when @t lists "struct.member", or 0. */
+static size_t member_in(const struct member_ref *t, size_t nr,
+			const char *member)
 {
 	size_t i, n;
 
-	for (i = 0; i < ARRAY_SIZE(ctl_members); i++) {
-		n = strlen(ctl_members[i].type);
-		if (!strncmp(member, ctl_members[i].type, n) &&
-		    member[n] == '.' &&
-		    !strcmp(member + n + 1, ctl_members[i].member))
+	for (i = 0; i < nr; i++) {
+		n = strlen(t[i].type);
+		if (!strncmp(member, t[i].type, n) && member[n] == '.' &&
+		    !strcmp(member + n + 1, t[i].member))
 			return n;
 	}
 	return 0;
+}
+
+/* The control block struct of "struct.member" (its length), or 0. */
+static size_t ctl_struct_len(const char *member)
+{
+	return member_in(ctl_members, ARRAY_SIZE(ctl_members), member);
 }
 
 static const char *intern_n(struct graph *g, const char *s, size_t n)
@@ -101,16 +108,7 @@ bool ctl_member(const char *member)
 
 bool dispatch_member(const char *member)
 {
-	size_t i, n;
-
-	for (i = 0; i < ARRAY_SIZE(reg_members); i++) {
-		n = strlen(reg_members[i].type);
-		if (!strncmp(member, reg_members[i].type, n) &&
-		    member[n] == '.' &&
-		    !strcmp(member + n + 1, reg_members[i].member))
-			return true;
-	}
-	return false;
+	return member_in(reg_members, ARRAY_SIZE(reg_members), member) > 0;
 }
 
 char *dispatch_head_name(const char *id)
