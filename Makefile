@@ -44,7 +44,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
 	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
 	    checker/arch.o checker/arch/arm64.o \
-	    checker/roots.o checker/reach.o checker/finding.o \
+	    checker/roots.o checker/reach.o checker/finding.o checker/kconfig.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/emit-sarif.o checker/analyze.o \
 	    checker/caps.o checker/guards.o checker/patchlint.o checker/fix.o \
@@ -62,7 +62,7 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards tests/unit/test-factsio \
 	      tests/unit/test-cocci-emit tests/unit/test-patch \
-	      tests/unit/test-checkargs
+	      tests/unit/test-checkargs tests/unit/test-kconfig
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

@@ -22,6 +22,7 @@
 #include "trapcheck/db.h"
 #include "trapcheck/diag.h"
 #include "trapcheck/flags.h"
+#include "trapcheck/kconfig.h"
 #include "trapcheck/rules.h"
 
 #include "analyze-internal.h"
@@ -510,6 +511,83 @@ static void join_findings(struct analysis *a, struct findings *dst,
 	findings_sort(dst);
 }
 
+/* Do the values of @sym differ between every config with @f and without? */
+static bool differs(const struct analysis *a, const struct kconfig *k,
+		    const bool *have, const char *sym)
+{
+	size_t w, o;
+
+	for (w = 0; w < a->nr_configs; w++) {
+		for (o = 0; have[w] && o < a->nr_configs; o++) {
+			const char *x = kconfig_value(&k[w], sym);
+			const char *y = kconfig_value(&k[o], sym);
+
+			if (!have[o] && (x == y || (x && y && !strcmp(x, y))))
+				return false;
+		}
+	}
+	return true;
+}
+
+static void chain_symbols(const char *root, const struct chain *c,
+			  struct kconfig_syms *cand)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++) {
+		kconfig_line_symbols(root, c->steps[i].file, c->steps[i].line,
+				     cand);
+		if (c->steps[i].guards)
+			kconfig_text_symbols(c->steps[i].guards, cand);
+	}
+}
+
+/*
+ * Why a finding exists under some configurations only, where trapcheck
+ * can tell: the CONFIG_ symbols of the lines its chains pass (#if
+ * conditions open there, kbuild lines building their files, guards)
+ * whose values (each tree's .config) differ between every configuration
+ * that has it and every one that does not.
+ */
+static void explain_configs(struct analysis *a, struct findings *fs)
+{
+	struct kconfig *k = xcalloc(a->nr_configs, sizeof(*k));
+	bool *have = xcalloc(a->nr_configs, sizeof(*have));
+	bool all_loaded = true;
+	size_t c, i, j;
+
+	for (c = 0; c < a->nr_configs; c++)
+		all_loaded &= !kconfig_load(&k[c], a->parts[c].root);
+	for (i = 0; all_loaded && i < fs->nr; i++) {
+		struct finding *f = &fs->v[i];
+		struct kconfig_syms cand = { NULL };
+		const char *root = NULL;
+
+		if (!f->nr_configs || f->in_all_configs)
+			continue;
+		for (c = 0; c < a->nr_configs; c++) {
+			have[c] = false;
+			for (j = 0; j < f->nr_configs; j++)
+				have[c] |= f->configs[j] == a->configs[c];
+			if (have[c] && !root)
+				root = a->parts[c].root;
+		}
+		chain_symbols(root, &f->chain, &cand);
+		for (j = 0; j < f->nr_also; j++)
+			chain_symbols(root, &f->also[j].chain, &cand);
+		for (j = 0; j < cand.nr; j++)
+			if (differs(a, k, have, cand.v[j]))
+				*PUSH(f->config_syms, f->nr_config_syms,
+				      f->alloc_config_syms) =
+					xstrdup(cand.v[j]);
+		kconfig_syms_free(&cand);
+	}
+	for (c = 0; c < a->nr_configs; c++)
+		kconfig_free(&k[c]);
+	free(k);
+	free(have);
+}
+
 /* The run's counts: the configurations' added up. */
 static void join_summaries(struct analysis *a)
 {
@@ -580,6 +658,8 @@ static int join_configs(struct analysis *a, const struct analysis_opts *o,
 	a->root = xstrdup(a->parts[0].root);
 	join_findings(a, &a->findings, false, o->per_root);
 	join_findings(a, &a->low, true, o->per_root);
+	explain_configs(a, &a->findings);
+	explain_configs(a, &a->low);
 	join_summaries(a);
 	return 0;
 }

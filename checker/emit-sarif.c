@@ -176,6 +176,9 @@ static json_t *sarif_result(const struct finding *f)
 	if (f->nr_configs)
 		json_object_set_new(props, "configs",
 				    finding_configs_json(f));
+	if (f->nr_config_syms)
+		json_object_set_new(props, "config_symbols",
+				    finding_config_syms_json(f));
 	json_object_set_new(props, "confidence", json_string(f->low ? "low" :
 								 "high"));
 	json_object_set_new(props, "register", jstr(f->reg));

@@ -315,6 +315,9 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
 	if (f->nr_configs)
 		json_object_set_new(o, "configs", finding_configs_json(f));
+	if (f->nr_config_syms)
+		json_object_set_new(o, "config_symbols",
+				    finding_config_syms_json(f));
 	if (f->only_when) {
 		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
 

@@ -60,16 +60,28 @@ void finding_free(struct finding *f)
 		finding_free(&f->also[j]);
 	free(f->also);
 	free(f->configs);
+	strv_free(f->config_syms, f->nr_config_syms);
 }
 
-json_t *finding_configs_json(const struct finding *f)
+static json_t *strings_json(const char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < f->nr_configs; i++)
-		json_array_append_new(a, json_string(f->configs[i]));
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
 	return a;
+}
+
+json_t *finding_configs_json(const struct finding *f)
+{
+	return strings_json(f->configs, f->nr_configs);
+}
+
+json_t *finding_config_syms_json(const struct finding *f)
+{
+	return strings_json((const char *const *)f->config_syms,
+			    f->nr_config_syms);
 }
 
 char *finding_configs_text(const struct finding *f)
@@ -85,9 +97,17 @@ char *finding_configs_text(const struct finding *f)
 		free(s);
 		s = t;
 	}
-	t = xasprintf("%s only)", s);
+	t = xasprintf("%s only", s);
 	free(s);
-	return t;
+	for (i = 0; i < f->nr_config_syms; i++) {
+		s = xasprintf("%s%s%s", t, i ? ", " : ": ",
+			      f->config_syms[i]);
+		free(t);
+		t = s;
+	}
+	s = xasprintf("%s)", t);
+	free(t);
+	return s;
 }
 
 char *chain_text(const struct chain *c, bool calls)

@@ -85,6 +85,13 @@ struct finding {
 	const char **configs;
 	size_t nr_configs;
 	bool in_all_configs;	/* every configuration has it */
+	/*
+	 * When only some have it: the CONFIG_ symbols of its chains' lines
+	 * whose values differ between those that have it and the others
+	 * ("CONFIG_LRU_GEN"; kconfig.h), where trapcheck can tell.
+	 */
+	char **config_syms;
+	size_t nr_config_syms, alloc_config_syms;
 };
 
 struct findings {
@@ -149,6 +156,8 @@ char *chain_text(const struct chain *c, bool calls);
  * configuration has it or none was named.
  */
 json_t *finding_configs_json(const struct finding *f);
+/* Its config_syms, a JSON array of strings. */
+json_t *finding_config_syms_json(const struct finding *f);
 char *finding_configs_text(const struct finding *f);
 
 /*

@@ -89,19 +89,31 @@ open(fault, 'w').write(s)
 s = open(rnd).read()
 old = 'static void _extract_crng('
 assert s.count(old) == 1
-s = s.replace(old, '''static unsigned long cloud_pfr0(void)
+s = s.replace(old, '''#ifdef CONFIG_CLOUD_PFR0
+static unsigned long cloud_pfr0(void)
 {
 	return read_cpuid(ID_AA64PFR0_EL1);
 }
+#endif
 
 static void _extract_crng(''')
 old = '\tif (arch_get_random_long(&v))\n'
 assert s.count(old) == 1, 'random.c changed'
-s = s.replace(old, '\tv ^= cloud_pfr0();\n' + old)
+s = s.replace(old, '#ifdef CONFIG_CLOUD_PFR0\n\tv ^= cloud_pfr0();\n#endif\n' +
+              old)
 open(rnd, 'w').write(s)
 PY
-check "the cloud copy is edited" [ $? -eq 0 ]
-"$TRAPCHECK" -p tree $ROOTS --db def.db -q -o /dev/null
+edited=$?
+# The cloud read is behind a symbol only the cloud .config sets.
+sed -i 's/^#define CONFIG_ARM64 1$/&\n#define CONFIG_CLOUD_PFR0 1/' \
+	cloud/include/linux/kconfig.h
+printf 'CONFIG_ARM64=y\nCONFIG_CLOUD_PFR0=y\n' > cloud/.config
+cp -a "$FX" deftree
+printf 'CONFIG_ARM64=y\n# CONFIG_CLOUD_PFR0 is not set\n' > deftree/.config
+check "the cloud copy is edited (its read behind CONFIG_CLOUD_PFR0)" \
+	sh -c "[ $edited -eq 0 ] && grep -q '^#define CONFIG_CLOUD_PFR0 1$' cloud/include/linux/kconfig.h"
+
+"$TRAPCHECK" -p deftree $ROOTS --db def.db -q -o /dev/null
 "$TRAPCHECK" -p cloud $ROOTS --shard 1/2 --db c1.db -q
 "$TRAPCHECK" -p cloud $ROOTS --shard 2/2 --db c2.db -q
 "$TRAPCHECK" report --db defconfig=def.db --db cloud=c1.db --db cloud=c2.db \
@@ -109,8 +121,8 @@ check "the cloud copy is edited" [ $? -eq 0 ]
 check "configurations: exit 1" [ $? -eq 1 ]
 check "text: a site only the first configuration has says so" \
 	grep -q "^arch/arm64/mm/fault.c:88:[0-9]*: warning: this_cpu_has_cap(ARM64_HAS_AMU_EXTN) reads .* (defconfig only) \[local-cap-check\]$" cfg.txt
-check "... and one only the second has (its shards joined)" \
-	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: warning: read_cpuid(ID_AA64PFR0_EL1) reads .* (cloud only) \[trapping-idreg-read\]$" cfg.txt
+check "... and one only the second has (its shards joined), with the symbol behind it" \
+	grep -q "^drivers/char/random.c:[0-9]*:[0-9]*: warning: read_cpuid(ID_AA64PFR0_EL1) reads .* (cloud only: CONFIG_CLOUD_PFR0) \[trapping-idreg-read\]$" cfg.txt
 check_that "... a site both have, first reached from different root sets: one warning, not marked" \
 	'grep "^arch/arm64/include/asm/archrandom.h:[0-9]*:[0-9]*: warning: this_cpu_has_cap(ARM64_HAS_RNG) reads " cfg.txt > both.txt &&
 	 [ "$(wc -l < both.txt)" -eq 1 ] && ! grep -q " only) \[" both.txt'
@@ -137,8 +149,20 @@ rng = [f['root'] for f in one['findings'] + cloud['findings']
 assert sorted(rng) == ['crng', 'page-fault'], rng
 props = [r['properties']['configs'] for r in sarif['runs'][0]['results']]
 assert sorted(map(tuple, props)) == sorted(tuple(v) for v in got.values())
+# The symbol whose .config values differ, on the cloud-only chain; none
+# for a site that differs in source, not configuration.
+# (The edits move lines: other sites differ by line, not by symbol.)
+syms = {key(f): f.get('config_symbols') for f in cfg['findings']
+        if len(f['configs']) == 1}
+read = [k for k in syms if k[0] == 'trapping-idreg-read' and
+        k[1] == 'drivers/char/random.c']
+assert len(read) == 1 and syms[read[0]] == ['CONFIG_CLOUD_PFR0'], syms
+assert all(v is None for k, v in syms.items() if k != read[0]), syms
+props = [r['properties'].get('config_symbols')
+         for r in sarif['runs'][0]['results']]
+assert props.count(['CONFIG_CLOUD_PFR0']) == 1, props
 PY
-check "JSON and SARIF: each finding's configs are those whose single run has it" [ $? -eq 0 ]
+check "JSON and SARIF: each finding's configs are those whose single run has it, and the CONFIG_ symbols behind a difference" [ $? -eq 0 ]
 "$TRAPCHECK" report --db defconfig=def.db --db c1.db $ROOTS > /dev/null 2> mix.err
 rc=$?
 check_that "named and unnamed databases mixed: exit 2, one line" \
