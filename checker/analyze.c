@@ -465,6 +465,58 @@ static size_t config_name_len(const char *arg)
 }
 
 /*
+ * The architecture of the report's databases (@paths, NAME=FILE or
+ * FILE), set as the run's before their facts are read: one for all.
+ * A database that cannot be opened is left to link_dbs() to report.
+ */
+static int dbs_arch(const char *const *paths, size_t nr, char *err,
+		    size_t errlen)
+{
+	const struct arch *found = NULL;
+	char *first = NULL, *which = NULL;
+	char ignore[256];
+	struct db *fdb;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		size_t n = config_name_len(paths[i]);
+		const char *file = n ? paths[i] + n + 1 : paths[i];
+
+		if (access(file, F_OK) ||
+		    db_open(&fdb, file, ignore, sizeof(ignore)))
+			continue;
+		if (!db_arch(fdb)) {
+			db_close(fdb);
+			continue;
+		}
+		if (!first) {
+			first = xstrdup(db_arch(fdb));
+			which = xstrdup(file);
+			found = arch_find(first);
+			if (!found) {
+				snprintf(err, errlen, "%s: its facts are of "
+					 "arch/%s, which this trapcheck has no "
+					 "tables for", file, first);
+				ret = -EINVAL;
+			}
+		} else if (strcmp(first, db_arch(fdb))) {
+			snprintf(err, errlen, "%s: its facts are of arch/%s, "
+				 "those of %s of arch/%s: one architecture "
+				 "per report", file, db_arch(fdb), which,
+				 first);
+			ret = -EINVAL;
+		}
+		db_close(fdb);
+	}
+	if (!ret && found)
+		arch_set(found);
+	free(first);
+	free(which);
+	return ret;
+}
+
+/*
  * The findings of each configuration's analysis into @dst, one per site
  * (and root set, with --per-root: otherwise the configurations may reach
  * one site first from different root sets), each with the configurations
@@ -682,6 +734,9 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 		paths[i] = o->more_dbs[i - 1];
 	for (i = 0; i < n; i++)
 		named += config_name_len(paths[i]) > 0;
+	ret = dbs_arch(paths, n, err, errlen);
+	if (ret)
+		goto out_free_paths;
 	if (!named) {
 		ret = link_dbs(a, o, roots, paths, n, err, errlen);
 	} else if (named < n) {
@@ -693,6 +748,7 @@ static int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
 	} else {
 		ret = join_configs(a, o, roots, paths, n, err, errlen);
 	}
+out_free_paths:
 	free(paths);
 	if (ret) {
 		analysis_free(a);
@@ -867,6 +923,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 {
 	struct compdb db;
 	struct pool p;
+	const struct arch *arch;
 	struct strmap prev_owned;
 	size_t i;
 	int ret;
@@ -878,8 +935,9 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	if (ret)
 		return ret;
 	/* Before any parser process starts: they inherit it. */
-	if (arch_of_compdb(&db))
-		arch_set(arch_of_compdb(&db));
+	arch = arch_of_compdb(&db);
+	if (arch)
+		arch_set(arch);
 	if (o->srctree) {
 		ret = compdb_set_srctree(&db, o->srctree, err, errlen);
 		if (ret) {
@@ -906,6 +964,10 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 */
 		if (!db_root(p.fdb) || strcmp(db_root(p.fdb), a->root))
 			db_set_root(p.fdb, a->root);
+		ret = db_claim_arch(p.fdb, arch_current()->name, err,
+				    errlen);
+		if (ret)
+			goto out_free;
 	}
 	plan_entries(&p);
 	if (p.fdb)

@@ -89,6 +89,7 @@ static bool report_one(const struct tu_facts *facts)
 int cmd_check(int argc, char **argv)
 {
 	const char *timeout = getenv("TRAPCHECK_TU_TIMEOUT");
+	const struct arch *arch;
 	struct compdb_entry e = { 0 };
 	struct one_tu one = { 0 };
 	struct flag_warnings warn;
@@ -119,8 +120,9 @@ int cmd_check(int argc, char **argv)
 	e.argc = ca.argc;
 	e.directory = path_normalize(cwd);
 	e.file = path_join(e.directory, ca.file);
-	if (arch_of_argv(e.argv, e.argc))
-		arch_set(arch_of_argv(e.argv, e.argc));
+	arch = arch_of_argv(e.argv, e.argc);
+	if (arch)
+		arch_set(arch);
 
 	if (db_open(&fdb, ca.dbpath, err, sizeof(err))) {
 		diag_error("%s", err);
@@ -133,6 +135,11 @@ int cmd_check(int argc, char **argv)
 
 		db_set_root(fdb, src);
 		free(src);
+	}
+	if (db_claim_arch(fdb, arch_current()->name, err, sizeof(err))) {
+		diag_error("%s", err);
+		ret = TC_EXIT_USAGE;
+		goto out_close;
 	}
 	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE) {
 		clang_args_free(&args);

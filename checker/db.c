@@ -17,6 +17,7 @@ struct db {
 	sqlite3 *h;
 	char *path;
 	char *root;
+	char *arch;
 	/* This run's file hashes: each file is stat()ed and looked up once. */
 	struct strmap hashes;
 	char **hash_v;
@@ -201,6 +202,7 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 		goto err_close;
 	}
 	db->root = meta_get(db, "root");
+	db->arch = meta_get(db, "arch");
 	*dbp = db;
 	return 0;
 
@@ -218,6 +220,7 @@ void db_close(struct db *db)
 	sqlite3_close(db->h);
 	free(db->path);
 	free(db->root);
+	free(db->arch);
 	free(db);
 }
 
@@ -231,6 +234,31 @@ int db_set_root(struct db *db, const char *root)
 	free(db->root);
 	db->root = xstrdup(root);
 	return meta_set(db, "root", root);
+}
+
+const char *db_arch(struct db *db)
+{
+	return db->arch;
+}
+
+int db_claim_arch(struct db *db, const char *arch, char *err,
+		  size_t errlen)
+{
+	if (db->arch && strcmp(db->arch, arch)) {
+		snprintf(err, errlen, "%s: its facts are of arch/%s, this run "
+			 "is for arch/%s: one architecture per database",
+			 db->path, db->arch, arch);
+		return -EINVAL;
+	}
+	if (db->arch)
+		return 0;
+	db->arch = xstrdup(arch);
+	if (meta_set(db, "arch", arch)) {
+		snprintf(err, errlen, "%s: cannot store the architecture: %s",
+			 db->path, sqlite3_errmsg(db->h));
+		return -EIO;
+	}
+	return 0;
 }
 
 static char *file_hash(struct db *db, const char *root, const char *rel);

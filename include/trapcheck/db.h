@@ -34,6 +34,17 @@ void db_close(struct db *db);
 /* The tree the database describes (set on first use). */
 const char *db_root(struct db *db);
 int db_set_root(struct db *db, const char *root);
+/*
+ * The architecture its facts are of (kbuild's SRCARCH: sink indices and
+ * trap classes are that architecture's), or NULL before the first run.
+ */
+const char *db_arch(struct db *db);
+/*
+ * A run for @arch uses the database: stored when it has none yet; a
+ * database of another architecture is refused (-EINVAL, @err says so).
+ */
+int db_claim_arch(struct db *db, const char *arch, char *err,
+		  size_t errlen);
 
 /*
  * A file's content hash, cached in the database by (mtime, size): a file

@@ -296,4 +296,38 @@ check_that "... and the finding through it kept (the run without a database has 
 	'grep -q "\"function\": \"hotread_pfr0\"" own-none.json &&
 	 same_sites own-warm.json own-none.json'
 
+# One architecture per database: the run's is stored, another refused.
+setarch() {
+	python3 - "$1" "$2" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+if sys.argv[2] == '?':
+    print(c.execute("SELECT value FROM meta WHERE key = 'arch'")
+          .fetchone()[0])
+else:
+    c.execute("UPDATE meta SET value = ? WHERE key = 'arch'", (sys.argv[2],))
+    c.commit()
+PY
+}
+check "the database records the run's architecture (from the compile database)" \
+	[ "$(setarch f.db '?')" = arm64 ]
+cp f.db x86.db
+setarch x86.db x86
+"$TRAPCHECK" -p tree $ROOTS --db x86.db > /dev/null 2> x86run.err
+rc=$?
+check_that "a run on a database of another architecture: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < x86run.err)" -eq 1 ] &&
+	 grep -qx "trapcheck: error: x86.db: its facts are of arch/x86, this run is for arch/arm64: one architecture per database" x86run.err'
+"$TRAPCHECK" report --db f.db --db x86.db $ROOTS > /dev/null 2> x86rep.err
+rc=$?
+check_that "report: databases of two architectures: exit 2, one line" \
+	'[ $rc -eq 2 ] &&
+	 grep -qx "trapcheck: error: x86.db: its facts are of arch/x86, those of f.db of arch/arm64: one architecture per report" x86rep.err'
+setarch x86.db sparc
+"$TRAPCHECK" report --db x86.db $ROOTS > /dev/null 2> sparc.err
+rc=$?
+check_that "report: an architecture trapcheck has no tables for: exit 2, one line" \
+	'[ $rc -eq 2 ] &&
+	 grep -qx "trapcheck: error: x86.db: its facts are of arch/sparc, which this trapcheck has no tables for" sparc.err'
+
 done_testing
