@@ -92,7 +92,9 @@ deps-checked: .deps-installed
 checker/flags.o: checker/flags.def
 checker/checkargs.o: checker/checkflags.def
 checker/arch/arm64.o: checker/arch/arm64/sinks.def \
-		      checker/arch/arm64/registers.def
+		      checker/arch/arm64/registers.def \
+		      checker/arch/arm64/phases.def \
+		      checker/arch/arm64/context.def
 checker/tables.o: checker/tables.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
@@ -100,7 +102,7 @@ checker/extract-stmt.o: checker/cold.def
 checker/extract-ops.o: checker/dispatch.def
 checker/extract-guards.o: checker/regions.def
 checker/dispatch.o: checker/dispatch.def
-checker/rules.o: checker/context.def checker/rules.def
+checker/rules.o: checker/rules.def
 checker/graph.o: checker/cold.def
 checker/emit-sarif.o: checker/rule-help.inc
 checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py

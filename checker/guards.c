@@ -6,13 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/guards.h"
 #include "trapcheck/util.h"
 
-static const struct {
-	const char *atom;
-	enum guard_kind kind;
-} guard_table[] = {
+static const struct guard_def guard_table[] = {
 #define BOOT GUARD_BOOT
 #define NOT_PREEMPTIBLE GUARD_NOT_PREEMPTIBLE
 #define CAPS_UNFINALIZED GUARD_CAPS_UNFINALIZED
@@ -200,24 +198,22 @@ size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 	return added;
 }
 
-/* Where in @guards an atom of kind @kind starts, and its length. */
-static const char *find_atom(const char *guards, enum guard_kind kind,
-			     size_t *len)
+/* Where in @guards an atom of @t of kind @kind starts, and its length. */
+static const char *find_in(const struct guard_def *t, size_t nr,
+			   const char *guards, enum guard_kind kind,
+			   size_t *len)
 {
 	size_t i;
 
-	if (!guards)
-		return NULL;
-	for (i = 0; i < ARRAY_SIZE(guard_table); i++) {
+	for (i = 0; i < nr; i++) {
 		const char *p = guards;
-		size_t n = strlen(guard_table[i].atom);
-
-		if (guard_table[i].kind != kind)
-			continue;
+		size_t n = strlen(t[i].atom);
 		/* An atom ending in '(', ',' or ' ' is a prefix. */
-		bool prefix = n && strchr("(, ", guard_table[i].atom[n - 1]);
+		bool prefix = n && strchr("(, ", t[i].atom[n - 1]);
 
-		while ((p = strstr(p, guard_table[i].atom))) {
+		if (t[i].kind != kind)
+			continue;
+		while ((p = strstr(p, t[i].atom))) {
 			bool start = p == guards ||
 				     (p - guards >= 4 &&
 				      !strncmp(p - 4, " && ", 4));
@@ -234,6 +230,19 @@ static const char *find_atom(const char *guards, enum guard_kind kind,
 		}
 	}
 	return NULL;
+}
+
+/* Where an atom of kind @kind starts: the generic table's, the arch's. */
+static const char *find_atom(const char *guards, enum guard_kind kind,
+			     size_t *len)
+{
+	const struct arch *a = arch_current();
+	const char *p;
+
+	if (!guards)
+		return NULL;
+	p = find_in(guard_table, ARRAY_SIZE(guard_table), guards, kind, len);
+	return p ? p : find_in(a->guards, a->nr_guards, guards, kind, len);
 }
 
 bool guards_have(const char *guards, enum guard_kind kind)

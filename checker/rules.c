@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/guards.h"
 #include "trapcheck/reach.h"
 #include "trapcheck/rules.h"
@@ -245,19 +246,14 @@ static void estimate(struct finding *f, const struct root_set *set)
 	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
 }
 
-/* Paths of code that runs on a KVM host (checker/context.def). */
-static const char *const nested_paths[] = {
-#define NESTED_PATH(prefix) prefix,
-#include "context.def"
-#undef NESTED_PATH
-};
-
+/* Code that runs on a KVM host (the architecture's context.def). */
 static bool nested_file(const char *file)
 {
+	const struct arch *a = arch_current();
 	size_t i;
 
-	for (i = 0; file && i < ARRAY_SIZE(nested_paths); i++)
-		if (!strncmp(file, nested_paths[i], strlen(nested_paths[i])))
+	for (i = 0; file && i < a->nr_host_paths; i++)
+		if (!strncmp(file, a->host_paths[i], strlen(a->host_paths[i])))
 			return true;
 	return false;
 }

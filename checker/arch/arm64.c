@@ -2,8 +2,9 @@
 /*
  * arch/arm64.c - arm64: its sinks (arm64/sinks.def), its system
  * registers and the HCR_EL2 trap controls that make a read exit to the
- * hypervisor (arm64/registers.def), the code no rewrite may touch, and
- * the subject prefixes of its patches.
+ * hypervisor (arm64/registers.def), the code no rewrite may touch, the
+ * subject prefixes of its patches, its guard atoms (arm64/phases.def) and
+ * where its KVM host code lives (arm64/context.def).
  */
 #include "trapcheck/arch.h"
 #include "trapcheck/util.h"
@@ -56,6 +57,22 @@ static const struct arch_path areas[] = {
 	{ "arch/arm64/kvm/", "KVM: arm64" },
 };
 
+static const struct guard_def guards[] = {
+#define BOOT GUARD_BOOT
+#define CAPS_UNFINALIZED GUARD_CAPS_UNFINALIZED
+#define GUARD(a, k) { a, k },
+#include "arm64/phases.def"
+#undef GUARD
+#undef BOOT
+#undef CAPS_UNFINALIZED
+};
+
+static const char *const host_paths[] = {
+#define NESTED_PATH(prefix) prefix,
+#include "arm64/context.def"
+#undef NESTED_PATH
+};
+
 const struct arch arch_arm64 = {
 	.name = "arm64",
 	.triples = triples, .nr_triples = ARRAY_SIZE(triples),
@@ -64,4 +81,6 @@ const struct arch arch_arm64 = {
 	.trap_names = trap_names, .nr_trap_names = ARRAY_SIZE(trap_names),
 	.no_rewrite = no_rewrite, .nr_no_rewrite = ARRAY_SIZE(no_rewrite),
 	.areas = areas, .nr_areas = ARRAY_SIZE(areas),
+	.guards = guards, .nr_guards = ARRAY_SIZE(guards),
+	.host_paths = host_paths, .nr_host_paths = ARRAY_SIZE(host_paths),
 };

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
 
 struct compdb;
@@ -48,6 +49,15 @@ struct arch {
 	 */
 	const struct arch_path *areas;
 	size_t nr_areas;
+	/* Guard atoms of its own (checker/arch/<name>/phases.def). */
+	const struct guard_def *guards;
+	size_t nr_guards;
+	/*
+	 * Code that runs only on a KVM host: a chain through it has context
+	 * "nested" (checker/arch/<name>/context.def).
+	 */
+	const char *const *host_paths;
+	size_t nr_host_paths;
 };
 
 extern const struct arch arch_arm64;

@@ -47,6 +47,12 @@ enum guard_kind {
 	GUARD_ARGUMENT,		/* one value of a parameter (a switch case) */
 };
 
+/* A line of checker/phases.def or an architecture's phases.def. */
+struct guard_def {
+	const char *atom;
+	enum guard_kind kind;
+};
+
 /*
  * Regions where the CPU cannot be preempted (checker/regions.def), and
  * the atom each adds to the guards of what runs inside.

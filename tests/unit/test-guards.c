@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/guards.h"
 
 /* Split a space-separated token list and normalise it. */
@@ -88,6 +89,27 @@ static void test_tokens(void **state)
 	free(t);
 }
 
+/*
+ * An architecture's own atoms are its: arm64's capability finalization is
+ * a boot guard under arm64, nothing under an architecture without them;
+ * the generic atoms hold under both.
+ */
+static void test_arch_atoms(void **state)
+{
+	const char *g = "!system_capabilities_finalized()";
+	struct arch bare = { .name = "bare" };
+
+	arch_set(&arch_arm64);
+	assert_true(guards_boot(g));
+	assert_true(guards_have(g, GUARD_CAPS_UNFINALIZED));
+	arch_set(&bare);
+	assert_false(guards_boot(g));
+	assert_false(guards_have(g, GUARD_CAPS_UNFINALIZED));
+	assert_true(guards_boot("!crng_ready()"));
+	assert_true(guards_have("!preemptible()", GUARD_NOT_PREEMPTIBLE));
+	arch_set(&arch_arm64);
+}
+
 static void test_kinds(void **state)
 {
 	const char *g = "!system_capabilities_finalized() && !preemptible()";
@@ -141,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_periodic),
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_arch_atoms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
