@@ -19,9 +19,13 @@ ktree() {
 }
 
 # kvariant TREE NAME: a hard-linked copy of TREE with one upstream change
-# applied or reverted (tests/kernel/tree-variant.py).
+# applied or reverted (tests/kernel/tree-variant.py), made under a lock.
 kvariant() {
-	"$TOP/tests/kernel/tree-variant.py" "$1" "$1-$2" "$2"
+	# Suites run side by side (make check: prove -j2): one makes it.
+	(
+		flock 9
+		"$TOP/tests/kernel/tree-variant.py" "$1" "$1-$2" "$2"
+	) 9> "$1-$2.lock"
 }
 
 # kcold TREE [FROM-TREE]: the directory of TREE's shared cold run, made
