@@ -219,9 +219,15 @@ install: all
 	    $(DESTDIR)$(DATADIR)/semantic-patches/
 	$(Q)install -m 644 docs/trapcheck.1 $(DESTDIR)$(MANDIR)/man1/
 
+# bench/parse-modes: libclang's parse options timed on kernel TUs
+# (bench/parse-modes.sh, docs/performance.md).
+bench/parse-modes: bench/parse-modes.c
+	$(quiet) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LDLIBS)
+
 clean:
 	$(quiet) CLEAN
-	$(Q)rm -f $(PROG) $(LIB) checker/*.o checker/*.d checker/arch/*.[od] $(UNIT_TESTS) \
+	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*.o checker/*.d checker/arch/*.[od] $(UNIT_TESTS) \
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
