@@ -100,8 +100,8 @@ checker/checkargs.o: checker/checkflags.def
 checker/arch/arm64.o: checker/arch/arm64/sinks.def \
 		      checker/arch/arm64/registers.def \
 		      checker/arch/arm64/phases.def \
-		      checker/arch/arm64/context.def
-checker/tables.o: checker/tables.def
+		      checker/arch/arm64/context.def \
+		      checker/arch/arm64/tables.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
 checker/extract-stmt.o: checker/cold.def

@@ -138,9 +138,7 @@ void caps_resolve(struct graph *g)
 		if (c->reg) {
 			r = reg_lookup(c->reg);
 			c->reads = c->reg;
-			c->trap = r ? r->trap :
-				  !strncmp(c->reg, "ID_", 3) ? TRAP_TID3 :
-							       TRAP_NONE;
+			c->trap = r ? r->trap : idreg_trap(c->reg);
 			c->how = "sys_reg";
 			continue;
 		}

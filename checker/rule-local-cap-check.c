@@ -39,7 +39,7 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	if (cap && cap->reads && cap->trap == TRAP_NONE)
 		return false;		/* MIDR: virtualised, no trap */
 	if (!cap || !cap->reads) {
-		f->trap = trap_class_name(TRAP_TID3);
+		f->trap = trap_class_name(idreg_trap(NULL));
 		f->message = xasprintf("%s(%s) may read an ID register from "
 				       "hardware on a hot path (%s); each "
 				       "read traps under %s",

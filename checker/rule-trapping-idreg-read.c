@@ -53,7 +53,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 		/* __read_sysreg_by_encoding(entry->sys_reg): any ID reg. */
 		if (ctx->def->how != SINK_CALL)
 			return false;
-		f->trap = trap_class_name(TRAP_TID3);
+		f->trap = trap_class_name(idreg_trap(NULL));
 		f->message = xasprintf("%s() reads an ID register from "
 				       "hardware on a hot path (traps under "
 				       "%s); read the sanitised copy with "

@@ -74,10 +74,21 @@ const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 	}
 }
 
-const char *trap_class_name(enum trap_class t)
+const char *trap_class_name(unsigned int trap)
 {
 	const struct arch *a = arch_current();
 
-	return (size_t)t < a->nr_trap_names && a->trap_names[t] ?
-	       a->trap_names[t] : "none";
+	return trap < a->nr_trap_names && a->trap_names[trap] ?
+	       a->trap_names[trap] : "none";
+}
+
+unsigned int idreg_trap(const char *name)
+{
+	const struct arch *a = arch_current();
+	size_t n = a->idreg_prefix ? strlen(a->idreg_prefix) : 0;
+
+	if (!name)
+		return a->idreg_trap;
+	return n && !strncmp(name, a->idreg_prefix, n) ? a->idreg_trap :
+							 TRAP_NONE;
 }

@@ -2,30 +2,19 @@
 /*
  * tables.c - read arm64_ftr_regs[] and the capability tables
  * (arm64_features[], arm64_errata[]) from a TU's AST: what each entry
- * names, as written (checker/tables.def lists the tables).
+ * names, as written (the architecture lists the tables: checker/arch/
+ * arm64/tables.def).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/arch.h"
 #include "trapcheck/tables.h"
 #include "trapcheck/tokens.h"
 #include "trapcheck/util.h"
 
 /* LOCAL_CPU, SYSTEM, BOOT_CPU: BIT(0) to BIT(2) (caps.c names them). */
 #define CAP_SCOPE_MASK	0x7u
-
-#define FTR_REGS TABLE_FTR_REGS
-#define CAPS TABLE_CAPS
-static const struct {
-	const char *global;
-	int kind;
-} tables[] = {
-#define TABLE(g, k) { g, k },
-#include "tables.def"
-#undef TABLE
-};
-#undef FTR_REGS
-#undef CAPS
 
 
 /* Matched on MIDR: these tokens in an entry say so. */
@@ -36,11 +25,12 @@ static const char *const midr_tokens[] = {
 
 int caps_table_kind(const char *name)
 {
+	const struct arch *a = arch_current();
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(tables); i++)
-		if (!strcmp(tables[i].global, name))
-			return tables[i].kind;
+	for (i = 0; i < a->nr_tables; i++)
+		if (!strcmp(a->tables[i].global, name))
+			return a->tables[i].kind;
 	return -1;
 }
 

@@ -2,11 +2,13 @@
 /*
  * arch/arm64.c - arm64: its sinks (arm64/sinks.def), its system
  * registers and the HCR_EL2 trap controls that make a read exit to the
- * hypervisor (arm64/registers.def), the code no rewrite may touch, the
+ * hypervisor (arm64/registers.def), the tables it reads from the tree
+ * (arm64/tables.def), the code no rewrite may touch, the
  * subject prefixes of its patches, its guard atoms (arm64/phases.def) and
  * where its KVM host code lives (arm64/context.def).
  */
 #include "trapcheck/arch.h"
+#include "trapcheck/tables.h"
 #include "trapcheck/util.h"
 
 #define MACRO SINK_MACRO
@@ -27,17 +29,30 @@ static const struct sink_def sinks[] = {
 };
 #undef NONE
 
+/* The HCR_EL2 controls that make a read of an ID register exit. */
+enum { A64_NONE = TRAP_NONE, A64_TID1, A64_TID2, A64_TID5, A64_TID3 };
+
 static const struct reg_def regs[] = {
-#define REG(name, trap) { #name, TRAP_ ## trap },
+#define REG(name, trap) { #name, A64_ ## trap },
 #include "arm64/registers.def"
 #undef REG
 };
 
 static const char *const trap_names[] = {
-	[TRAP_NONE] = "none", [TRAP_TID1] = "HCR_EL2.TID1",
-	[TRAP_TID2] = "HCR_EL2.TID2", [TRAP_TID5] = "HCR_EL2.TID5",
-	[TRAP_TID3] = "HCR_EL2.TID3",
+	[A64_NONE] = "none", [A64_TID1] = "HCR_EL2.TID1",
+	[A64_TID2] = "HCR_EL2.TID2", [A64_TID5] = "HCR_EL2.TID5",
+	[A64_TID3] = "HCR_EL2.TID3",
 };
+
+#define FTR_REGS TABLE_FTR_REGS
+#define CAPS TABLE_CAPS
+static const struct arch_table tables[] = {
+#define TABLE(g, k) { g, k },
+#include "arm64/tables.def"
+#undef TABLE
+};
+#undef FTR_REGS
+#undef CAPS
 
 static const char *const triples[] = { "aarch64-", "arm64-" };
 
@@ -79,6 +94,8 @@ const struct arch arch_arm64 = {
 	.sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks),
 	.regs = regs, .nr_regs = ARRAY_SIZE(regs),
 	.trap_names = trap_names, .nr_trap_names = ARRAY_SIZE(trap_names),
+	.idreg_prefix = "ID_", .idreg_trap = A64_TID3,
+	.tables = tables, .nr_tables = ARRAY_SIZE(tables),
 	.no_rewrite = no_rewrite, .nr_no_rewrite = ARRAY_SIZE(no_rewrite),
 	.areas = areas, .nr_areas = ARRAY_SIZE(areas),
 	.guards = guards, .nr_guards = ARRAY_SIZE(guards),

@@ -8,9 +8,9 @@
  * which the compile database names (arch_of_compdb()); one per run.
  *
  * Still outside the layer (arm64 knowledge in generic files, to move
- * before a second architecture lands): the tables read from the tree
- * (tables.def, caps.c), the phase and context markers (phases.def,
- * context.def), the shipped root sets (roots/), the rules' advice.
+ * before a second architecture lands): how caps.c and tables.c read and
+ * resolve the capability tables, the shipped root sets (roots/), the
+ * rules' advice and rewrites (read_sanitised_ftr_reg()).
  */
 #ifndef TRAPCHECK_ARCH_H
 #define TRAPCHECK_ARCH_H
@@ -21,6 +21,12 @@
 #include "trapcheck/sinks.h"
 
 struct compdb;
+
+/* A global of the tree that trapcheck reads, and its enum table_kind. */
+struct arch_table {
+	const char *global;	/* "arm64_ftr_regs" */
+	int kind;
+};
 
 /* A path prefix and what holds under it. */
 struct arch_path {
@@ -37,9 +43,19 @@ struct arch {
 	size_t nr_sinks;
 	const struct reg_def *regs;
 	size_t nr_regs;
-	/* What traps a read, by enum trap_class ("HCR_EL2.TID3"). */
+	/* What makes a read exit, by reg_def.trap ("HCR_EL2.TID3"). */
 	const char *const *trap_names;
 	size_t nr_trap_names;
+	/*
+	 * An identification register not in @regs, spelled with
+	 * @idreg_prefix ("ID_"), or read through a sink that chooses it at
+	 * run time: what traps its read.
+	 */
+	const char *idreg_prefix;
+	unsigned int idreg_trap;
+	/* The tables it reads from the analysed tree (tables.h). */
+	const struct arch_table *tables;
+	size_t nr_tables;
 	/* Code no rewrite may touch, and why (fix.c). */
 	const struct arch_path *no_rewrite;
 	size_t nr_no_rewrite;

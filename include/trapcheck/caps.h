@@ -26,7 +26,7 @@ struct cap {
 	bool midr;
 	/* What this_cpu_has_cap() reads on the local CPU: */
 	const char *reads;	/* register, or NULL when unresolved */
-	enum trap_class trap;
+	unsigned int trap;	/* TRAP_NONE or the architecture's */
 	const char *how;	/* "sys_reg", "matches", "midr" */
 };
 

@@ -53,7 +53,7 @@ struct tu_facts {
 	unsigned int nr_errors;	/* error and fatal diagnostics */
 	char *first_error;	/* "file:line:col: message" */
 	bool retried;		/* re-parsed without rejected flags */
-	bool have_ftr, have_caps; /* checker/tables.def tables found */
+	bool have_ftr, have_caps; /* the arch's tables found */
 
 	TU_RECORDS(FACT_ARRAY)
 	TU_STRLISTS(FACT_STRLIST)

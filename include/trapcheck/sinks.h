@@ -28,11 +28,16 @@ struct sink_def {
 	bool opaque;
 };
 
-enum trap_class { TRAP_NONE, TRAP_TID1, TRAP_TID2, TRAP_TID5, TRAP_TID3 };
+/*
+ * What makes a read exit to the hypervisor: an index into the run's
+ * architecture's trap_names[] (arm64: HCR_EL2.TID3, ...). 0 for all: the
+ * read does not exit.
+ */
+#define TRAP_NONE	0u
 
 struct reg_def {
 	const char *name;
-	enum trap_class trap;
+	unsigned int trap;
 };
 
 /* Entry @i of the run's sink table, and the table's size. */
@@ -51,6 +56,13 @@ bool sink_is_opaque(const char *name);
 const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 				     const char *arg);
 const struct reg_def *reg_lookup(const char *name);
-const char *trap_class_name(enum trap_class t);
+const char *trap_class_name(unsigned int trap);
+/*
+ * The trap of a read of register @name that the run's architecture's
+ * table does not list: its idreg_trap when @name is spelled as an
+ * identification register, or is NULL (a register chosen at run time),
+ * else TRAP_NONE.
+ */
+unsigned int idreg_trap(const char *name);
 
 #endif /* TRAPCHECK_SINKS_H */

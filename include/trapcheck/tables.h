@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reading the kernel's own tables from a TU's AST: arm64_ftr_regs[] and
- * the capability tables arm64_features[] / arm64_errata[] (the names are
- * listed in checker/tables.def). Used by extraction only; with
- * extract*.c and tokens.c, the only code that sees libclang.
+ * the capability tables arm64_features[] / arm64_errata[] (the
+ * architecture lists them: checker/arch/arm64/tables.def). Used by
+ * extraction only; with extract*.c and tokens.c, the only code that sees
+ * libclang.
  */
 #ifndef TRAPCHECK_TABLES_H
 #define TRAPCHECK_TABLES_H
@@ -16,7 +17,7 @@
 
 enum table_kind { TABLE_FTR_REGS, TABLE_CAPS };
 
-/* Is a global of this name one of the tables (checker/tables.def)? */
+/* Is a global of this name one of the run's architecture's tables? */
 int caps_table_kind(const char *name);
 
 /*

@@ -16,6 +16,7 @@
 #include "trapcheck/arch.h"
 #include "trapcheck/edit.h"
 #include "trapcheck/sinks.h"
+#include "trapcheck/tables.h"
 
 static const struct reg_def *via(enum sink_how how, const char *name,
 				 const char *arg)
@@ -104,21 +105,23 @@ static void test_wrong_spelling_is_no_register(void **state)
 
 static void test_trap_classes(void **state)
 {
+	static const char tid1[] = "HCR_EL2.TID1", tid2[] = "HCR_EL2.TID2";
+	static const char tid3[] = "HCR_EL2.TID3", none[] = "none";
 	static const struct {
 		const char *reg;
-		enum trap_class trap;
+		const char *trap;	/* as the architecture names it */
 	} want[] = {
-		{ "ID_AA64PFR0_EL1", TRAP_TID3 }, { "ID_AA64PFR2_EL1", TRAP_TID3 },
-		{ "ID_AA64DFR1_EL1", TRAP_TID3 }, { "ID_AA64ISAR3_EL1", TRAP_TID3 },
-		{ "ID_AA64MMFR4_EL1", TRAP_TID3 }, { "ID_AA64ZFR0_EL1", TRAP_TID3 },
-		{ "ID_AA64SMFR0_EL1", TRAP_TID3 }, { "ID_AA64FPFR0_EL1", TRAP_TID3 },
-		{ "ID_PFR0_EL1", TRAP_TID3 }, { "ID_DFR1_EL1", TRAP_TID3 },
-		{ "ID_ISAR6_EL1", TRAP_TID3 }, { "ID_MMFR5_EL1", TRAP_TID3 },
-		{ "MVFR2_EL1", TRAP_TID3 },
-		{ "AIDR_EL1", TRAP_TID1 }, { "REVIDR_EL1", TRAP_TID1 },
-		{ "CTR_EL0", TRAP_TID2 }, { "CCSIDR_EL1", TRAP_TID2 },
-		{ "CLIDR_EL1", TRAP_TID2 }, { "CSSELR_EL1", TRAP_TID2 },
-		{ "MIDR_EL1", TRAP_NONE }, { "MPIDR_EL1", TRAP_NONE },
+		{ "ID_AA64PFR0_EL1", tid3 }, { "ID_AA64PFR2_EL1", tid3 },
+		{ "ID_AA64DFR1_EL1", tid3 }, { "ID_AA64ISAR3_EL1", tid3 },
+		{ "ID_AA64MMFR4_EL1", tid3 }, { "ID_AA64ZFR0_EL1", tid3 },
+		{ "ID_AA64SMFR0_EL1", tid3 }, { "ID_AA64FPFR0_EL1", tid3 },
+		{ "ID_PFR0_EL1", tid3 }, { "ID_DFR1_EL1", tid3 },
+		{ "ID_ISAR6_EL1", tid3 }, { "ID_MMFR5_EL1", tid3 },
+		{ "MVFR2_EL1", tid3 },
+		{ "AIDR_EL1", tid1 }, { "REVIDR_EL1", tid1 },
+		{ "CTR_EL0", tid2 }, { "CCSIDR_EL1", tid2 },
+		{ "CLIDR_EL1", tid2 }, { "CSSELR_EL1", tid2 },
+		{ "MIDR_EL1", none }, { "MPIDR_EL1", none },
 	};
 	size_t i;
 
@@ -126,11 +129,32 @@ static void test_trap_classes(void **state)
 		const struct reg_def *r = reg_lookup(want[i].reg);
 
 		assert_non_null(r);
-		assert_int_equal(r->trap, want[i].trap);
+		assert_string_equal(trap_class_name(r->trap), want[i].trap);
 	}
-	assert_string_equal(trap_class_name(TRAP_TID3), "HCR_EL2.TID3");
-	assert_string_equal(trap_class_name(TRAP_NONE), "none");
+	assert_string_equal(trap_class_name(TRAP_NONE), none);
 	assert_null(reg_lookup("CNTVCT_EL0"));
+	/* Not in the table: spelled as an ID register, it traps as one. */
+	assert_null(reg_lookup("ID_AA64XYZ9_EL1"));
+	assert_string_equal(trap_class_name(idreg_trap("ID_AA64XYZ9_EL1")),
+			    tid3);
+	assert_int_equal(idreg_trap("CNTVCT_EL0"), TRAP_NONE);
+}
+
+/*
+ * The tables read from the tree and the trap of an unlisted ID register
+ * are the architecture's: an architecture without them has none.
+ */
+static void test_arch_tables(void **state)
+{
+	struct arch bare = { .name = "bare" };
+
+	assert_int_equal(caps_table_kind("arm64_ftr_regs"), TABLE_FTR_REGS);
+	assert_int_equal(caps_table_kind("arm64_errata"), TABLE_CAPS);
+	assert_int_equal(caps_table_kind("arm64_ftr_bits"), -1);
+	arch_set(&bare);
+	assert_int_equal(caps_table_kind("arm64_ftr_regs"), -1);
+	assert_int_equal(idreg_trap("ID_AA64PFR0_EL1"), TRAP_NONE);
+	arch_set(&arch_arm64);
 }
 
 static void test_opaque_sinks(void **state)
@@ -150,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_spellings_map_to_one_register),
 		cmocka_unit_test(test_wrong_spelling_is_no_register),
 		cmocka_unit_test(test_trap_classes),
+		cmocka_unit_test(test_arch_tables),
 		cmocka_unit_test(test_opaque_sinks),
 	};
 
