@@ -50,8 +50,6 @@ void strs_push(struct strs *l, char *s);
 bool strs_has(const struct strs *l, const char *s);
 void strs_free(struct strs *l);
 bool is_blank(const char *s);
-bool ident_char(char c);
-bool ident_start(char c);
 bool balanced(const struct strs *code, char *last);
 bool is_keyword(const char *s, size_t n);
 bool is_word(const char *s, size_t n, const char *const *words);

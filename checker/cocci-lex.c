@@ -23,16 +23,6 @@ bool is_blank(const char *s)
 	return !s[strspn(s, " \t")];
 }
 
-bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
-bool ident_start(char c)
-{
-	return isalpha((unsigned char)c) || c == '_';
-}
-
 void strs_push(struct strs *l, char *s)
 {
 	*PUSH(l->v, l->nr, l->alloc) = s;

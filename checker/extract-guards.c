@@ -558,8 +558,7 @@ static int region_macro(struct walk *w, unsigned int i, bool *open)
 	CXCursor at;
 	size_t k;
 
-	if ((s[0] != 'p' && s[0] != 'g' && s[0] != 's') ||
-	    i + 1 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
+	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i + 1], "("))
 		return -1;
 	for (k = 0; k < ARRAY_SIZE(region_macros); k++)
 		if (!strcmp(s, region_macros[k].name))

@@ -258,10 +258,18 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		clang_visitChildren(c, visit_init_list, w);
 		return;
 	case CXCursor_VarDecl: {
-		/* What its initialiser stores is the variable's members'. */
+		/*
+		 * What its initialiser stores is the variable's members':
+		 * only a struct, or an array of them, has members to name.
+		 */
+		enum CXTypeKind tk = clang_getCanonicalType(
+					clang_getCursorType(c)).kind;
 		char *outer = w->init_obj;
 
-		w->init_obj = local_object(w, c);
+		w->init_obj = tk == CXType_Record ||
+			      tk == CXType_ConstantArray ||
+			      tk == CXType_IncompleteArray ?
+			      local_object(w, c) : NULL;
 		clang_visitChildren(c, walk_kid, w);
 		free(w->init_obj);
 		w->init_obj = outer;

@@ -258,8 +258,7 @@ static void visit_macro(struct walk *w, CXCursor c)
 	struct pending_sink *p;
 	int k = -1;
 
-	/* Cheap first-letter filter: every macro sink starts with 'r'. */
-	if (name && name[0] == 'r')
+	if (name)
 		k = sink_lookup(SINK_MACRO, name);
 	clang_disposeString(s);
 	if (k < 0)

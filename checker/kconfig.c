@@ -18,21 +18,6 @@
 
 #include "trapcheck/kconfig.h"
 
-static void syms_add(struct kconfig_syms *s, const char *name, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr; i++)
-		if (strlen(s->v[i]) == n && !strncmp(s->v[i], name, n))
-			return;
-	*PUSH(s->v, s->nr, s->alloc) = xstrndup(name, n);
-}
-
-static bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
-}
-
 void kconfig_text_symbols(const char *text, struct kconfig_syms *out)
 {
 	const char *p = text;
@@ -47,7 +32,7 @@ void kconfig_text_symbols(const char *text, struct kconfig_syms *out)
 		while (ident_char(p[n]))
 			n++;
 		if (n > 7)
-			syms_add(out, p, n);
+			strv_add_once(&out->v, &out->nr, &out->alloc, p, n);
 		p += n;
 	}
 }

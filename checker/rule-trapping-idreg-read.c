@@ -82,17 +82,7 @@ struct tested_fields {
 
 static void add_field(struct tested_fields *tf, const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < tf->nr; i++)
-		if (strlen(tf->shift[i]) == n && !strncmp(tf->shift[i], s, n))
-			return;
-	*PUSH(tf->shift, tf->nr, tf->alloc) = xstrndup(s, n);
-}
-
-static bool ident_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_';
+	strv_add_once(&tf->shift, &tf->nr, &tf->alloc, s, n);
 }
 
 /*

@@ -2,6 +2,7 @@
 /*
  * util.c - allocation, arrays, hash map and path helpers.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
@@ -126,6 +127,27 @@ bool str_in(const char *s, const char *const *v, size_t n)
 		if (!strcmp(s, v[i]))
 			return true;
 	return false;
+}
+
+void strv_add_once(char ***v, size_t *nr, size_t *alloc, const char *s,
+		   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (strlen((*v)[i]) == n && !strncmp((*v)[i], s, n))
+			return;
+	*PUSH(*v, *nr, *alloc) = xstrndup(s, n);
+}
+
+bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+bool ident_start(char c)
+{
+	return isalpha((unsigned char)c) || c == '_';
 }
 
 int site_cmp(const char *fa, unsigned int la, unsigned int ca,

@@ -48,6 +48,13 @@ void strv_free(char **v, size_t n);
 
 /* Is @s one of the @n strings of @v? */
 bool str_in(const char *s, const char *const *v, size_t n);
+/* Append a copy of the @n bytes at @s to *@v unless it holds them. */
+void strv_add_once(char ***v, size_t *nr, size_t *alloc, const char *s,
+		   size_t n);
+
+/* Can @c be part of a C identifier, or start one? */
+bool ident_char(char c);
+bool ident_start(char c);
 
 /* Source places in order: by file, then line, then column. */
 int site_cmp(const char *fa, unsigned int la, unsigned int ca,
