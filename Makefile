@@ -49,7 +49,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/checkargs.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
 	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
-	    checker/arch.o checker/arch/arm64.o \
+	    checker/arch.o checker/arch/arm64.o checker/arch/arm64-rules.o \
 	    checker/roots.o checker/reach.o checker/finding.o checker/kconfig.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/emit-sarif.o checker/analyze.o \

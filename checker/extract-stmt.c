@@ -259,17 +259,13 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		return;
 	case CXCursor_VarDecl: {
 		/*
-		 * What its initialiser stores is the variable's members':
-		 * only a struct, or an array of them, has members to name.
+		 * What its initialiser stores is the variable's members'.
+		 * Any variable, not only a struct: a pointer initialised to
+		 * a compound literal, &(struct x){ .cb = f }, names it too.
 		 */
-		enum CXTypeKind tk = clang_getCanonicalType(
-					clang_getCursorType(c)).kind;
 		char *outer = w->init_obj;
 
-		w->init_obj = tk == CXType_Record ||
-			      tk == CXType_ConstantArray ||
-			      tk == CXType_IncompleteArray ?
-			      local_object(w, c) : NULL;
+		w->init_obj = local_object(w, c);
 		clang_visitChildren(c, walk_kid, w);
 		free(w->init_obj);
 		w->init_obj = outer;

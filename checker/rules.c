@@ -24,6 +24,38 @@ const struct rule rule_table[] = {
 };
 const size_t rule_table_size = ARRAY_SIZE(rule_table);
 
+char *idreg_advice(const struct cap_table *t, const char *reg,
+		   const char *field, int *sanitised)
+{
+	const struct arch_rules *r = arch_current()->rules;
+
+	if (r && r->read_advice)
+		return r->read_advice(t, reg, field, sanitised);
+	*sanitised = -1;
+	return xasprintf("cache the value of %s at boot or CPU bring-up",
+			 reg);
+}
+
+const char *idreg_any_advice(void)
+{
+	const struct arch_rules *r = arch_current()->rules;
+
+	return r && r->any_read_advice ? r->any_read_advice :
+	       "cache the value at boot or CPU bring-up";
+}
+
+bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
+		   char **why)
+{
+	const struct arch_rules *r = arch_current()->rules;
+
+	if (r && r->fix_read)
+		return r->fix_read(ctx, e, why);
+	*why = xasprintf("no rewrite of this read for %s",
+			 arch_current()->name);
+	return false;
+}
+
 /* Steps for @n edges from a root, then the sink site in @func. */
 static void build_chain(const struct graph *g, const int *edges, size_t n,
 			const struct gsink *s, struct chain *c)

@@ -100,4 +100,5 @@ const struct arch arch_arm64 = {
 	.areas = areas, .nr_areas = ARRAY_SIZE(areas),
 	.guards = guards, .nr_guards = ARRAY_SIZE(guards),
 	.host_paths = host_paths, .nr_host_paths = ARRAY_SIZE(host_paths),
+	.rules = &arm64_rules,
 };

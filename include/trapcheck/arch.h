@@ -9,18 +9,36 @@
  *
  * Still outside the layer (arm64 knowledge in generic files, to move
  * before a second architecture lands): how caps.c and tables.c read and
- * resolve the capability tables, the shipped root sets (roots/), the
- * rules' advice and rewrites (read_sanitised_ftr_reg()).
+ * resolve the capability tables, the shipped root sets (roots/), and the
+ * local-cap-check rule (this_cpu_has_cap(): its sinks only arm64 has).
  */
 #ifndef TRAPCHECK_ARCH_H
 #define TRAPCHECK_ARCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
 
+struct cap_table;
 struct compdb;
+struct fix_ctx;
+struct fix_edit;
+
+/*
+ * The architecture's part of the rules (checker/arch/<name>-rules.c):
+ * the cached alternative its kernel keeps, as advice and as a rewrite.
+ */
+struct arch_rules {
+	/* rules.h: idreg_advice(); NULL: "cache the value" */
+	char *(*read_advice)(const struct cap_table *t, const char *reg,
+			     const char *field, int *sanitised);
+	const char *any_read_advice;	/* register chosen at run time */
+	/* rules.h: arch_fix_read(); NULL: no rewrite */
+	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
+			 char **why);
+};
 
 /* A global of the tree that trapcheck reads, and its enum table_kind. */
 struct arch_table {
@@ -74,9 +92,11 @@ struct arch {
 	 */
 	const char *const *host_paths;
 	size_t nr_host_paths;
+	const struct arch_rules *rules;
 };
 
 extern const struct arch arch_arm64;
+extern const struct arch_rules arm64_rules;
 
 /* The architecture called @name (kbuild's SRCARCH), or NULL. */
 const struct arch *arch_find(const char *name);

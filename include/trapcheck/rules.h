@@ -68,12 +68,18 @@ extern const size_t rule_table_size;
 #undef RULE
 
 /*
- * Advice for a trapping read of @reg: the sanitised copy when the tree's
- * arm64_ftr_regs[] serves it, else a cached value. Sets *@sanitised to
- * 1, 0 or -1 (tables not analysed). Returns a new string.
+ * The architecture's advice for a trapping read of @reg (@field: the
+ * field the code tests, or NULL): arm64's is the sanitised copy when the
+ * tree's arm64_ftr_regs[] serves the register, else a cached value. Sets
+ * *@sanitised to 1, 0 or -1 (tables not analysed). A new string.
  */
 char *idreg_advice(const struct cap_table *t, const char *reg,
 		   const char *field, int *sanitised);
+/* Its advice for a read of a register chosen at run time. */
+const char *idreg_any_advice(void);
+/* Its rewrite of a trapping read (trapping-idreg-read's fix). */
+bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
+		   char **why);
 
 struct rules_opts {
 	bool per_root;		/* one finding per root set, not per site */

@@ -15,6 +15,7 @@
 
 #include "trapcheck/arch.h"
 #include "trapcheck/edit.h"
+#include "trapcheck/rules.h"
 #include "trapcheck/sinks.h"
 #include "trapcheck/tables.h"
 
@@ -157,6 +158,45 @@ static void test_arch_tables(void **state)
 	arch_set(&arch_arm64);
 }
 
+/*
+ * trapping-idreg-read's advice and rewrite are the architecture's:
+ * arm64's names its sanitised copy; one without them, a cached value
+ * and no rewrite.
+ */
+static void test_arch_advice(void **state)
+{
+	struct arch bare = { .name = "bare" };
+	struct cap_table t = { .have_ftr = true };
+	const char *regs[] = { "ID_AA64MMFR1_EL1" };
+	struct fix_edit e = { 0 };
+	char *a, *why = NULL;
+	int san = 7;
+
+	t.ftr_regs = regs;
+	t.nr_ftr = 1;
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, &san);
+	assert_int_equal(san, 1);
+	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"
+				  "ID_AA64MMFR1_EL1)"));
+	free(a);
+	a = idreg_advice(&t, "ID_AA64PFR0_EL1", NULL, &san);
+	assert_int_equal(san, 0);
+	free(a);
+	assert_non_null(strstr(idreg_any_advice(), "read_sanitised_ftr_reg"));
+
+	arch_set(&bare);
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, &san);
+	assert_int_equal(san, -1);
+	assert_null(strstr(a, "read_sanitised_ftr_reg"));
+	assert_non_null(strstr(a, "cache the value of ID_AA64MMFR1_EL1"));
+	free(a);
+	assert_null(strstr(idreg_any_advice(), "read_sanitised_ftr_reg"));
+	assert_false(arch_fix_read(NULL, &e, &why));
+	assert_string_equal(why, "no rewrite of this read for bare");
+	free(why);
+	arch_set(&arch_arm64);
+}
+
 static void test_opaque_sinks(void **state)
 {
 	assert_true(sink_is_opaque("this_cpu_has_cap"));
@@ -175,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_spelling_is_no_register),
 		cmocka_unit_test(test_trap_classes),
 		cmocka_unit_test(test_arch_tables),
+		cmocka_unit_test(test_arch_advice),
 		cmocka_unit_test(test_opaque_sinks),
 	};
 
