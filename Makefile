@@ -50,6 +50,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
 	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
 	    checker/arch.o checker/arch/arm64.o checker/arch/arm64-rules.o \
+	    checker/arch/x86.o checker/arch/x86-rules.o \
 	    checker/roots.o checker/reach.o checker/finding.o checker/kconfig.o \
 	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
 	    checker/emit.o checker/emit-sarif.o checker/analyze.o \
@@ -102,6 +103,8 @@ checker/arch/arm64.o: checker/arch/arm64/sinks.def \
 		      checker/arch/arm64/phases.def \
 		      checker/arch/arm64/context.def \
 		      checker/arch/arm64/tables.def
+checker/arch/x86.o: checker/arch/x86/sinks.def checker/arch/x86/registers.def \
+		    checker/arch/x86/context.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
 checker/extract-stmt.o: checker/cold.def

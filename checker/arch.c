@@ -11,6 +11,7 @@
 
 static const struct arch *const arches[] = {
 	&arch_arm64,
+	&arch_x86,
 };
 
 static const struct arch *current = &arch_arm64;

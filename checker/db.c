@@ -583,11 +583,8 @@ static bool load_field(sqlite3_stmt *st, int col,
 		*fact_str(e, fd) = col_str(st, col);
 		break;
 	case FACT_SINK:
-		s = sink_lookup(SINK_MACRO,
-				(const char *)sqlite3_column_text(st, col));
-		if (s < 0)
-			s = sink_lookup(SINK_CALL, (const char *)
-					sqlite3_column_text(st, col));
+		s = sink_lookup_name((const char *)
+				     sqlite3_column_text(st, col));
 		*fact_int(e, fd) = s;
 		return s >= 0;
 	case FACT_U32:

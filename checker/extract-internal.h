@@ -117,8 +117,12 @@ const char *file_rel(struct walk *w, CXFile f);
 const char *expansion_loc(struct walk *w, CXSourceLocation loc,
 			  unsigned int *line, unsigned int *col,
 			  unsigned int *offset, CXFile *filep);
+/*
+ * The first argument's first token when it is an identifier (or, with
+ * @literal, a literal: a CPUID leaf), a new string; else NULL.
+ */
 char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
-		      bool skip_name);
+		      bool skip_name, bool literal);
 char *func_key(struct walk *w, CXCursor decl, const char **file,
 	       unsigned int *line, bool *is_static);
 char *cursor_name(CXCursor c);

@@ -14,6 +14,8 @@
 
 #include "trapcheck/guards.h"
 #include "trapcheck/sinks.h"
+#include "trapcheck/tokens.h"
+#include "trapcheck/util.h"
 
 #include "extract-internal.h"
 
@@ -95,9 +97,12 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 
 		k->func = w->cur_func;
 		k->sink = s;
-		/* As written: "this_cpu_has_cap(ARM64_HAS_RNG)". */
+		/*
+		 * As written: "this_cpu_has_cap(ARM64_HAS_RNG)"; a CPUID
+		 * leaf may be a number, "cpuid_ebx(0x7)".
+		 */
 		k->arg = first_arg_token(w->tu, clang_getCursorExtent(call),
-					 true);
+					 true, sink_at(s)->arg == SINK_ARG_LEAF);
 		k->file = xstrdup(c->file);
 		k->line = c->line;
 		k->col = c->col;
@@ -106,6 +111,62 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->loop = 1;
 		k->loop_guess = 0;
 	}
+}
+
+/* Does the string literal @lit name instruction @insn as a word? */
+static bool template_has(const char *lit, const char *insn)
+{
+	size_t n = strlen(insn);
+	const char *p;
+
+	for (p = strstr(lit, insn); p; p = strstr(p + 1, insn))
+		if ((p == lit || !ident_char(p[-1])) && !ident_char(p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * An inline assembly statement: a sink for each instruction of the
+ * table's SINK_ASM entries that its template, as spelled (string
+ * literals; not what a macro in it expands to), executes.
+ */
+static void record_asm(struct walk *w, CXCursor c)
+{
+	struct tokens k = { 0 };
+	unsigned int t;
+	size_t i, n = sink_count();
+
+	for (i = 0; i < n && sink_at((int)i)->how != SINK_ASM; i++)
+		;
+	if (i == n)
+		return;		/* the architecture has none: no tokens */
+	tokens_get(&k, w->tu, clang_getCursorExtent(c), false);
+	for (i = 0; i < n; i++) {
+		const struct sink_def *def = sink_at((int)i);
+		struct tu_sink *s;
+		const char *f;
+
+		if (def->how != SINK_ASM)
+			continue;
+		for (t = 0; t < k.n; t++)
+			if (k.s[t][0] == '"' &&
+			    template_has(k.s[t], sink_insn(def)))
+				break;
+		if (t == k.n)
+			continue;
+		s = PUSH(w->out->sinks, w->out->nr_sinks, w->out->alloc_sinks);
+		memset(s, 0, sizeof(*s));
+		f = expansion_loc(w, clang_getCursorLocation(c), &s->line,
+				  &s->col, NULL, NULL);
+		s->func = w->cur_func;
+		s->sink = (int)i;
+		s->file = xstrdup(f);
+		clang_getExpansionLocation(clang_getCursorLocation(c), NULL,
+					   NULL, NULL, &s->off);
+		s->guards = macro_guards(w);
+		s->loop = 1;
+	}
+	tokens_free(&k);
 }
 
 static void walk_stmt(struct walk *w, CXCursor c);
@@ -254,6 +315,9 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		}
 		break;
 	}
+	case CXCursor_GCCAsmStmt:
+		record_asm(w, c);
+		break;
 	case CXCursor_InitListExpr:
 		clang_visitChildren(c, visit_init_list, w);
 		return;

@@ -111,7 +111,7 @@ const char *expansion_loc(struct walk *w, CXSourceLocation loc,
 
 /* Spelling of the first token of the argument list of a sink. */
 char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
-		      bool skip_name)
+		      bool skip_name, bool literal)
 {
 	CXToken *toks = NULL;
 	unsigned int n = 0, i = 0;
@@ -122,7 +122,9 @@ char *first_arg_token(CXTranslationUnit tu, CXSourceRange range,
 		/* name ( arg ... */
 		i = 2;
 	}
-	if (i < n && clang_getTokenKind(toks[i]) == CXToken_Identifier) {
+	if (i < n && (clang_getTokenKind(toks[i]) == CXToken_Identifier ||
+		      (literal &&
+		       clang_getTokenKind(toks[i]) == CXToken_Literal))) {
 		CXString s = clang_getTokenSpelling(tu, toks[i]);
 
 		arg = xstrdup(clang_getCString(s));
@@ -267,7 +269,8 @@ static void visit_macro(struct walk *w, CXCursor c)
 	clang_getExpansionLocation(clang_getCursorLocation(c), &p->file,
 				   &p->line, &p->col, &p->offset);
 	p->sink = k;
-	p->arg = first_arg_token(w->tu, clang_getCursorExtent(c), true);
+	p->arg = first_arg_token(w->tu, clang_getCursorExtent(c), true,
+				 sink_at(k)->arg == SINK_ARG_LEAF);
 }
 
 static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,

@@ -17,7 +17,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 {
 	const struct cap_table *t = &ctx->graph->caps;
 	const struct reg_def *reg;
-	char *advice;
+	char *advice, *what;
 
 	if (ctx->def->class != SINK_IDREG)
 		return false;
@@ -39,9 +39,17 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	f->reg = reg->name;
 	f->trap = trap_class_name(reg->trap);
 	advice = idreg_advice(t, reg->name, NULL, &f->sanitised);
-	f->message = xasprintf("%s(%s) reads %s (traps under %s) on a hot "
-			       "path; %s", ctx->def->name, ctx->site->arg,
-			       reg->name, f->trap, advice);
+	/* x86: __asm__("cpuid" ...) in library code. */
+	if (ctx->def->how == SINK_ASM)
+		what = xasprintf("inline assembly executes %s",
+				 sink_insn(ctx->def));
+	else
+		what = xasprintf("%s(%s) reads %s", ctx->def->name,
+				 ctx->site->arg ? ctx->site->arg : "",
+				 reg->name);
+	f->message = xasprintf("%s (traps under %s) on a hot path; %s", what,
+			       f->trap, advice);
+	free(what);
 	free(advice);
 	return true;
 }

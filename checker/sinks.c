@@ -20,13 +20,33 @@ size_t sink_count(void)
 	return arch_current()->nr_sinks;
 }
 
+const char *sink_insn(const struct sink_def *def)
+{
+	const char *c = strchr(def->name, ':');
+
+	return c ? c + 1 : def->name;
+}
+
 int sink_lookup(enum sink_how how, const char *name)
 {
 	const struct arch *a = arch_current();
 	size_t i;
 
 	for (i = 0; i < a->nr_sinks; i++)
-		if (a->sinks[i].how == how && !strcmp(a->sinks[i].name, name))
+		if (a->sinks[i].how == how &&
+		    !strcmp(how == SINK_ASM ? sink_insn(&a->sinks[i]) :
+					      a->sinks[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int sink_lookup_name(const char *name)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; name && i < a->nr_sinks; i++)
+		if (!strcmp(a->sinks[i].name, name))
 			return (int)i;
 	return -1;
 }
@@ -55,6 +75,8 @@ const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 	char buf[64];
 	size_t i;
 
+	if (def->reg)
+		return reg_lookup(def->reg);
 	if (!arg)
 		return NULL;
 	switch (def->arg) {

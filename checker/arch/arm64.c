@@ -23,7 +23,8 @@
 #define CAP SINK_ARG_CAP
 #define NONE SINK_ARG_NONE
 static const struct sink_def sinks[] = {
-#define SINK(how, name, class, arg, opaque) { how, name, class, arg, opaque },
+#define SINK(how, name, class, arg, opaque) \
+	{ how, name, class, arg, opaque, NULL },
 #include "arm64/sinks.def"
 #undef SINK
 };

@@ -95,8 +95,8 @@ struct arch {
 	const struct arch_rules *rules;
 };
 
-extern const struct arch arch_arm64;
-extern const struct arch_rules arm64_rules;
+extern const struct arch arch_arm64, arch_x86;
+extern const struct arch_rules arm64_rules, x86_rules;
 
 /* The architecture called @name (kbuild's SRCARCH), or NULL. */
 const struct arch *arch_find(const char *name);

@@ -10,7 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum sink_how { SINK_MACRO, SINK_CALL };
+/*
+ * How a sink is written: a macro expansion, a call, or an instruction in
+ * the template of an inline assembly statement (its name is "asm:INSN").
+ */
+enum sink_how { SINK_MACRO, SINK_CALL, SINK_ASM };
 enum sink_class { SINK_IDREG, SINK_LOCAL_CAP, SINK_ENTROPY, SINK_SANITISED };
 enum sink_arg {
 	SINK_ARG_REG_BARE,
@@ -18,6 +22,7 @@ enum sink_arg {
 	SINK_ARG_REG_LOWER,
 	SINK_ARG_CAP,
 	SINK_ARG_NONE,
+	SINK_ARG_LEAF,		/* recorded as written; reads sink_def.reg */
 };
 
 struct sink_def {
@@ -26,6 +31,8 @@ struct sink_def {
 	enum sink_class class;
 	enum sink_arg arg;
 	bool opaque;
+	/* What it reads whatever its argument (x86: "CPUID"), or NULL. */
+	const char *reg;
 };
 
 /*
@@ -44,8 +51,15 @@ struct reg_def {
 const struct sink_def *sink_at(int i);
 size_t sink_count(void);
 
-/* The table index of a sink called or expanded as @name, or -1. */
+/*
+ * The table index of a sink called or expanded as @name (SINK_ASM: the
+ * instruction, "cpuid"), or -1.
+ */
 int sink_lookup(enum sink_how how, const char *name);
+/* The index of the sink whose table name is @name (any how), or -1. */
+int sink_lookup_name(const char *name);
+/* The instruction of a SINK_ASM sink ("asm:cpuid" -> "cpuid"). */
+const char *sink_insn(const struct sink_def *def);
 /* Is a function of this name one the walk must not enter? */
 bool sink_is_opaque(const char *name);
 

@@ -51,13 +51,18 @@ static void test_arch_of_command(void **state)
 			 &arch_arm64);
 	assert_ptr_equal(arch_of("clang --target=aarch64-linux-gnu -c x.c"),
 			 &arch_arm64);
+	/* x86: kbuild's include, an x86_64 prefix. */
+	assert_ptr_equal(arch_of("gcc -I./arch/x86/include -c x.c"),
+			 &arch_x86);
+	assert_ptr_equal(arch_of("x86_64-linux-gnu-gcc -c x.c"), &arch_x86);
 	/* Nothing said, an architecture without tables, a look-alike. */
 	assert_null(arch_of("gcc -O2 -c x.c"));
-	assert_null(arch_of("gcc -I./arch/x86/include -c x.c"));
+	assert_null(arch_of("gcc -I./arch/sparc/include -c x.c"));
 	assert_null(arch_of("gcc -I/src/myarch/arm64/include -c x.c"));
 	assert_null(arch_of("gcc -I./arch/arm64/includes -c x.c"));
 	assert_ptr_equal(arch_find("arm64"), &arch_arm64);
-	assert_null(arch_find("x86"));
+	assert_ptr_equal(arch_find("x86"), &arch_x86);
+	assert_null(arch_find("sparc"));
 	assert_ptr_equal(arch_current(), &arch_arm64);
 }
 
