@@ -4,8 +4,9 @@
 # analysed with x86's tables. CPUID through the kernel's wrappers (the
 # leaf recorded as written) and through a library's own inline assembly
 # is reported on the page fault path with x86's trap class and advice;
-# native_cpuid()'s own asm (behind the opaque wrappers), CPUID at boot
-# and RDTSC are not; the database records arch/x86 and gives the same
+# native_cpuid()'s own asm (behind the opaque wrappers), CPUID at boot,
+# in a machine check's report (do_machine_check() is cold) and RDTSC are
+# not; the database records arch/x86 and gives the same
 # findings back; there is no rewrite for x86, and --fix says so.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/x86"
