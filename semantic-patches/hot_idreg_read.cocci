@@ -51,11 +51,16 @@ HOT = set([
 	"do_idle", "default_idle_call", "arch_cpu_idle", "cpuidle_enter",
 	# roots/irq.roots
 	"el1h_64_irq_handler", "el0t_64_irq_handler",
-	"generic_handle_domain_irq", "handle_irq_event",
+	"generic_handle_domain_irq", "handle_irq_event", "common_interrupt",
+	"sysvec_apic_timer_interrupt", "sysvec_call_function",
+	"sysvec_call_function_single",
 	# roots/kvm-load.roots
 	"kvm_arch_vcpu_load", "kvm_arch_vcpu_put",
 	# roots/kvm-run.roots
 	"kvm_arch_vcpu_ioctl_run", "__kvm_vcpu_run", "handle_exit",
+	"vcpu_run", "vcpu_enter_guest", "vmx_vcpu_run", "svm_vcpu_run",
+	"vmx_handle_exit", "svm_handle_exit", "nested_vmx_run",
+	"nested_svm_vmrun",
 	# roots/page-fault.roots
 	"do_mem_abort", "do_page_fault", "do_translation_fault",
 	"handle_mm_fault", "fixup_user_fault", "exc_page_fault",
@@ -64,6 +69,7 @@ HOT = set([
 	"__schedule", "__switch_to", "finish_task_switch", "schedule_tail",
 	# roots/syscall.roots
 	"el0_svc", "el0_svc_common", "invoke_syscall", "do_el0_svc",
+	"do_syscall_64", "x64_sys_call",
 	# roots/timer.roots
 	"hrtimer_interrupt", "__hrtimer_run_queues", "tick_sched_timer",
 	"update_process_times", "sched_tick",
