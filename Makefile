@@ -149,11 +149,14 @@ tests/unit/%: tests/unit/%.c $(LIB)
 	$(quiet) CC $@
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
-# make demo: the bundled kernel-shaped fixture tree, findings and chains.
+# make demo: the bundled kernel-shaped fixture trees, findings and
+# chains: arm64, then x86.
 demo: all
 	$(Q)./$(PROG) -p tests/fixtures/kernel \
 	    --roots tests/fixtures/kernel/variants.roots; \
 	    rc=$$?; [ $$rc -le 1 ] || exit $$rc
+	$(Q)echo "== x86 (tests/fixtures/x86)"; \
+	    ./$(PROG) -p tests/fixtures/x86; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
 # make check: unit tests (cmocka), then the TAP suites under prove; the
 # real-kernel suites on the focus trees, side by side (what they share is

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Prepare a real arm64 kernel tree with a kbuild compile database, cached
-# outside the repository. Idempotent: each step is skipped once its stamp
+# Prepare a real arm64 (or x86_64) kernel tree with a kbuild compile
+# database, cached outside the repository. Idempotent: each step is skipped once its stamp
 # exists, so a second call returns in a second.
 #
 # Usage: scripts/kernel-tree.sh [VERSION] [PROFILE | TARGETS...]
@@ -31,6 +31,16 @@
 #                           cloud-arm64.xz), made with olddefconfig; the
 #                           package is downloaded, not installed (dpkg
 #                           learns the arm64 architecture for it)
+#   TRAPCHECK_KERNEL_ARCH   arm64 (default) or x86: x86_64_defconfig with
+#                           KVM (Intel and AMD), zram, zswap, zstd and the
+#                           file systems that use it (btrfs, squashfs,
+#                           erofs) enabled, built with the host's gcc;
+#                           PROFILE focus is then the x86 set: the page
+#                           fault, entry, CPU, interrupt (APIC, IRQ, SMP),
+#                           context switch and KVM code, lib/zstd/, zram,
+#                           mm/memory.o, mm/zswap.o, the scheduler core
+#                           and idle loop, kernel/time/ and
+#                           drivers/char/random.o
 #   JOBS                    make -j (default: nproc)
 # Prints the tree's path on its last line.
 #
@@ -46,9 +56,23 @@ set -eu
 
 ver=${1:-6.12}
 [ $# -gt 0 ] && shift
+arch=${TRAPCHECK_KERNEL_ARCH:-arm64}
+case $arch in
+arm64|x86) ;;
+*)	echo "kernel-tree: arch '$arch': arm64 or x86" >&2
+	exit 2 ;;
+esac
 case "${*:-focus}" in
 focus)	name=focus
-	if [ "$ver" = 6.12 ]; then
+	if [ "$arch" = x86 ]; then
+		targets="arch/x86/mm/ arch/x86/entry/ arch/x86/kernel/cpu/
+			 arch/x86/kvm/ arch/x86/kernel/apic/
+			 arch/x86/kernel/irq.o arch/x86/kernel/smp.o
+			 arch/x86/kernel/process.o arch/x86/kernel/process_64.o
+			 lib/zstd/ drivers/block/zram/ drivers/char/random.o
+			 mm/memory.o mm/zswap.o kernel/sched/core.o
+			 kernel/sched/build_policy.o kernel/time/"
+	elif [ "$ver" = 6.12 ]; then
 		targets="arch/arm64/ mm/ kernel/sched/ kernel/time/hrtimer.o
 			 drivers/char/random.o"
 	else
@@ -73,8 +97,8 @@ outoftree)
 	;;
 esac
 config=${TRAPCHECK_KERNEL_CONFIG:-defconfig}
-case $config in
-defconfig|[a-z]*-arm64) ;;
+case $arch-$config in
+*-defconfig|arm64-[a-z]*-arm64) ;;
 *)	echo "kernel-tree: config '$config': defconfig or a Debian arm64 flavour (cloud-arm64)" >&2
 	exit 2 ;;
 esac
@@ -82,10 +106,14 @@ outoftree=
 [ "$name" = outoftree ] && outoftree=1
 cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
 jobs=${JOBS:-$(nproc)}
-tree="$cache/linux-$ver-arm64-$config-$name"
+tree="$cache/linux-$ver-$arch-$config-$name"
 tarball="/usr/src/linux-source-$ver.tar.xz"
 unset MAKEFLAGS MFLAGS MAKELEVEL
-kmake="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j$jobs"
+if [ "$arch" = x86 ]; then
+	kmake="make -s ARCH=x86_64 -j$jobs"
+else
+	kmake="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j$jobs"
+fi
 
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/install-deps.sh" --kernel "$ver" >&2
@@ -113,7 +141,7 @@ if [ "$config" != defconfig ]; then
 		{ echo "kernel-tree: no $cfgfile in linux-config-$ver:arm64" >&2; exit 1; }
 	config="$config sha1=$(sha1sum < "$cfgfile" | cut -c1-12)"
 fi
-key="version=$ver package=$pkgver arch=arm64 config=$config targets=$targets${outoftree:+ O=build}"
+key="version=$ver package=$pkgver arch=$arch config=$config targets=$targets${outoftree:+ O=build}"
 config=${config%% *}
 
 mkdir -p "$cache"
@@ -156,7 +184,15 @@ else
 fi
 if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 	echo "kernel-tree: $config prepare" >&2
-	if [ "$config" = defconfig ]; then
+	if [ "$config" = defconfig ] && [ "$arch" = x86 ]; then
+		$kmake defconfig >&2
+		scripts/config --file "$out/.config" \
+			-e KVM -e KVM_INTEL -e KVM_AMD -e ZRAM -e ZSWAP \
+			-e ZSTD_COMPRESS -e ZSTD_DECOMPRESS -e BTRFS_FS \
+			-e SQUASHFS -e SQUASHFS_ZSTD -e EROFS_FS \
+			-e EROFS_FS_ZIP -e EROFS_FS_ZIP_ZSTD >&2
+		$kmake olddefconfig >&2
+	elif [ "$config" = defconfig ]; then
 		$kmake defconfig >&2
 	else
 		# Debian's certificates are not in the source package: no
