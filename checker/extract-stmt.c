@@ -126,9 +126,42 @@ static bool template_has(const char *lit, const char *insn)
 }
 
 /*
+ * Does the asm statement of tokens @k have an output operand? Its first
+ * ':' at the parenthesis' depth ends the template; an output list
+ * follows unless the next token is ':' or ')' (or the first is "::", or
+ * there is none: a basic asm).
+ */
+static bool asm_has_outputs(const struct tokens *k)
+{
+	unsigned int t;
+	int depth = 0;
+
+	for (t = 0; t < k->n; t++) {
+		const char *s = k->s[t];
+
+		if (!strcmp(s, "(")) {
+			depth++;
+		} else if (!strcmp(s, ")")) {
+			if (--depth <= 0)
+				return false;
+		} else if (depth == 1 && !strcmp(s, "::")) {
+			return false;
+		} else if (depth == 1 && !strcmp(s, ":")) {
+			return t + 1 < k->n && strcmp(k->s[t + 1], ":") &&
+			       strcmp(k->s[t + 1], "::") &&
+			       strcmp(k->s[t + 1], ")");
+		}
+	}
+	return false;
+}
+
+/*
  * An inline assembly statement: a sink for each instruction of the
  * table's SINK_ASM entries that its template, as spelled (string
- * literals; not what a macro in it expands to), executes.
+ * literals; not what a macro in it expands to), executes. With no output
+ * operand the instruction's results are not read: the sink's arg says
+ * "serialize" (CPUID used to serialize, as KVM's software L1D flush
+ * does).
  */
 static void record_asm(struct walk *w, CXCursor c)
 {
@@ -160,6 +193,7 @@ static void record_asm(struct walk *w, CXCursor c)
 				  &s->col, NULL, NULL);
 		s->func = w->cur_func;
 		s->sink = (int)i;
+		s->arg = asm_has_outputs(&k) ? NULL : xstrdup("serialize");
 		s->file = xstrdup(f);
 		clang_getExpansionLocation(clang_getCursorLocation(c), NULL,
 					   NULL, NULL, &s->off);

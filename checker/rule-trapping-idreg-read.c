@@ -8,6 +8,7 @@
  * the architecture's (arm64: checker/arch/arm64-rules.c).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "trapcheck/rules.h"
 #include "trapcheck/util.h"
@@ -39,8 +40,19 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	f->reg = reg->name;
 	f->trap = trap_class_name(reg->trap);
 	advice = idreg_advice(t, reg->name, NULL, &f->sanitised);
-	/* x86: __asm__("cpuid" ...) in library code. */
-	if (ctx->def->how == SINK_ASM)
+	/*
+	 * x86: __asm__("cpuid" ...) in library code; with no output
+	 * operand, CPUID as a serializing instruction, which no cached
+	 * answer replaces.
+	 */
+	if (ctx->def->how == SINK_ASM && ctx->site->arg &&
+	    !strcmp(ctx->site->arg, "serialize")) {
+		free(advice);
+		advice = xstrdup(idreg_serialize_advice());
+		what = xasprintf("inline assembly executes %s to serialize "
+				 "(no output operand: its results are not "
+				 "read)", sink_insn(ctx->def));
+	} else if (ctx->def->how == SINK_ASM)
 		what = xasprintf("inline assembly executes %s",
 				 sink_insn(ctx->def));
 	else

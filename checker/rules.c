@@ -44,6 +44,14 @@ const char *idreg_any_advice(void)
 	       "cache the value at boot or CPU bring-up";
 }
 
+const char *idreg_serialize_advice(void)
+{
+	const struct arch_rules *r = arch_current()->rules;
+
+	return r && r->serialize_advice ? r->serialize_advice :
+	       "serialize with an instruction that does not exit";
+}
+
 bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		   char **why)
 {

@@ -26,4 +26,13 @@ static char *read_advice(const struct cap_table *t, const char *reg,
 const struct arch_rules x86_rules = {
 	.read_advice = read_advice,
 	.any_read_advice = "cache the value at boot",
+	/*
+	 * SERIALIZE (X86_FEATURE_SERIALIZE) does not exit; sync_core()
+	 * uses it where the CPU has it (arch/x86/include/asm/sync_core.h).
+	 */
+	.serialize_advice = "no cached answer replaces it: serialize with "
+			    "SERIALIZE where the CPU has it "
+			    "(X86_FEATURE_SERIALIZE, as sync_core() does), or "
+			    "use the operation's own command where there is "
+			    "one",
 };

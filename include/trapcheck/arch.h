@@ -35,6 +35,7 @@ struct arch_rules {
 	char *(*read_advice)(const struct cap_table *t, const char *reg,
 			     const char *field, int *sanitised);
 	const char *any_read_advice;	/* register chosen at run time */
+	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
 	/* rules.h: arch_fix_read(); NULL: no rewrite */
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
