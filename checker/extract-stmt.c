@@ -358,8 +358,8 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 	case CXCursor_VarDecl: {
 		/*
 		 * What its initialiser stores is the variable's members'.
-		 * Any variable, not only a struct: a pointer initialised to
-		 * a compound literal, &(struct x){ .cb = f }, names it too.
+		 * Every variable gets an id; only one whose initialiser
+		 * fills members (a struct, or what it points at) uses it.
 		 */
 		char *outer = w->init_obj;
 
