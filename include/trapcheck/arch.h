@@ -8,7 +8,7 @@
  * which the compile database names (arch_of_compdb()); one per run.
  *
  * Still outside the layer (arm64 knowledge in generic files, to move
- * before a second architecture lands): how caps.c and tables.c read and
+ * next; x86, the second, is here): how caps.c and tables.c read and
  * resolve the capability tables, the shipped root sets (roots/), and the
  * local-cap-check rule (this_cpu_has_cap(): its sinks only arm64 has).
  */
