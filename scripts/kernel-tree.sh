@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Prepare a real arm64 (or x86_64) kernel tree with a kbuild compile
-# database, cached outside the repository. Idempotent: each step is skipped once its stamp
-# exists, so a second call returns in a second.
+# database, cached outside the repository. Idempotent: each step is
+# skipped once its stamp exists, so a second call returns in a second.
 #
 # Usage: scripts/kernel-tree.sh [VERSION] [PROFILE | TARGETS...]
 #   VERSION  Debian linux-source version (default 6.12)
@@ -40,7 +40,8 @@
 #                           context switch and KVM code, lib/zstd/, zram,
 #                           mm/memory.o, mm/zswap.o, the scheduler core
 #                           and idle loop, kernel/time/ and
-#                           drivers/char/random.o
+#                           drivers/char/random.o (full and outoftree
+#                           are arm64's profiles)
 #   JOBS                    make -j (default: nproc)
 # Prints the tree's path on its last line.
 #
@@ -96,6 +97,11 @@ outoftree)
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
+# The full and outoftree profiles name arm64's directories.
+if [ "$arch" = x86 ] && { [ "$name" = full ] || [ "$name" = outoftree ]; }; then
+	echo "kernel-tree: profile '$name' is arm64's; x86: focus or a target list" >&2
+	exit 2
+fi
 config=${TRAPCHECK_KERNEL_CONFIG:-defconfig}
 case $arch-$config in
 *-defconfig|arm64-[a-z]*-arm64) ;;
