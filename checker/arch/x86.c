@@ -53,11 +53,11 @@ static const char *const host_paths[] = {
 
 const struct arch arch_x86 = {
 	.name = "x86",
-	.triples = triples, .nr_triples = ARRAY_SIZE(triples),
-	.sinks = sinks, .nr_sinks = ARRAY_SIZE(sinks),
-	.regs = regs, .nr_regs = ARRAY_SIZE(regs),
-	.trap_names = trap_names, .nr_trap_names = ARRAY_SIZE(trap_names),
-	.areas = areas, .nr_areas = ARRAY_SIZE(areas),
-	.host_paths = host_paths, .nr_host_paths = ARRAY_SIZE(host_paths),
+	ARCH_TABLE(triples),
+	ARCH_TABLE(sinks),
+	ARCH_TABLE(regs),
+	ARCH_TABLE(trap_names),
+	ARCH_TABLE(areas),
+	ARCH_TABLE(host_paths),
 	.rules = &x86_rules,
 };

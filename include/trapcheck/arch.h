@@ -118,4 +118,10 @@ const struct arch *arch_of_compdb(const struct compdb *db);
 void arch_set(const struct arch *a);
 const struct arch *arch_current(void);
 
+/*
+ * In an architecture's struct arch initialiser: table @t and its size,
+ * ".t = t, .nr_t = ARRAY_SIZE(t)" (util.h).
+ */
+#define ARCH_TABLE(t)	.t = t, .nr_##t = ARRAY_SIZE(t)
+
 #endif /* TRAPCHECK_ARCH_H */
