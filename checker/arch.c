@@ -3,6 +3,8 @@
  * arch.c - the architectures trapcheck knows, which one a compile
  * database builds for, and the run's.
  */
+#include <fnmatch.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/arch.h"
@@ -99,4 +101,75 @@ void arch_set(const struct arch *a)
 const struct arch *arch_current(void)
 {
 	return current;
+}
+
+/* A one-bit constant: its bit, or -1. */
+static int one_bit(const char *s, const char *end)
+{
+	unsigned long long v;
+	char *e;
+	int b;
+
+	v = strtoull(s, &e, 0);
+	while (e < end && strchr("uUlL", *e))
+		e++;
+	if (e == s || e != end || !v || (v & (v - 1)))
+		return -1;
+	for (b = 0; !(v & 1); b++)
+		v >>= 1;
+	return b;
+}
+
+/* A shift count "N" (a decimal or hex constant) in [s, end): N, or -1. */
+static int shift_count(const char *s, const char *end)
+{
+	unsigned long v;
+	char *e;
+
+	v = strtoul(s, &e, 0);
+	if (e == s || e != end || v > 63)
+		return -1;
+	return (int)v;
+}
+
+int mask_bit(const char *mask)
+{
+	char buf[128], *p, *end, *sh;
+	size_t i, n = 0;
+
+	if (!mask)
+		return -1;
+	for (i = 0; mask[i] && n < sizeof(buf) - 1; i++)
+		if (mask[i] != ' ')
+			buf[n++] = mask[i];
+	buf[n] = '\0';
+	p = buf;
+	end = buf + n;
+	/* Outer parentheses. */
+	while (end - p >= 2 && *p == '(' && end[-1] == ')') {
+		p++;
+		end--;
+	}
+	if (!strncmp(p, "BIT(", 4) && end[-1] == ')')
+		return shift_count(p + 4, end - 1);
+	if (!strncmp(p, "BIT_ULL(", 8) && end[-1] == ')')
+		return shift_count(p + 8, end - 1);
+	sh = strstr(p, "<<");
+	if (sh && sh < end) {
+		if (one_bit(p, sh) != 0)
+			return -1;
+		return shift_count(sh + 2, end);
+	}
+	return one_bit(p, end);
+}
+
+const char *live_reg(const char *name)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; name && i < a->nr_live_regs; i++)
+		if (!fnmatch(a->live_regs[i].prefix, name, 0))
+			return a->live_regs[i].text;
+	return NULL;
 }

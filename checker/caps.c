@@ -53,6 +53,25 @@ bool caps_is_sanitised(const struct cap_table *t, const char *reg)
 	return false;
 }
 
+char *caps_msr_lists(const struct cap_table *t, const char *msr)
+{
+	char *out = NULL, *o;
+	size_t i, n;
+
+	for (i = 0; msr && i < t->nr_msrs; i++) {
+		const char *e = t->msrs[i], *sp = strchr(e, ' ');
+
+		if (!sp || strcmp(sp + 1, msr))
+			continue;
+		n = (size_t)(sp - e);
+		o = out ? xasprintf("%s, %.*s[]", out, (int)n, e) :
+			  xasprintf("%.*s[]", (int)n, e);
+		free(out);
+		out = o;
+	}
+	return out;
+}
+
 enum ftr_field caps_ftr_field(const struct cap_table *t, const char *reg,
 			      const char *shift)
 {

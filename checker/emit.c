@@ -116,7 +116,12 @@ void emit_low(FILE *out, const struct findings *low)
 		const struct finding *f = &low->v[i];
 		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
 
-		if (arg)
+		if (f->unless)
+			fprintf(out, "%s:%u:%u: note: low confidence, not "
+				"warned of: %s() reached from %s, but %s: ",
+				f->file, f->line, f->col, f->function,
+				f->root, f->unless);
+		else if (arg)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s only when "
 				"%s (argument values are not followed): ",
@@ -201,8 +206,9 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			"entry point left to that root set\n", sum->stopped);
 	if (sum->low)
 		fprintf(diag, "trapcheck: %zu site%s of low confidence "
-			"(more than one inferred call, or one argument "
-			"value): notes, not warnings (--all-chains warns of "
+			"(more than one inferred call, one argument value, "
+			"or a read that may not exit): notes, not warnings "
+			"(--all-chains warns of "
 			"them)\n", sum->low, sum->low == 1 ? "" : "s");
 	if (sum->baseline)
 		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
@@ -307,6 +313,12 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "field", jstr(f->field));
 	json_object_set_new(o, "sanitised", f->sanitised < 0 ? json_null() :
 			    json_boolean(f->sanitised));
+	if (f->mask)
+		json_object_set_new(o, "mask", json_string(f->mask));
+	if (f->feature)
+		json_object_set_new(o, "feature", json_string(f->feature));
+	if (f->unless)
+		json_object_set_new(o, "may_not_exit", json_string(f->unless));
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_string(f->phase));
 	json_object_set_new(o, "context", json_string(f->context));

@@ -23,6 +23,7 @@
 #include <clang-c/Index.h>
 
 #include "trapcheck/extract.h"
+#include "trapcheck/arch.h"
 #include "trapcheck/tokens.h"
 
 /* CXFile -> relative path, per TU: files repeat on every location. */
@@ -93,6 +94,15 @@ struct walk {
 	size_t nr_loops, alloc_loops;
 	unsigned int bound;
 	bool bound_found;
+
+	/*
+	 * The architecture's feature macros and the constants of its
+	 * feature-word enum (arch.h: feature_prefix, feature_enum).
+	 */
+	CXCursor *fmacros;
+	size_t nr_fmacros, alloc_fmacros;
+	struct arch_enum *fwords;
+	size_t nr_fwords, alloc_fwords;
 
 	/* Statement nesting: generated code can nest 20,000 deep. */
 	unsigned int depth;

@@ -353,6 +353,7 @@ void visit_var(struct walk *w, CXCursor c)
 		&o->caps, &o->nr_caps, &o->alloc_caps,
 		&o->ftr_regs, &o->nr_ftr, &o->alloc_ftr,
 		&o->ftr_bits, &o->nr_ftr_bits, &o->alloc_ftr_bits,
+		&o->msrs, &o->nr_msrs, &o->alloc_msrs,
 		caps_loc_file, w,
 	};
 	char *name;
@@ -379,7 +380,7 @@ void visit_var(struct walk *w, CXCursor c)
 	if (kind >= 0) {
 		if (kind == TABLE_FTR_REGS)
 			o->have_ftr = true;
-		else
+		else if (kind == TABLE_CAPS)
 			o->have_caps = true;
 		caps_extract(w->tu, c, kind, name, &sink);
 	}

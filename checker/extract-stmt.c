@@ -9,6 +9,7 @@
  * guards and loop counts of the regions around it. Whether the function
  * is cold is read from its tokens here too.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,65 @@ char *macro_guards(const struct walk *w)
 	return g;
 }
 
+/*
+ * What a call's value is tested with when "& MASK" follows it, as
+ * written ("(1u<<20)", "BIT(20)", "X86_FEATURE_BIT"), or NULL.
+ */
+static char *call_mask(struct walk *w, CXCursor call)
+{
+	unsigned int from, to, i, j;
+	int depth = 0;
+
+	extent_offsets(call, &from, &to);
+	for (i = 0; i < w->ftok.n && w->ftok.off[i] < to; i++)
+		;
+	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i], "&"))
+		return NULL;
+	j = ++i;
+	if (ident_start(w->ftok.s[j][0]) || isdigit((unsigned char)w->ftok.s[j][0]))
+		j++;
+	/* "(...)" alone, or after a name: BIT(20). */
+	if (j < w->ftok.n && !strcmp(w->ftok.s[j], "(") &&
+	    (j == i || ident_start(w->ftok.s[i][0]))) {
+		for (; j < w->ftok.n; j++) {
+			if (!strcmp(w->ftok.s[j], "("))
+				depth++;
+			else if (!strcmp(w->ftok.s[j], ")") && !--depth)
+				break;
+		}
+		if (j == w->ftok.n)
+			return NULL;
+		j++;
+	}
+	if (j == i)
+		return NULL;
+	return guard_join((const char *const *)w->ftok.s + i, j - i);
+}
+
+/*
+ * The first argument, as written, of the call or macro whose name starts
+ * at file offset @off of the current function: rdmsrl(MSR_STAR, v)
+ * expands to native_read_msr((msr)), whose call libclang places at the
+ * macro's name. A name or number alone, else NULL.
+ */
+static char *written_first_arg(struct walk *w, unsigned int off)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->ftok.n && w->ftok.off[i] < off; i++)
+		;
+	if (i + 3 >= w->ftok.n || w->ftok.off[i] != off ||
+	    strcmp(w->ftok.s[i + 1], "("))
+		return NULL;
+	i += 2;
+	if (!ident_start(w->ftok.s[i][0]) &&
+	    !isdigit((unsigned char)w->ftok.s[i][0]))
+		return NULL;
+	if (strcmp(w->ftok.s[i + 1], ",") && strcmp(w->ftok.s[i + 1], ")"))
+		return NULL;
+	return xstrdup(w->ftok.s[i]);
+}
+
 static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 {
 	struct tu_call *c;
@@ -95,14 +155,21 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		struct tu_sink *k = PUSH(w->out->sinks, w->out->nr_sinks,
 					 w->out->alloc_sinks);
 
+		memset(k, 0, sizeof(*k));
 		k->func = w->cur_func;
 		k->sink = s;
 		/*
 		 * As written: "this_cpu_has_cap(ARM64_HAS_RNG)"; a CPUID
 		 * leaf may be a number, "cpuid_ebx(0x7)".
 		 */
-		k->arg = first_arg_token(w->tu, clang_getCursorExtent(call),
-					 true, sink_at(s)->arg == SINK_ARG_LEAF);
+		if (sink_at(s)->arg == SINK_ARG_MSR)
+			k->arg = written_first_arg(w, c->off);
+		else
+			k->arg = first_arg_token(w->tu,
+						 clang_getCursorExtent(call),
+						 true,
+						 sink_at(s)->arg ==
+						 SINK_ARG_LEAF);
 		k->file = xstrdup(c->file);
 		k->line = c->line;
 		k->col = c->col;
@@ -110,6 +177,8 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->guards = macro_guards(w);
 		k->loop = 1;
 		k->loop_guess = 0;
+		if (sink_at(s)->arg == SINK_ARG_LEAF)
+			k->mask = call_mask(w, call);
 	}
 }
 

@@ -273,6 +273,95 @@ static void visit_macro(struct walk *w, CXCursor c)
 				 sink_at(k)->arg == SINK_ARG_LEAF);
 }
 
+/* A feature macro of the architecture (X86_FEATURE_SMAP): kept. */
+static void visit_macro_def(struct walk *w, CXCursor c)
+{
+	const char *prefix = arch_current()->feature_prefix;
+	CXString s;
+
+	if (!prefix)
+		return;
+	s = clang_getCursorSpelling(c);
+	if (!strncmp(clang_getCString(s), prefix, strlen(prefix)))
+		*PUSH(w->fmacros, w->nr_fmacros, w->alloc_fmacros) = c;
+	clang_disposeString(s);
+}
+
+static enum CXChildVisitResult visit_word(CXCursor c, CXCursor p,
+					  CXClientData d)
+{
+	struct walk *w = d;
+	struct arch_enum *e;
+
+	(void)p;
+	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
+		return CXChildVisit_Continue;
+	e = PUSH(w->fwords, w->nr_fwords, w->alloc_fwords);
+	e->name = cursor_name(c);
+	e->value = clang_getEnumConstantDeclValue(c);
+	return CXChildVisit_Continue;
+}
+
+/* The architecture's feature-word enum (enum cpuid_leafs): its constants. */
+static void visit_enum(struct walk *w, CXCursor c)
+{
+	const char *name = arch_current()->feature_enum;
+	CXString s;
+
+	if (!name || w->nr_fwords)
+		return;
+	s = clang_getCursorSpelling(c);
+	if (!strcmp(clang_getCString(s), name))
+		clang_visitChildren(c, visit_word, w);
+	clang_disposeString(s);
+}
+
+/*
+ * The feature macro "NAME ( W * 32 + B )" equal to word @word, bit @bit
+ * (cpufeatures.h's form), or NULL.
+ */
+static char *feature_named(struct walk *w, unsigned int word,
+			   unsigned int bit)
+{
+	char *found = NULL;
+	size_t i;
+
+	for (i = 0; i < w->nr_fmacros && !found; i++) {
+		struct tokens k = { 0 };
+		char *e;
+
+		tokens_get(&k, w->tu, clang_getCursorExtent(w->fmacros[i]),
+			   false);
+		if (k.n == 8 && !strcmp(k.s[1], "(") && !strcmp(k.s[3], "*") &&
+		    !strcmp(k.s[4], "32") && !strcmp(k.s[5], "+") &&
+		    !strcmp(k.s[7], ")") &&
+		    strtoul(k.s[2], &e, 0) == word && !*e &&
+		    strtoul(k.s[6], &e, 0) == bit && !*e)
+			found = xstrdup(k.s[0]);
+		tokens_free(&k);
+	}
+	return found;
+}
+
+/* Name the feature each masked sink tests, from the TU's own tables. */
+static void resolve_features(struct walk *w)
+{
+	const struct arch *a = arch_current();
+	unsigned int word, bit;
+	size_t i;
+
+	if (!a->feature_bit || !w->nr_fmacros || !w->nr_fwords)
+		return;
+	for (i = 0; i < w->out->nr_sinks; i++) {
+		struct tu_sink *k = &w->out->sinks[i];
+
+		if (k->mask && !k->feature &&
+		    a->feature_bit(sink_at(k->sink)->name, k->arg, k->mask,
+				   w->fwords, w->nr_fwords, &word, &bit))
+			k->feature = feature_named(w, word, bit);
+	}
+}
+
 static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
@@ -282,6 +371,12 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_VarDecl:
 		visit_var(w, c);
+		break;
+	case CXCursor_MacroDefinition:
+		visit_macro_def(w, c);
+		break;
+	case CXCursor_EnumDecl:
+		visit_enum(w, c);
 		break;
 	case CXCursor_MacroExpansion:
 		visit_macro(w, c);
@@ -327,6 +422,7 @@ static void resolve_pending(struct walk *w)
 						 w->out->nr_sinks,
 						 w->out->alloc_sinks);
 
+			memset(k, 0, sizeof(*k));
 			k->func = func;
 			k->sink = p->sink;
 			k->arg = p->arg;
@@ -514,6 +610,10 @@ static void free_walk(struct walk *w)
 	free_files(w);
 	free(w->ext);
 	free(w->pend);
+	free(w->fmacros);
+	for (i = 0; i < w->nr_fwords; i++)
+		free((char *)w->fwords[i].name);
+	free(w->fwords);
 	free(w->mguards);
 }
 
@@ -552,6 +652,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), top_visit,
 			    &w);
 	resolve_pending(&w);
+	resolve_features(&w);
 	clang_disposeTranslationUnit(w.tu);
 	if (w.too_deep)
 		warn_too_deep(&w, rel);

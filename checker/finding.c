@@ -50,6 +50,7 @@ void finding_free(struct finding *f)
 	size_t j;
 
 	free(f->message);
+	free(f->unless);
 	free(f->fix_note);
 	free(f->waiver);
 	free(f->chain.steps);

@@ -34,6 +34,7 @@ void graph_free(struct graph *g)
 	free(g->caps.caps);
 	free(g->caps.ftr_regs);
 	free(g->caps.ftr_bits);
+	free(g->caps.msrs);
 	free(g->icalls);
 	free(g->assigns);
 	free(g->argsites);
@@ -180,16 +181,20 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	return (int)g->nr_edges - 1;
 }
 
-/* One line of an arm64_ftr_bits array, once (one TU defines them). */
-static void merge_bits(struct graph *g, struct cap_table *t, const char *b)
+/*
+ * A line of an arm64_ftr_bits array or of an MSR list, once (one TU
+ * defines them).
+ */
+static void merge_once(struct graph *g, const char ***v, size_t *nr,
+		       size_t *alloc, const char *b)
 {
 	const char *s = intern(g, b);
 	size_t i;
 
-	for (i = 0; i < t->nr_bits; i++)
-		if (t->ftr_bits[i] == s)
+	for (i = 0; i < *nr; i++)
+		if ((*v)[i] == s)
 			return;
-	*PUSH(t->ftr_bits, t->nr_bits, t->alloc_bits) = s;
+	*PUSH(*v, *nr, *alloc) = s;
 }
 
 static void merge_tables(struct graph *g, const struct tu_facts *f)
@@ -204,7 +209,11 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 			*PUSH(t->ftr_regs, t->nr_ftr, t->alloc_ftr) =
 				intern(g, f->ftr_regs[i]);
 	for (i = 0; i < f->nr_ftr_bits; i++)
-		merge_bits(g, t, f->ftr_bits[i]);
+		merge_once(g, &t->ftr_bits, &t->nr_bits, &t->alloc_bits,
+			   f->ftr_bits[i]);
+	for (i = 0; i < f->nr_msrs; i++)
+		merge_once(g, &t->msrs, &t->nr_msrs, &t->alloc_msrs,
+			   f->msrs[i]);
 	for (i = 0; i < f->nr_caps; i++) {
 		const struct tu_cap *tc = &f->caps[i];
 		struct cap *c = PUSH(t->caps, t->nr, t->alloc);
@@ -232,6 +241,8 @@ static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 	s->func = func;
 	s->sink = k->sink;
 	s->arg = intern(g, k->arg);
+	s->mask = intern(g, k->mask);
+	s->feature = intern(g, k->feature);
 	MERGE_SITE(g, s, k);
 	s->boot = guards_boot(k->guards);
 	s->periodic = guards_periodic(k->guards);

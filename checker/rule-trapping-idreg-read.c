@@ -39,7 +39,10 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 		return false;
 	f->reg = reg->name;
 	f->trap = trap_class_name(reg->trap);
-	advice = idreg_advice(t, reg->name, NULL, &f->sanitised);
+	/* x86: cpuid_ebx(7) & (1u << 20), X86_FEATURE_SMAP in the tree. */
+	f->mask = ctx->site->mask;
+	f->feature = ctx->site->feature;
+	advice = idreg_advice(t, reg->name, f->feature, &f->sanitised);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output
 	 * operand, CPUID as a serializing instruction, which no cached

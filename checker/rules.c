@@ -52,6 +52,14 @@ const char *idreg_serialize_advice(void)
 	       "serialize with an instruction that does not exit";
 }
 
+const char *msr_advice(void)
+{
+	const struct arch_rules *r = arch_current()->rules;
+
+	return r && r->msr_advice ? r->msr_advice :
+	       "keep the value in memory and read that";
+}
+
 bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		   char **why)
 {
@@ -221,6 +229,7 @@ static struct finding *new_finding(struct findings *out,
 
 	*f = *proto;
 	f->message = xstrdup(proto->message);
+	f->unless = proto->unless ? xstrdup(proto->unless) : NULL;
 	f->rule = rule->id;
 	f->file = ctx->site->file;
 	f->line = ctx->site->line;
@@ -467,7 +476,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->inferred = chain_inferred(&f->chain);
 				f->only_when = chain_only_when(&f->chain);
 				f->low = f->inferred > CONFIDENT_INFERRED ||
-					 f->only_when;
+					 f->only_when || f->unless;
 				f->context = chain_context(&f->chain);
 				estimate(f, &roots->sets[j]);
 				if (rule->check_chain &&
@@ -498,6 +507,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 				f->context = chain_context(&f->chain);
 			}
 			free(proto.message);
+			free(proto.unless);
 		}
 	}
 	for (j = 0; j < 2 * roots->nr; j++)

@@ -415,6 +415,30 @@ static void extract_ftr(struct table_walk *w, CXCursor entry)
 	}
 }
 
+/*
+ * An entry of a list of MSRs KVM may pass through, as written: a plain
+ * MSR_IA32_SPEC_CTRL (VMX), or { .index = MSR_STAR, .always = true }
+ * (SVM). "table MSR" ("vmx_possible_passthrough_msrs MSR_IA32_SPEC_CTRL");
+ * the SVM list's MSR_INVALID end marker is no MSR.
+ */
+static void extract_msr(struct table_walk *w, CXCursor entry)
+{
+	unsigned int i = token_at(&w->k, entry_offset(entry));
+	unsigned int end = group_end(&w->k, i);
+	const char *msr = NULL;
+
+	if (i < end && !strcmp(w->k.s[i], "{")) {
+		for (; i < end && !msr; i++)
+			msr = designated(&w->k, i, "index");
+	} else if (i < end) {
+		msr = w->k.s[i];
+	}
+	if (!msr || !ident_start(msr[0]) || !strcmp(msr, "MSR_INVALID"))
+		return;
+	*PUSH(*w->out->msrs, *w->out->nr_msrs, *w->out->alloc_msrs) =
+		xasprintf("%s %s", w->table, msr);
+}
+
 static enum CXChildVisitResult visit_entry(CXCursor c, CXCursor p,
 					   CXClientData d)
 {
@@ -423,6 +447,8 @@ static enum CXChildVisitResult visit_entry(CXCursor c, CXCursor p,
 	(void)p;
 	if (w->kind == TABLE_FTR_REGS)
 		extract_ftr(w, c);
+	else if (w->kind == TABLE_MSR_LIST)
+		extract_msr(w, c);
 	else if (clang_getCursorKind(c) == CXCursor_InitListExpr)
 		extract_cap(w, c);
 	return CXChildVisit_Continue;

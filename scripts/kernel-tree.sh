@@ -40,8 +40,9 @@
 #                           context switch and KVM code, lib/zstd/, zram,
 #                           mm/memory.o, mm/zswap.o, the scheduler core
 #                           and idle loop, kernel/time/ and
-#                           drivers/char/random.o (full and outoftree
-#                           are arm64's profiles)
+#                           drivers/char/random.o; PROFILE full is
+#                           arch/x86/ mm/ kernel/ lib/ fs/ drivers/char/
+#                           drivers/block/ (outoftree is arm64's)
 #   JOBS                    make -j (default: nproc)
 # Prints the tree's path on its last line.
 #
@@ -85,7 +86,14 @@ focus)	name=focus
 	targets=$(echo $targets)
 	;;
 full)	name=full
-	targets="arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/ init/"
+	if [ "$arch" = x86 ]; then
+		targets="arch/x86/ mm/ kernel/ lib/ fs/ drivers/char/
+			 drivers/block/"
+	else
+		targets="arch/arm64/ mm/ kernel/ drivers/char/ lib/ fs/ block/
+			 init/"
+	fi
+	targets=$(echo $targets)
 	;;
 outoftree)
 	name=outoftree
@@ -97,9 +105,9 @@ outoftree)
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
-# The full and outoftree profiles name arm64's directories.
-if [ "$arch" = x86 ] && { [ "$name" = full ] || [ "$name" = outoftree ]; }; then
-	echo "kernel-tree: profile '$name' is arm64's; x86: focus or a target list" >&2
+# The outoftree profile names arm64's objects.
+if [ "$arch" = x86 ] && [ "$name" = outoftree ]; then
+	echo "kernel-tree: profile '$name' is arm64's; x86: focus, full or a target list" >&2
 	exit 2
 fi
 config=${TRAPCHECK_KERNEL_CONFIG:-defconfig}

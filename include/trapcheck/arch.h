@@ -39,12 +39,19 @@ struct arch_rules {
 	/* rules.h: arch_fix_read(); NULL: no rewrite */
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
+	const char *msr_advice;		/* trapping-msr-read's */
 };
 
 /* A global of the tree that trapcheck reads, and its enum table_kind. */
 struct arch_table {
 	const char *global;	/* "arm64_ftr_regs" */
 	int kind;
+};
+
+/* A constant of an enum of the analysed tree. */
+struct arch_enum {
+	const char *name;
+	long long value;
 };
 
 /* A path prefix and what holds under it. */
@@ -94,7 +101,39 @@ struct arch {
 	const char *const *host_paths;
 	size_t nr_host_paths;
 	const struct arch_rules *rules;
+	/*
+	 * The tree's names of the bits a sink's value is tested for (x86:
+	 * the X86_FEATURE_* macros of cpufeatures.h, "(word*32 + bit)",
+	 * their words numbered by the constants of enum cpuid_leafs):
+	 * feature_bit() says which word and bit sink @name (argument
+	 * @arg, value tested with the mask @mask, as written) tests, from
+	 * the enum's constants @words; false when it cannot tell.
+	 */
+	const char *feature_prefix;
+	const char *feature_enum;
+	/*
+	 * Registers whose value the hardware changes under the kernel
+	 * (x86/live-msrs.def): fnmatch(3) patterns, and what each is.
+	 */
+	const struct arch_path *live_regs;
+	size_t nr_live_regs;
+	bool (*feature_bit)(const char *name, const char *arg,
+			    const char *mask, const struct arch_enum *words,
+			    size_t nr_words, unsigned int *word,
+			    unsigned int *bit);
 };
+
+/*
+ * The bit a mask written as "(1 << N)", "(1u << N)", "BIT(N)", "BIT_ULL(N)"
+ * or a one-bit number tests, or -1.
+ */
+int mask_bit(const char *mask);
+
+/*
+ * What register @name is when the hardware changes its value under the
+ * kernel ("a counter"), or NULL.
+ */
+const char *live_reg(const char *name);
 
 extern const struct arch arch_arm64, arch_x86;
 extern const struct arch_rules arm64_rules, x86_rules;

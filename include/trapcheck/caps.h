@@ -38,6 +38,9 @@ struct cap_table {
 	/* Their arm64_ftr_bits arrays: "REG *", "REG FIELD_SHIFT S|N" */
 	const char **ftr_bits;
 	size_t nr_bits, alloc_bits;
+	/* KVM's MSR lists (x86): "vmx_possible_passthrough_msrs MSR_STAR" */
+	const char **msrs;
+	size_t nr_msrs, alloc_msrs;
 	bool have_ftr;		/* arm64_ftr_regs[] was found */
 	bool have_caps;		/* a capability table was found */
 	size_t unresolved;
@@ -47,6 +50,12 @@ struct cap_table {
 void caps_resolve(struct graph *g);
 const struct cap *caps_find(const struct cap_table *t, const char *name);
 bool caps_is_sanitised(const struct cap_table *t, const char *reg);
+/*
+ * The lists of the tree's KVM that name MSR @msr as one it may pass
+ * through ("vmx_possible_passthrough_msrs[], direct_access_msrs[]"), a
+ * new string, or NULL.
+ */
+char *caps_msr_lists(const struct cap_table *t, const char *msr);
 
 /* What the tree's arm64_ftr_bits array of @reg says of a field. */
 enum ftr_field {

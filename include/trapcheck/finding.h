@@ -48,6 +48,13 @@ struct finding {
 	const char *cap;	/* capability checked, or NULL */
 	const char *field;	/* its register field, or NULL */
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
+	const char *mask;	/* the read's value is tested with, or NULL */
+	const char *feature;	/* the tree's name of that bit, or NULL */
+	/*
+	 * Why the read may not exit at all (an MSR on KVM's pass-through
+	 * lists), or NULL: such a finding is a note, not a warning.
+	 */
+	char *unless;
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
 	const char *context;	/* "guest", or "nested": a KVM host's read */

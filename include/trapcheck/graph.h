@@ -67,6 +67,8 @@ struct gsink {
 	int func;
 	int sink;		/* index into sink_table */
 	const char *arg;	/* register or capability, or NULL */
+	const char *mask;	/* what its value is tested with, or NULL */
+	const char *feature;	/* the tree's name of that bit, or NULL */
 	const char *file;
 	unsigned int line, col;
 	const char *guards;	/* conditions at the site (guards.h) */

@@ -79,6 +79,8 @@ char *idreg_advice(const struct cap_table *t, const char *reg,
 const char *idreg_any_advice(void);
 /* Its advice for an identification instruction used to serialize. */
 const char *idreg_serialize_advice(void);
+/* Its advice for a read of a model-specific register. */
+const char *msr_advice(void);
 /* Its rewrite of a trapping read (trapping-idreg-read's fix). */
 bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		   char **why);

@@ -15,7 +15,13 @@
  * the template of an inline assembly statement (its name is "asm:INSN").
  */
 enum sink_how { SINK_MACRO, SINK_CALL, SINK_ASM };
-enum sink_class { SINK_IDREG, SINK_LOCAL_CAP, SINK_ENTROPY, SINK_SANITISED };
+enum sink_class {
+	SINK_IDREG,
+	SINK_LOCAL_CAP,
+	SINK_ENTROPY,
+	SINK_SANITISED,
+	SINK_MSR,		/* reads a model-specific register (x86) */
+};
 enum sink_arg {
 	SINK_ARG_REG_BARE,
 	SINK_ARG_REG_SYS,
@@ -23,6 +29,7 @@ enum sink_arg {
 	SINK_ARG_CAP,
 	SINK_ARG_NONE,
 	SINK_ARG_LEAF,		/* recorded as written; reads sink_def.reg */
+	SINK_ARG_MSR,		/* an MSR, as written (a msr-index.h name) */
 };
 
 struct sink_def {

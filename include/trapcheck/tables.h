@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reading the kernel's own tables from a TU's AST: arm64_ftr_regs[] and
- * the capability tables arm64_features[] / arm64_errata[] (the
- * architecture lists them: checker/arch/arm64/tables.def). Used by
+ * the capability tables arm64_features[] / arm64_errata[], KVM's lists of
+ * the MSRs it may pass through (the architecture lists them:
+ * checker/arch/<arch>/tables.def). Used by
  * extraction only; with extract*.c and tokens.c, the only code that sees
  * libclang.
  */
@@ -15,7 +16,11 @@
 
 #include "trapcheck/facts.h"
 
-enum table_kind { TABLE_FTR_REGS, TABLE_CAPS };
+enum table_kind {
+	TABLE_FTR_REGS,		/* arm64_ftr_regs[] */
+	TABLE_CAPS,		/* arm64_features[], arm64_errata[] */
+	TABLE_MSR_LIST,		/* MSRs KVM may pass through (x86) */
+};
 
 /* Is a global of this name one of the run's architecture's tables? */
 int caps_table_kind(const char *name);
@@ -31,6 +36,8 @@ struct caps_sink {
 	size_t *nr_ftr, *alloc_ftr;
 	char ***ftr_bits;
 	size_t *nr_ftr_bits, *alloc_ftr_bits;
+	char ***msrs;
+	size_t *nr_msrs, *alloc_msrs;
 	const char *(*loc_file)(void *ctx, CXFile f);
 	void *ctx;
 };

@@ -41,8 +41,8 @@ assert d['version'] == '2.1.0'
 drv = run['tool']['driver']
 assert drv['name'] == 'trapcheck' and drv['version'] and drv['informationUri']
 ids = [r['id'] for r in drv['rules']]
-assert ids == ['trapping-idreg-read', 'local-cap-check', 'slow-entropy',
-               'preempt-guard'], ids
+assert ids == ['trapping-idreg-read', 'trapping-msr-read', 'local-cap-check',
+               'slow-entropy', 'preempt-guard'], ids
 assert 'HCR_EL2.TID3' in drv['rules'][0]['help']['text']
 rng = [r for r in run['results']
        if r['ruleId'] == 'local-cap-check' and

@@ -7,8 +7,14 @@
 # (CPUID with no output operand as serializing, with its own advice);
 # native_cpuid()'s own asm (behind the opaque wrappers), CPUID at boot,
 # in a machine check's report (do_machine_check() is cold) and RDTSC are
-# not; the database records arch/x86 and gives the same
-# findings back; there is no rewrite for x86, and --fix says so.
+# not. A one-bit test of a wrapper's value names the X86_FEATURE_* that
+# the fixture tree's cpufeatures.h and enum cpuid_leafs give that bit,
+# and --fix rewrites it into boot_cpu_has() (verified); a leaf's field
+# that no feature names keeps the cache advice. RDMSR through rdmsrl()
+# is trapping-msr-read with the MSR as written; an MSR on the tree's KVM
+# pass-through lists (vmx_possible_passthrough_msrs[],
+# direct_access_msrs[]) is a note, not a warning. The database records
+# arch/x86 and gives the same findings back.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/x86"
 cd "$SCRATCH" || exit 1
@@ -16,6 +22,7 @@ cd "$SCRATCH" || exit 1
 "$TRAPCHECK" -p "$FX" --format=json -o x.json 2> x.err
 rc=$?
 check "the x86 fixture: findings, exit 1" [ $rc -eq 1 ]
+"$TRAPCHECK" -p "$FX" > x.txt 2>&1
 check "no unknown-flag warning for kbuild's x86 flags (-m64 ...)" \
 	sh -c '! grep -q "unknown compiler flag" x.err'
 python3 "$TOP/tests/e2e/check-tags.py" "$FX" x.json
@@ -26,12 +33,19 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 by_file = {f['file']: f for f in d['findings'] if f['sink'] != 'asm:cpuid'
            or f['file'] != 'arch/x86/mm/fault.c'}
-w = by_file['arch/x86/mm/fault.c']
+by_func = {f['function']: f for f in d['findings']}
+w = by_func['fault_has_smap']
 assert w['sink'] == 'cpuid_ebx' and w['register'] == 'CPUID', w
 assert w['trap_class'] == 'unconditional CPUID exit', w
 assert w['message'].startswith('cpuid_ebx(0x7) reads CPUID'), w['message']
-assert 'boot_cpu_has()' in w['message'], w['message']
+assert w['mask'] == '(1u<<20)' and w['feature'] == 'X86_FEATURE_SMAP', w
+assert 'boot_cpu_has(X86_FEATURE_SMAP)' in w['message'], w['message']
 assert 'read_sanitised_ftr_reg' not in w['message'], w['message']
+# A field, not a bit: no feature, the cache advice.
+p = by_func['fault_pa_bits']
+assert p['mask'] == '0xff' and 'feature' not in p, p
+assert 'boot_cpu_has() or cpu_feature_enabled(), or cache the leaf' \
+    in p['message'], p['message']
 a = by_file['lib/lzx/cpu.h']
 assert a['sink'] == 'asm:cpuid' and a['function'] == 'lzx_cpuid_bmi2', a
 assert a['message'].startswith('inline assembly executes cpuid ('), a
@@ -44,20 +58,68 @@ assert s[0]['message'].startswith('inline assembly executes cpuid to '
 assert 'SERIALIZE' in s[0]['message'], s
 assert 'boot_cpu_has()' not in s[0]['message'], s
 PY
-check "JSON: the wrapper's leaf, the asm sites (read, serialize), x86's trap class and advice" \
+check "JSON: the wrapper's leaf, its feature bit, the asm sites (read, serialize), x86's trap class and advice" \
 	[ $? -eq 0 ]
+python3 - x.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [f for f in d['findings'] if f['rule'] == 'trapping-msr-read']
+assert len(m) == 1, m
+m = m[0]
+assert (m['file'], m['line']) == ('arch/x86/mm/fault.c', 59), m
+assert m['function'] == 'fault_misc_enable', m
+assert m['register'] == 'MSR_IA32_MISC_ENABLE', m
+assert m['trap_class'] == 'RDMSR exit unless passed through', m
+assert m['message'].startswith('native_read_msr() reads '
+                               'MSR_IA32_MISC_ENABLE (traps'), m
+assert 'not analysed' not in m['message'], m
+assert [s['function'] for s in m['chain']] == ['handle_page_fault',
+                                              'fault_misc_enable'], m
+low = [f for f in d['low_confidence'] if f['rule'] == 'trapping-msr-read']
+assert len(low) == 2, low
+live = [f for f in low if f['register'] == 'MSR_IA32_APERF']
+assert len(live) == 1 and live[0]['function'] == 'fault_aperf', low
+assert live[0]['may_not_exit'].startswith('MSR_IA32_APERF is a counter: '
+                                          'its value changes'), live
+low = [f for f in low if f['register'] != 'MSR_IA32_APERF'][0]
+assert (low['file'], low['line']) == ('arch/x86/mm/fault.c', 72), low
+assert low['register'] == 'MSR_IA32_SPEC_CTRL', low
+assert low['confidence'] == 'low', low
+assert 'vmx_possible_passthrough_msrs[]' in low['may_not_exit'], low
+assert 'direct_access_msrs[]' in low['may_not_exit'], low
+PY
+check "JSON: rdmsrl() of an MSR KVM never passes through warns (file, line, chain); one on KVM's lists, or a counter, is a note" \
+	[ $? -eq 0 ]
+grep -q "fault.c:72:2: note: low confidence, not warned of: fault_spec_ctrl() reached from page-fault, but MSR_IA32_SPEC_CTRL is on KVM's" x.txt
+check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d1.json
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d2.json
 check_that "the database records arch/x86" \
 	'[ "$(sqlite3 x.db "select value from meta where key = '"'arch'"'")" = x86 ]'
-check_that "a warm run gives the cold run's findings back (asm sinks stored)" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 3)" d1.json d2.json'
+check_that "a warm run gives the cold run's findings back (asm sinks, masks, features stored)" \
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 5)" d1.json d2.json'
 "$TRAPCHECK" report --db x.db --format=json -o r.json 2> r.err
 check_that "report --db takes the architecture from the database" \
 	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b)" d1.json r.json'
 
 "$TRAPCHECK" -p "$FX" --fix > fix.out 2> fix.err
-check_that "--fix: no patch, and a note per site saying x86 has no rewrite" \
-	'[ ! -s fix.out ] && [ "$(grep -c "no fix: no rewrite of this read for x86" fix.err)" -eq 3 ]'
+rc=$?
+check_that "--fix: one verified patch, boot_cpu_has() of the tree's feature for the one-bit test in a bool function" \
+	'[ $rc -eq 1 ] && [ "$(grep -c "^-" fix.out)" -eq 2 ] && grep -q "^-	return cpuid_ebx(0x7) & (1u << 20);$" fix.out && grep -q "^+	return boot_cpu_has(X86_FEATURE_SMAP);$" fix.out'
+check_that "--fix: a field of a leaf, CPUID in asm and RDMSR say why there is no rewrite" \
+	'grep -q "fault.c:50:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:59:2: note: no fix: this rule has no automatic rewrite" fix.err'
+# The rewrite applies and the tree still analyses: on a copy.
+cp -r "$FX" tree
+(cd tree && patch -p1 -s < ../fix.out)
+"$TRAPCHECK" -p tree --format=json -o after.json 2> after.err
+check_that "the patched copy: the CPUID test gone, the other findings stay" \
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 4)" after.json'
+# Only its truth may be used: an int function returning the bit is not
+# rewritten.
+sed 's/^static bool fault_has_smap/static int fault_has_smap/' \
+	"$FX/arch/x86/mm/fault.c" > tree/arch/x86/mm/fault.c
+"$TRAPCHECK" -p tree --fix > fix2.out 2> fix2.err
+check_that "--fix: not where the bit's value may be used (an int function)" \
+	'[ ! -s fix2.out ] && grep -q "no fix: cpuid_ebx() & (1u<<20) is used for more than its truth there" fix2.err'
 done_testing

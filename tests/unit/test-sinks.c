@@ -202,6 +202,76 @@ static void test_arch_advice(void **state)
 	arch_set(&arch_arm64);
 }
 
+/* The bit a mask written next to a CPUID wrapper tests. */
+static void test_mask_bit(void **state)
+{
+	assert_int_equal(mask_bit("(1u<<20)"), 20);
+	assert_int_equal(mask_bit("(1 << 8)"), 8);
+	assert_int_equal(mask_bit("(1UL<<0x1f)"), 31);
+	assert_int_equal(mask_bit("BIT(5)"), 5);
+	assert_int_equal(mask_bit("BIT_ULL(40)"), 40);
+	assert_int_equal(mask_bit("0x100000"), 20);
+	assert_int_equal(mask_bit("((1))"), 0);
+	/* Not one bit: a field, two bits, a shifted two, a name. */
+	assert_int_equal(mask_bit("0xff"), -1);
+	assert_int_equal(mask_bit("(3<<4)"), -1);
+	assert_int_equal(mask_bit("(2<<4)"), -1);
+	assert_int_equal(mask_bit("X86_BIT"), -1);
+	assert_int_equal(mask_bit("0"), -1);
+	assert_int_equal(mask_bit(NULL), -1);
+}
+
+/*
+ * x86's word of a CPUID test: the enum constant of its leaf, sub-leaf 0
+ * and register, spelled as the tree spells them.
+ */
+static void test_x86_feature_word(void **state)
+{
+	const struct arch_enum words[] = {
+		{ "CPUID_1_EDX", 0 }, { "CPUID_8000_0001_ECX", 6 },
+		{ "CPUID_7_0_EBX", 9 }, { "CPUID_7_ECX", 16 },
+	};
+	unsigned int word = 99, bit = 99;
+	bool (*fb)(const char *, const char *, const char *,
+		   const struct arch_enum *, size_t, unsigned int *,
+		   unsigned int *) = arch_x86.feature_bit;
+
+	assert_true(fb("cpuid_ebx", "0x7", "(1u<<20)", words, 4, &word,
+		       &bit));
+	assert_int_equal(word, 9);
+	assert_int_equal(bit, 20);
+	assert_true(fb("cpuid_ecx", "0x80000001", "BIT(5)", words, 4, &word,
+		       &bit));
+	assert_int_equal(word, 6);
+	assert_true(fb("cpuid_ecx", "7", "BIT(5)", words, 4, &word, &bit));
+	assert_int_equal(word, 16);
+	assert_true(fb("cpuid_edx", "1", "0x1", words, 4, &word, &bit));
+	assert_int_equal(word, 0);
+	assert_int_equal(bit, 0);
+	/* No such word, no register, not a constant leaf, not one bit. */
+	assert_false(fb("cpuid_eax", "0x7", "BIT(1)", words, 4, &word, &bit));
+	assert_false(fb("cpuid", "0x7", "BIT(1)", words, 4, &word, &bit));
+	assert_false(fb("cpuid_ebx", "leaf", "BIT(1)", words, 4, &word,
+			&bit));
+	assert_false(fb("cpuid_ebx", "0x7", "0xff", words, 4, &word, &bit));
+	assert_null(arch_arm64.feature_bit);
+}
+
+/* x86's MSRs whose value the hardware changes: by pattern. */
+static void test_live_regs(void **state)
+{
+	arch_set(&arch_x86);
+	assert_string_equal(live_reg("MSR_IA32_APERF"), "a counter");
+	assert_non_null(live_reg("MSR_IA32_MC0_STATUS"));
+	assert_non_null(live_reg("MSR_IA32_MC3_ADDR"));
+	assert_non_null(live_reg("MSR_ARCH_PERFMON_PERFCTR0"));
+	assert_null(live_reg("MSR_IA32_SPEC_CTRL"));
+	assert_null(live_reg("MSR_IA32_MCU_OPT_CTRL"));
+	assert_null(live_reg(NULL));
+	arch_set(&arch_arm64);
+	assert_null(live_reg("MSR_IA32_APERF"));
+}
+
 static void test_opaque_sinks(void **state)
 {
 	assert_true(sink_is_opaque("this_cpu_has_cap"));
@@ -222,6 +292,9 @@ int main(void)
 		cmocka_unit_test(test_arch_tables),
 		cmocka_unit_test(test_arch_advice),
 		cmocka_unit_test(test_opaque_sinks),
+		cmocka_unit_test(test_mask_bit),
+		cmocka_unit_test(test_live_regs),
+		cmocka_unit_test(test_x86_feature_word),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
