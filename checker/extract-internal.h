@@ -101,6 +101,9 @@ struct walk {
 	 */
 	CXCursor *fmacros;
 	size_t nr_fmacros, alloc_fmacros;
+	/* Its register-name macros (arch.h: reg_macro_prefix). */
+	CXCursor *rmacros;
+	size_t nr_rmacros, alloc_rmacros;
 	struct arch_enum *fwords;
 	size_t nr_fwords, alloc_fwords;
 

@@ -9,6 +9,7 @@
  * holds them. This file holds the TU: the parse and its retry, the
  * top-level cursors, locations and names, and the diagnostics.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -273,17 +274,27 @@ static void visit_macro(struct walk *w, CXCursor c)
 				 sink_at(k)->arg == SINK_ARG_LEAF);
 }
 
-/* A feature macro of the architecture (X86_FEATURE_SMAP): kept. */
+/*
+ * A feature macro (X86_FEATURE_SMAP) or register-name macro (MSR_STAR) of
+ * the architecture: kept, read only when a sink needs it.
+ */
 static void visit_macro_def(struct walk *w, CXCursor c)
 {
-	const char *prefix = arch_current()->feature_prefix;
+	const struct arch *a = arch_current();
+	const char *name;
 	CXString s;
 
-	if (!prefix)
+	if (!a->feature_prefix && !a->reg_macro_prefix)
 		return;
 	s = clang_getCursorSpelling(c);
-	if (!strncmp(clang_getCString(s), prefix, strlen(prefix)))
+	name = clang_getCString(s);
+	if (a->feature_prefix &&
+	    !strncmp(name, a->feature_prefix, strlen(a->feature_prefix)))
 		*PUSH(w->fmacros, w->nr_fmacros, w->alloc_fmacros) = c;
+	else if (a->reg_macro_prefix &&
+		 !strncmp(name, a->reg_macro_prefix,
+			  strlen(a->reg_macro_prefix)))
+		*PUSH(w->rmacros, w->nr_rmacros, w->alloc_rmacros) = c;
 	clang_disposeString(s);
 }
 
@@ -343,13 +354,59 @@ static char *feature_named(struct walk *w, unsigned int word,
 	return found;
 }
 
-/* Name the feature each masked sink tests, from the TU's own tables. */
+/*
+ * The register-name macro "NAME VALUE" whose value is the number @num
+ * (msr-index.h's form), or NULL.
+ */
+static char *reg_named(struct walk *w, const char *num)
+{
+	unsigned long long want, v;
+	char *found = NULL, *e;
+	size_t i;
+
+	want = strtoull(num, &e, 0);
+	while (*e == 'u' || *e == 'U' || *e == 'l' || *e == 'L')
+		e++;
+	if (*e)
+		return NULL;
+	for (i = 0; i < w->nr_rmacros && !found; i++) {
+		struct tokens k = { 0 };
+
+		tokens_get(&k, w->tu, clang_getCursorExtent(w->rmacros[i]),
+			   false);
+		if (k.n == 2) {
+			v = strtoull(k.s[1], &e, 0);
+			while (*e == 'u' || *e == 'U' || *e == 'l' || *e == 'L')
+				e++;
+			if (!*e && e != k.s[1] && v == want)
+				found = xstrdup(k.s[0]);
+		}
+		tokens_free(&k);
+	}
+	return found;
+}
+
+/*
+ * From the TU's own tables: the feature each masked sink tests, and the
+ * name of each register a sink gives as a number.
+ */
 static void resolve_features(struct walk *w)
 {
 	const struct arch *a = arch_current();
 	unsigned int word, bit;
 	size_t i;
 
+	for (i = 0; i < w->out->nr_sinks; i++) {
+		struct tu_sink *k = &w->out->sinks[i];
+		char *name;
+
+		if (k->arg && isdigit((unsigned char)k->arg[0]) &&
+		    sink_at(k->sink)->arg == SINK_ARG_MSR &&
+		    (name = reg_named(w, k->arg))) {
+			free(k->arg);
+			k->arg = name;
+		}
+	}
 	if (!a->feature_bit || !w->nr_fmacros || !w->nr_fwords)
 		return;
 	for (i = 0; i < w->out->nr_sinks; i++) {
@@ -611,6 +668,7 @@ static void free_walk(struct walk *w)
 	free(w->ext);
 	free(w->pend);
 	free(w->fmacros);
+	free(w->rmacros);
 	for (i = 0; i < w->nr_fwords; i++)
 		free((char *)w->fwords[i].name);
 	free(w->fwords);

@@ -86,6 +86,25 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 			s->atomic = true;
 			continue;
 		}
+		if (!strncmp(p, "config:", 7)) {
+			char *c, *save = NULL;
+
+			for (c = strtok_r(p + 7, " \t", &save); c;
+			     c = strtok_r(NULL, " \t", &save)) {
+				if (strncmp(c, "CONFIG_", 7) || !is_ident(c)) {
+					snprintf(err, errlen, "%s:%u: not a "
+						 "CONFIG_ symbol: '%s'", path,
+						 lineno, c);
+					ret = -EINVAL;
+					break;
+				}
+				*PUSH(s->configs, s->nr_configs,
+				      s->alloc_configs) = xstrdup(c);
+			}
+			if (ret)
+				break;
+			continue;
+		}
 		if (!strncmp(p, "weight:", 7)) {
 			char *num = p + 7;
 
@@ -157,6 +176,7 @@ int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 
 static void root_set_free(struct root_set *s)
 {
+	strv_free(s->configs, s->nr_configs);
 	strv_free(s->funcs, s->nr);
 	strv_free(s->reasons, s->nr);
 	free(s->name);

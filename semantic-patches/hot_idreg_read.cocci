@@ -41,6 +41,10 @@ virtual report
 @@
 HOT = set([
 	# BEGIN HOT (scripts/gen-cocci-hot.py, from roots/*.roots)
+	# roots/compress.roots
+	"zcomp_compress", "zcomp_decompress", "zswap_compress",
+	"zswap_decompress", "zstd_compress_folios", "zstd_decompress_bio",
+	"zstd_decompress", "zstd_uncompress", "z_erofs_zstd_decompress",
 	# roots/crng.roots
 	"get_random_bytes", "get_random_bytes_user", "get_random_u8",
 	"get_random_u16", "get_random_u32", "get_random_u64",

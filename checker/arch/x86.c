@@ -145,4 +145,5 @@ const struct arch arch_x86 = {
 	.feature_prefix = "X86_FEATURE_",
 	.feature_enum = "cpuid_leafs",
 	.feature_bit = feature_bit,
+	.reg_macro_prefix = "MSR_",
 };

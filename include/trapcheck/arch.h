@@ -112,6 +112,12 @@ struct arch {
 	const char *feature_prefix;
 	const char *feature_enum;
 	/*
+	 * The prefix of the tree's register names ("MSR_": msr-index.h):
+	 * a register a sink names by number is named by the macro of that
+	 * value that the TU sees.
+	 */
+	const char *reg_macro_prefix;
+	/*
 	 * Registers whose value the hardware changes under the kernel
 	 * (x86/live-msrs.def): fnmatch(3) patterns, and what each is.
 	 */

@@ -19,6 +19,12 @@ struct root_set {
 	size_t nr, alloc, alloc_reasons;
 	double weight;		/* events a second ("weight: N"), default 1000 */
 	bool atomic;		/* "context: atomic": preemption disabled */
+	/*
+	 * "config: CONFIG_ZRAM ...": the options that build its entry
+	 * points; none: the kernel always has them.
+	 */
+	char **configs;
+	size_t nr_configs, alloc_configs;
 };
 
 struct root_sets {

@@ -60,13 +60,19 @@ assert 'boot_cpu_has()' not in s[0]['message'], s
 PY
 check "JSON: the wrapper's leaf, its feature bit, the asm sites (read, serialize), x86's trap class and advice" \
 	[ $? -eq 0 ]
-python3 - x.json <<'PY'
+misc=$(grep -n 'rdmsrl(MSR_IA32_MISC_ENABLE' "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+spec=$(grep -n 'rdmsrl(MSR_IA32_SPEC_CTRL' "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+python3 - x.json "$misc" "$spec" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
+misc, spec = int(sys.argv[2]), int(sys.argv[3])
 m = [f for f in d['findings'] if f['rule'] == 'trapping-msr-read']
-assert len(m) == 1, m
-m = m[0]
-assert (m['file'], m['line']) == ('arch/x86/mm/fault.c', 59), m
+assert len(m) == 2, m
+# rdmsrl(0x1a0, v): the number named by the TU's msr-index.h macro.
+nr = [f for f in m if f['function'] == 'fault_misc_enable_nr']
+assert len(nr) == 1 and nr[0]['register'] == 'MSR_IA32_MISC_ENABLE', m
+m = [f for f in m if f['function'] != 'fault_misc_enable_nr'][0]
+assert (m['file'], m['line']) == ('arch/x86/mm/fault.c', misc), m
 assert m['function'] == 'fault_misc_enable', m
 assert m['register'] == 'MSR_IA32_MISC_ENABLE', m
 assert m['trap_class'] == 'RDMSR exit unless passed through', m
@@ -82,15 +88,15 @@ assert len(live) == 1 and live[0]['function'] == 'fault_aperf', low
 assert live[0]['may_not_exit'].startswith('MSR_IA32_APERF is a counter: '
                                           'its value changes'), live
 low = [f for f in low if f['register'] != 'MSR_IA32_APERF'][0]
-assert (low['file'], low['line']) == ('arch/x86/mm/fault.c', 72), low
+assert (low['file'], low['line']) == ('arch/x86/mm/fault.c', spec), low
 assert low['register'] == 'MSR_IA32_SPEC_CTRL', low
 assert low['confidence'] == 'low', low
 assert 'vmx_possible_passthrough_msrs[]' in low['may_not_exit'], low
 assert 'direct_access_msrs[]' in low['may_not_exit'], low
 PY
-check "JSON: rdmsrl() of an MSR KVM never passes through warns (file, line, chain); one on KVM's lists, or a counter, is a note" \
+check "JSON: rdmsrl() of an MSR KVM never passes through warns (file, line, chain; by number, named from msr-index.h); one on KVM's lists, or a counter, is a note" \
 	[ $? -eq 0 ]
-grep -q "fault.c:72:2: note: low confidence, not warned of: fault_spec_ctrl() reached from page-fault, but MSR_IA32_SPEC_CTRL is on KVM's" x.txt
+grep -q "fault.c:$spec:2: note: low confidence, not warned of: fault_spec_ctrl() reached from page-fault, but MSR_IA32_SPEC_CTRL is on KVM's" x.txt
 check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d1.json
@@ -98,7 +104,7 @@ check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 check_that "the database records arch/x86" \
 	'[ "$(sqlite3 x.db "select value from meta where key = '"'arch'"'")" = x86 ]'
 check_that "a warm run gives the cold run's findings back (asm sinks, masks, features stored)" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 5)" d1.json d2.json'
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 6)" d1.json d2.json'
 "$TRAPCHECK" report --db x.db --format=json -o r.json 2> r.err
 check_that "report --db takes the architecture from the database" \
 	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b)" d1.json r.json'
@@ -108,13 +114,13 @@ rc=$?
 check_that "--fix: one verified patch, boot_cpu_has() of the tree's feature for the one-bit test in a bool function" \
 	'[ $rc -eq 1 ] && [ "$(grep -c "^-" fix.out)" -eq 2 ] && grep -q "^-	return cpuid_ebx(0x7) & (1u << 20);$" fix.out && grep -q "^+	return boot_cpu_has(X86_FEATURE_SMAP);$" fix.out'
 check_that "--fix: a field of a leaf, CPUID in asm and RDMSR say why there is no rewrite" \
-	'grep -q "fault.c:50:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:59:2: note: no fix: this rule has no automatic rewrite" fix.err'
+	'grep -q "fault.c:50:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:$misc:2: note: no fix: this rule has no automatic rewrite" fix.err'
 # The rewrite applies and the tree still analyses: on a copy.
 cp -r "$FX" tree
 (cd tree && patch -p1 -s < ../fix.out)
 "$TRAPCHECK" -p tree --format=json -o after.json 2> after.err
 check_that "the patched copy: the CPUID test gone, the other findings stay" \
-	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 4)" after.json'
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 5)" after.json'
 # Only its truth may be used: an int function returning the bit is not
 # rewritten.
 sed 's/^static bool fault_has_smap/static int fault_has_smap/' \
