@@ -104,7 +104,8 @@ checker/arch/arm64.o: checker/arch/arm64/sinks.def \
 		      checker/arch/arm64/context.def \
 		      checker/arch/arm64/tables.def
 checker/arch/x86.o: checker/arch/x86/sinks.def checker/arch/x86/registers.def \
-		    checker/arch/x86/context.def
+		    checker/arch/x86/context.def checker/arch/x86/tables.def \
+		    checker/arch/x86/live-msrs.def
 $(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
 checker/guards.o: checker/phases.def
 checker/extract-stmt.o: checker/cold.def
