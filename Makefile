@@ -27,7 +27,7 @@ CFLAGS += $(REPRO_FLAGS)
 CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) \
 	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
 LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
-	  -ljansson -lsqlite3 -lpthread
+	  -ljansson -lsqlite3 -ldw -lelf -lpthread
 
 V ?= 0
 # Build with every CPU unless told otherwise (make -jN on the command line
@@ -61,7 +61,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/cocci-rule.o checker/cocci-lex.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \
 	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
-	    checker/claims.o checker/tokens.o
+	    checker/claims.o checker/tokens.o checker/trace.o checker/dwsym.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 

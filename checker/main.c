@@ -59,6 +59,8 @@ static const struct {
 	{ "callees", 1, NULL },
 	{ "path", 2, "path FROM TO        (-p TREE | --db FILE)" },
 	{ "why", 1, "why FILE:LINE       (-p TREE | --db FILE)" },
+	{ "trace", 1, "trace TRACE --vmlinux FILE [--kaslr-offset HEX] "
+		      "(-p TREE | --db FILE)" },
 };
 
 static void usage(FILE *f)
@@ -142,7 +144,7 @@ static const struct {
 	ARG(SIGNOFF, fo.meta.signoff), CLEAR(NO_VERIFY, fo.verify),
 	ARG(WRITE_BASELINE, write_baseline), ARG(BASELINE, baseline),
 	ARG(WAIVERS, waivers), SET(NO_WAIVERS, no_waivers),
-	ARG(GRAPH, graph_dir), ARG(HTML, html),
+	ARG(GRAPH, graph_dir), ARG(HTML, html), ARG(VMLINUX, vmlinux),
 #undef STORE
 #undef ARG
 #undef SET
@@ -225,6 +227,17 @@ static bool take(struct prog *p, int id, const char *arg)
 			return false;
 		}
 		break;
+	case OPT_KASLR: {
+		char *e;
+
+		p->kaslr = strtoull(arg, &e, 16);
+		if (e == arg || *e) {
+			diag_error("--kaslr-offset needs a hexadecimal offset, "
+				   "not '%s'", arg);
+			return false;
+		}
+		break;
+	}
 	case OPT_CONTEXT:
 		if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
 		    strcmp(arg, "all")) {
@@ -287,6 +300,8 @@ static int parse(struct prog *p, int argc, char **argv)
 /* The modes, first match wins; the default reports the findings. */
 static int (*mode(const struct prog *p))(struct prog *)
 {
+	if (p->cmd && !strcmp(p->cmd, "trace"))
+		return cmd_trace;
 	if (p->cmd && strcmp(p->cmd, "report"))
 		return cmd_query;
 	if (p->print_commands || p->list_roots || p->list_caps)

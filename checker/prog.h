@@ -31,6 +31,8 @@ struct prog {
 	const char **more_dbs;		/* report: the second --db, ... */
 	size_t nr_more_dbs, alloc_more_dbs;
 	const char *baseline, *write_baseline, *waivers, *graph_dir, *html;
+	const char *vmlinux;		/* trace: the guest's */
+	unsigned long long kaslr;	/* trace: --kaslr-offset */
 	bool no_waivers, no_progress, quiet, list_roots, list_caps;
 	bool print_commands;
 	struct emit_opts eo;
@@ -48,6 +50,7 @@ int cmd_query(struct prog *p);		/* callers, callees, path, why */
 int cmd_list(struct prog *p);		/* --list-roots/caps, commands */
 int cmd_fix(struct prog *p);		/* --fix, --fix-dir, --apply, ... */
 int cmd_diff(struct prog *p);		/* --diff PATCH */
+int cmd_trace(struct prog *p);		/* trace TRACE --vmlinux FILE */
 /* The sparse protocol: trapcheck check --db=FILE <gcc flags> file.c. */
 int cmd_check(int argc, char **argv);
 

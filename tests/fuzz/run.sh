@@ -43,7 +43,7 @@ SECS=${1:-10}
 case $SECS in
 ''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
-ALL="compdb flags checkargs roots waivers baseline guards paths factsio"
+ALL="compdb flags checkargs roots waivers baseline guards paths factsio trace"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
 SEEDS=${FUZZ_CORPUS:-$TOP/tests/fuzz/corpus}
@@ -58,7 +58,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE"
 CPPFLAGS="-I$TOP/include -I$TOP/checker -I$LLVM_INCDIR"
 RES="-DCLANG_RESOURCE_INCLUDE=\"$LLVM_LIBDIR/clang/$LLVM_VERSION/include\""
-LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -lpthread"
+LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -ldw -lelf -lpthread"
 
 die() {
 	echo "fuzz: $*" >&2

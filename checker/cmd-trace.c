@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd-trace.c - trapcheck trace TRACE --vmlinux FILE (-p TREE | --db
+ * FILE): a KVM host's trace of a guest's traps (trace.h), each guest PC
+ * placed in the source with the guest's vmlinux (dwsym.h), joined with
+ * the static findings of the same tree: per trapped site its count and
+ * whether trapcheck reports it (or why not), and the findings the trace
+ * never saw.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "prog.h"
+#include "trapcheck/diag.h"
+#include "trapcheck/dwsym.h"
+#include "trapcheck/sinks.h"
+#include "trapcheck/trace.h"
+#include "trapcheck/util.h"
+
+/* A trapped source line: the trace's sites at PCs of one line, summed. */
+struct msite {
+	const char *file, *func, *what;
+	int line;
+	enum trace_kind kind;
+	unsigned long count;
+	const struct finding *f;	/* the finding there, or NULL */
+	bool note;			/* ... which is a note */
+	const char *why;		/* missed: why trapcheck cannot tell */
+};
+
+struct join {
+	struct msite *v;
+	size_t nr, alloc;
+	unsigned long total, unplaced;
+};
+
+static const char *const kind_names[] = {
+	[TRACE_SYSREG] = "sysreg", [TRACE_CPUID] = "cpuid",
+	[TRACE_MSR] = "msr",
+};
+
+/*
+ * A DWARF file name relative to the tree: "/build/linux/mm/memory.c" ->
+ * "mm/memory.c" when the tree is /build/linux, else as the compiler
+ * wrote it ("./arch/..." loses its "./").
+ */
+static const char *relative(const char *root, const char *file)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	if (n && !strncmp(file, root, n) && file[n] == '/')
+		file += n + 1;
+	while (!strncmp(file, "./", 2))
+		file += 2;
+	return file;
+}
+
+static struct msite *site_of(struct join *j, const char *file, int line,
+			     const char *func, const char *what,
+			     enum trace_kind kind)
+{
+	struct msite *m;
+	size_t i;
+
+	for (i = 0; i < j->nr; i++) {
+		m = &j->v[i];
+		if (m->line == line && !strcmp(m->file, file) &&
+		    !strcmp(m->what, what))
+			return m;
+	}
+	m = PUSH(j->v, j->nr, j->alloc);
+	memset(m, 0, sizeof(*m));
+	m->file = file;
+	m->line = line;
+	m->func = func ? func : "?";
+	m->what = what;
+	m->kind = kind;
+	return m;
+}
+
+static const struct finding *finding_at(const struct findings *fs,
+					const char *file, int line)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nr; i++)
+		if (fs->v[i].line == (unsigned int)line &&
+		    !strcmp(fs->v[i].file, file))
+			return &fs->v[i];
+	return NULL;
+}
+
+/* Why trapcheck did not report a trapped line, as far as it can tell. */
+static const char *why_missed(const struct analysis *a, const struct msite *m)
+{
+	const struct graph *g = &a->graph;
+	size_t i;
+	int n[1];
+
+	for (i = 0; i < g->nr_sinks; i++) {
+		const struct gsink *s = &g->sinks[i];
+
+		if (s->line != (unsigned int)m->line || strcmp(s->file, m->file))
+			continue;
+		if (g->nodes[s->func].cold)
+			return "inside cold code";
+		if (s->periodic)
+			return "rate-limited (a deadline test)";
+		if (s->boot)
+			return "in the boot phase";
+		return "not reachable from any root set";
+	}
+	if (sink_is_opaque(m->func))
+		return "inside a sink function that trapcheck reports at its "
+		       "calls, not inlined here: a trace without call stacks "
+		       "does not say which call";
+	if (graph_find_name(g, m->func, n, 1))
+		return "no sink rule for this read";
+	return "its function is in no analysed TU";
+}
+
+static void join(struct join *j, const struct trace *t, struct dwsym *d,
+		 const struct analysis *a, unsigned long long kaslr)
+{
+	size_t i;
+
+	j->total = t->total;
+	for (i = 0; i < t->nr; i++) {
+		const struct trace_site *s = &t->sites[i];
+		struct dwsym_frame fr[16];
+		struct msite *m;
+		size_t n, k = 0;
+
+		n = dwsym_frames(d, s->pc - kaslr, fr, ARRAY_SIZE(fr));
+		if (!n) {
+			j->unplaced += s->count;
+			continue;
+		}
+		/*
+		 * A sink wrapper inlined into its caller (cpuid_ebx() into
+		 * fault_has_smap()): trapcheck reports the call, so the
+		 * trap is placed at the line that called it.
+		 */
+		while (k + 1 < n && sink_is_opaque(fr[k].func))
+			k++;
+		m = site_of(j, relative(a->root, fr[k].file), fr[k].line,
+			    fr[k].func, s->what, s->kind);
+		m->count += s->count;
+	}
+	for (i = 0; i < j->nr; i++) {
+		struct msite *m = &j->v[i];
+
+		m->f = finding_at(&a->findings, m->file, m->line);
+		if (!m->f) {
+			m->f = finding_at(&a->low, m->file, m->line);
+			m->note = m->f != NULL;
+		}
+		if (!m->f)
+			m->why = why_missed(a, m);
+	}
+}
+
+static int by_count(const void *x, const void *y)
+{
+	const struct msite *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	if (strcmp(a->file, b->file))
+		return strcmp(a->file, b->file);
+	return a->line - b->line;
+}
+
+static double share(const struct join *j, unsigned long n)
+{
+	return j->total ? 100.0 * (double)n / (double)j->total : 0;
+}
+
+/* How often the trace saw finding @f's line. */
+static unsigned long measured(const struct join *j, const struct finding *f)
+{
+	unsigned long n = 0;
+	size_t i;
+
+	for (i = 0; i < j->nr; i++)
+		if (j->v[i].line == (int)f->line &&
+		    !strcmp(j->v[i].file, f->file))
+			n += j->v[i].count;
+	return n;
+}
+
+static bool reported_here(const struct msite *m)
+{
+	return m->f != NULL;
+}
+
+static void trace_text(FILE *out, const struct join *j,
+		       const struct analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < j->nr; i++) {
+		const struct msite *m = &j->v[i];
+
+		fprintf(out, "%s:%d: trapped %lu time%s (%.1f%%): %s in %s(): ",
+			m->file, m->line, m->count, m->count == 1 ? "" : "s",
+			share(j, m->count), m->what, m->func);
+		if (reported_here(m))
+			fprintf(out, "reported%s [%s, %s]\n",
+				m->note ? " as a note" : "", m->f->rule,
+				m->f->root ? m->f->root : "no root set");
+		else
+			fprintf(out, "missed: %s\n", m->why);
+	}
+	for (i = 0; i < a->findings.nr; i++) {
+		const struct finding *f = &a->findings.v[i];
+
+		if (f->trap && !measured(j, f))
+			fprintf(out, "%s:%u: not observed: %s in %s() [%s]\n",
+				f->file, f->line, f->rule, f->function,
+				f->root ? f->root : "-");
+	}
+}
+
+/* The run's one line on stderr, whatever the format. */
+static void trace_summary(const struct join *j, const struct analysis *a)
+{
+	size_t i, reported = 0, missed = 0, seen = 0, trapping = 0;
+	unsigned long traps_reported = 0;
+
+	for (i = 0; i < j->nr; i++) {
+		if (reported_here(&j->v[i])) {
+			reported++;
+			traps_reported += j->v[i].count;
+		} else {
+			missed++;
+		}
+	}
+	for (i = 0; i < a->findings.nr; i++) {
+		if (!a->findings.v[i].trap)
+			continue;	/* preempt-guard, slow-entropy */
+		trapping++;
+		seen += measured(j, &a->findings.v[i]) != 0;
+	}
+	diag_info("%lu traps at %zu source lines (%lu at addresses the "
+		  "vmlinux does not place); %zu reported (%.1f%% of the "
+		  "traps), %zu missed; %zu of %zu trapping warnings observed",
+		  j->total, j->nr, j->unplaced, reported,
+		  share(j, traps_reported), missed, seen, trapping);
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static int trace_json(FILE *out, const struct join *j,
+		     const struct analysis *a)
+{
+	json_t *root = json_object(), *sites = json_array();
+	json_t *fs = json_array(), *sum = json_object();
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < j->nr; i++) {
+		const struct msite *m = &j->v[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "file", json_string(m->file));
+		json_object_set_new(o, "line", json_integer(m->line));
+		json_object_set_new(o, "function", json_string(m->func));
+		json_object_set_new(o, "kind", json_string(kind_names[m->kind]));
+		json_object_set_new(o, "what", json_string(m->what));
+		json_object_set_new(o, "count", json_integer((json_int_t)m->count));
+		json_object_set_new(o, "share", json_real(share(j, m->count) /
+							  100));
+		json_object_set_new(o, "status", json_string(
+			m->f ? (m->note ? "note" : "reported") : "missed"));
+		json_object_set_new(o, "rule", jstr(m->f ? m->f->rule : NULL));
+		json_object_set_new(o, "root", jstr(m->f ? m->f->root : NULL));
+		json_object_set_new(o, "reason", jstr(m->why));
+		json_array_append_new(sites, o);
+	}
+	for (i = 0; i < a->findings.nr + a->low.nr; i++) {
+		const struct finding *f = i < a->findings.nr ?
+			&a->findings.v[i] : &a->low.v[i - a->findings.nr];
+		unsigned long n = measured(j, f);
+		json_t *o = json_object();
+
+		json_object_set_new(o, "rule", json_string(f->rule));
+		json_object_set_new(o, "file", json_string(f->file));
+		json_object_set_new(o, "line", json_integer(f->line));
+		json_object_set_new(o, "function", json_string(f->function));
+		json_object_set_new(o, "root", jstr(f->root));
+		json_object_set_new(o, "confidence",
+				    json_string(f->low ? "low" : "high"));
+		if (n) {
+			json_t *mo = json_object();
+
+			json_object_set_new(mo, "count", json_integer((json_int_t)n));
+			json_object_set_new(mo, "share",
+					    json_real(share(j, n) / 100));
+			json_object_set_new(o, "measured", mo);
+		} else {
+			json_object_set_new(o, "measured", json_null());
+		}
+		json_array_append_new(fs, o);
+	}
+	json_object_set_new(sum, "traps", json_integer((json_int_t)j->total));
+	json_object_set_new(sum, "unplaced",
+			    json_integer((json_int_t)j->unplaced));
+	json_object_set_new(sum, "sites", json_integer((json_int_t)j->nr));
+	json_object_set_new(root, "sites", sites);
+	json_object_set_new(root, "findings", fs);
+	json_object_set_new(root, "summary", sum);
+	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	    fputc('\n', out) == EOF || fflush(out))
+		ret = -EIO;
+	json_decref(root);
+	return ret;
+}
+
+static int trace_mode(struct prog *p, struct analysis *a)
+{
+	struct trace t = { 0 };
+	struct join j = { 0 };
+	struct dwsym *d = NULL;
+	char err[1024];
+	FILE *out = stdout;
+	int ret;
+
+	ret = trace_read(&t, p->words[0], err, sizeof(err));
+	if (ret) {
+		diag_error("%s", err);
+		ret = TC_EXIT_USAGE;
+		goto out_free_trace;
+	}
+	ret = dwsym_open(&d, p->vmlinux, err, sizeof(err));
+	if (ret) {
+		diag_error("%s", err);
+		ret = TC_EXIT_USAGE;
+		goto out_free_trace;
+	}
+	join(&j, &t, d, a, p->kaslr);
+	sort_n(j.v, j.nr, sizeof(*j.v), by_count);
+	if (p->output) {
+		out = fopen(p->output, "w");
+		if (!out) {
+			diag_error("%s: cannot write: %s", p->output,
+				   strerror(errno));
+			ret = TC_EXIT_OUTPUT;
+			goto out_close;
+		}
+	}
+	if (!strcmp(p->format, "json"))
+		ret = trace_json(out, &j, a) ? TC_EXIT_OUTPUT : TC_EXIT_CLEAN;
+	else
+		trace_text(out, &j, a);
+	if (fflush(out) || (out != stdout && fclose(out)))
+		ret = TC_EXIT_OUTPUT;
+	trace_summary(&j, a);
+out_close:
+	free(j.v);
+	dwsym_close(d);
+out_free_trace:
+	trace_free(&t);
+	return ret;
+}
+
+int cmd_trace(struct prog *p)
+{
+	if (!p->vmlinux) {
+		diag_error("trace: --vmlinux FILE (the guest's, with DWARF) is "
+			   "needed");
+		return TC_EXIT_USAGE;
+	}
+	return prog_analysed(p, trace_mode);
+}

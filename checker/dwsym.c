@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dwsym.c - guest PCs to function, file and line through elfutils' libdw
+ * (include/trapcheck/dwsym.h).
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/dwsym.h"
+#include "trapcheck/util.h"
+
+struct dwsym {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	struct strpool pool;	/* the names handed out */
+};
+
+static const Dwfl_Callbacks offline = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+int dwsym_open(struct dwsym **out, const char *vmlinux, char *err,
+	       size_t errlen)
+{
+	struct dwsym *s = xcalloc(1, sizeof(*s));
+	FILE *f = fopen(vmlinux, "r");
+
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: cannot read: %s", vmlinux,
+			 strerror(e));
+		free(s);
+		return -e;
+	}
+	fclose(f);
+	s->dwfl = dwfl_begin(&offline);
+	if (s->dwfl)
+		s->mod = dwfl_report_offline(s->dwfl, "vmlinux", vmlinux, -1);
+	if (!s->mod || dwfl_report_end(s->dwfl, NULL, NULL)) {
+		snprintf(err, errlen, "%s: not an ELF file libdw reads: %s",
+			 vmlinux, dwfl_errmsg(-1));
+		if (s->dwfl)
+			dwfl_end(s->dwfl);
+		free(s);
+		return -EINVAL;
+	}
+	strpool_init(&s->pool);
+	*out = s;
+	return 0;
+}
+
+/* The innermost function (or inlined function) at @addr, or NULL. */
+static const char *scope_name(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias), *scopes = NULL;
+	const char *name = NULL;
+	int n, i;
+
+	if (!cu)
+		return NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n && !name; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram ||
+		    tag == DW_TAG_inlined_subroutine)
+			name = dwarf_diename(&scopes[i]);
+	}
+	free(scopes);
+	return name;
+}
+
+bool dwsym_lookup(struct dwsym *s, unsigned long long addr,
+		  const char **func, const char **file, int *line)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Line *l;
+	const char *src, *fn;
+	Dwarf_Addr a;
+
+	if (!mod)
+		return false;
+	l = dwfl_module_getsrc(mod, addr);
+	src = l ? dwfl_lineinfo(l, &a, line, NULL, NULL, NULL) : NULL;
+	if (!src)
+		return false;
+	fn = scope_name(mod, addr);
+	if (!fn)
+		fn = dwfl_module_addrname(mod, addr);
+	*func = fn ? strpool_intern(&s->pool, fn) : NULL;
+	*file = strpool_intern(&s->pool, src);
+	return true;
+}
+
+
+/* DW_AT_call_file of inlined subroutine @die, named by @cu's file table. */
+static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	size_t n;
+
+	if (!dwarf_attr(die, DW_AT_call_file, &at) ||
+	    dwarf_formudata(&at, &idx) || dwarf_getsrcfiles(cu, &files, &n) ||
+	    idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
+		    struct dwsym_frame *f, size_t max)
+{
+	const char *func, *file;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	Dwarf_Attribute at;
+	Dwarf_Word line;
+	size_t nr = 0;
+	int n, i, l;
+
+	if (!max || !dwsym_lookup(s, addr, &func, &file, &l))
+		return 0;
+	f[nr].func = func;
+	f[nr].file = file;
+	f[nr++].line = l;
+	mod = dwfl_addrmodule(s->dwfl, addr);
+	cu = mod ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
+	n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	/*
+	 * dwarf_getscopes() continues an inlined instance with its abstract
+	 * definition's scopes; the concrete chain, inlined into inlined
+	 * into a function, comes from the innermost DIE (as eu-addr2line
+	 * -i does).
+	 */
+	if (n > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (i = 0; i < n && nr < max; i++) {
+		const char *cf, *outer = NULL;
+		int j;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		/* The function this one was inlined into. */
+		for (j = i + 1; j < n && !outer; j++)
+			if (dwarf_tag(&scopes[j]) == DW_TAG_subprogram ||
+			    dwarf_tag(&scopes[j]) == DW_TAG_inlined_subroutine)
+				outer = dwarf_diename(&scopes[j]);
+		cf = call_file(cu, &scopes[i]);
+		if (!outer || !cf || !dwarf_attr(&scopes[i], DW_AT_call_line,
+						 &at) ||
+		    dwarf_formudata(&at, &line))
+			break;
+		f[nr].func = strpool_intern(&s->pool, outer);
+		f[nr].file = strpool_intern(&s->pool, cf);
+		f[nr++].line = (int)line;
+	}
+	free(scopes);
+	return nr;
+}
+
+unsigned long long dwsym_symbol(struct dwsym *s, const char *name)
+{
+	int i, n = dwfl_module_getsymtab(s->mod);
+
+	for (i = 0; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *nm = dwfl_module_getsym_info(s->mod, i, &sym, &a,
+							 NULL, NULL, NULL);
+
+		if (nm && !strcmp(nm, name))
+			return a;
+	}
+	return 0;
+}
+
+void dwsym_close(struct dwsym *s)
+{
+	if (!s)
+		return;
+	dwfl_end(s->dwfl);
+	strpool_free(&s->pool);
+	free(s);
+}

@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.c - count a guest's traps from a KVM host's trace, as text
+ * (include/trapcheck/trace.h): trace-cmd report's lines and tracefs's,
+ * which differ only in their headers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/trace.h"
+#include "trapcheck/util.h"
+
+/* CPUs whose MSR exit waits for its kvm_msr line. */
+#define TRACE_CPUS	4096
+
+struct reader {
+	struct trace *t;
+	struct strmap index;	/* "pc kind what" -> sites[] */
+	/* Per CPU: the PC of an MSR read exit not yet counted, or 0. */
+	unsigned long long *msr_pc;
+	const char *name;
+	unsigned long lineno;
+	char *err;
+	size_t errlen;
+};
+
+static void count(struct reader *r, unsigned long long pc,
+		  enum trace_kind kind, const char *what)
+{
+	char *key = xasprintf("%llx %d %s", pc, (int)kind, what);
+	int i = strmap_get(&r->index, key);
+	struct trace_site *s;
+
+	if (i < 0) {
+		s = PUSH(r->t->sites, r->t->nr, r->t->alloc);
+		s->pc = pc;
+		s->kind = kind;
+		s->what = xstrdup(what);
+		s->count = 0;
+		i = (int)(r->t->nr - 1);
+		strmap_put(&r->index, key, i);
+	}
+	r->t->sites[i].count++;
+	r->t->total++;
+	free(key);
+}
+
+static int bad(struct reader *r, const char *why)
+{
+	snprintf(r->err, r->errlen, "%s:%lu: %s", r->name, r->lineno, why);
+	return -EINVAL;
+}
+
+/* A hexadecimal number at @p ("0x" optional); its end in *@end. */
+static bool hex(const char *p, unsigned long long *v, const char **end)
+{
+	char *e;
+
+	if (!isxdigit((unsigned char)*p))
+		return false;
+	*v = strtoull(p, &e, 16);
+	*end = e;
+	return e != p;
+}
+
+/* "PC: ffff8000801234 ID_AA64MMFR1_EL1 (3,0,0,7,1) read" */
+static int sys_access(struct reader *r, const char *p)
+{
+	unsigned long long pc;
+	int f[5], n = 0;
+	char name[64];
+	const char *e;
+
+	if (strncmp(p, "PC: ", 4) || !hex(p + 4, &pc, &e) || *e != ' ')
+		return bad(r, "kvm_sys_access: no \"PC: <hex>\"");
+	if (sscanf(e, " %63s (%d,%d,%d,%d,%d)%n", name, &f[0], &f[1], &f[2],
+		   &f[3], &f[4], &n) != 6 || !n)
+		return bad(r, "kvm_sys_access: no register and encoding");
+	e = e + n;
+	while (*e == ' ')
+		e++;
+	if (!strcmp(e, "read"))
+		count(r, pc, TRACE_SYSREG, name);
+	else if (strcmp(e, "write"))
+		return bad(r, "kvm_sys_access: neither read nor write");
+	return 0;
+}
+
+/* The PC of an MSR exit on @cpu, counted with no MSR named. */
+static void flush_msr(struct reader *r, unsigned int cpu)
+{
+	if (cpu < TRACE_CPUS && r->msr_pc[cpu]) {
+		count(r, r->msr_pc[cpu], TRACE_MSR, "MSR");
+		r->msr_pc[cpu] = 0;
+	}
+}
+
+/*
+ * "vcpu 0 reason CPUID rip 0xffffffff8103a2b1 info1 0x0 ..." (VMX), or
+ * "reason msr rip 0x... info1 0x0000000000000000 ..." (SVM: info1 0 is a
+ * read).
+ */
+static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
+{
+	unsigned long long pc, info1 = 0;
+	const char *reason, *rip, *info, *e;
+	size_t n;
+
+	reason = strstr(p, "reason ");
+	rip = strstr(p, " rip 0x");
+	if (!reason || !rip || rip < reason)
+		return bad(r, "kvm_exit: no \"reason <name> rip 0x<hex>\"");
+	reason += 7;
+	n = strcspn(reason, " ");
+	if (!n || !hex(rip + 7, &pc, &e))
+		return bad(r, "kvm_exit: no reason or rip");
+	info = strstr(e, "info1 0x");
+	if (info && !hex(info + 8, &info1, &e))
+		return bad(r, "kvm_exit: bad info1");
+	flush_msr(r, cpu);
+	if ((n == 5 && !strncmp(reason, "CPUID", 5)) ||
+	    (n == 5 && !strncmp(reason, "cpuid", 5)))
+		count(r, pc, TRACE_CPUID, "CPUID");
+	else if ((n == 8 && !strncmp(reason, "MSR_READ", 8)) ||
+		 (n == 3 && !strncmp(reason, "msr", 3) && !info1)) {
+		if (cpu < TRACE_CPUS)
+			r->msr_pc[cpu] = pc ? pc : 1;
+		else
+			count(r, pc, TRACE_MSR, "MSR");
+	}
+	return 0;
+}
+
+/* "msr_read 48 = 0x0" (or msr_write ..., " (#GP)" after a fault). */
+static int kvm_msr(struct reader *r, unsigned int cpu, const char *p)
+{
+	unsigned long long msr;
+	const char *e;
+	char what[32];
+
+	if (!strncmp(p, "msr_write ", 10))
+		return 0;
+	if (strncmp(p, "msr_read ", 9) || !hex(p + 9, &msr, &e))
+		return bad(r, "kvm_msr: no \"msr_read <hex>\"");
+	if (cpu < TRACE_CPUS && r->msr_pc[cpu]) {
+		snprintf(what, sizeof(what), "MSR 0x%llx", msr);
+		count(r, r->msr_pc[cpu], TRACE_MSR, what);
+		r->msr_pc[cpu] = 0;
+	}
+	return 0;
+}
+
+/* Headers of trace-cmd report and of tracefs: not events. */
+static bool header(const char *p)
+{
+	return *p == '#' || !strncmp(p, "cpus=", 5) ||
+	       !strncmp(p, "version = ", 10) || !strncmp(p, "CPU ", 4) ||
+	       !strncmp(p, "CPU:", 4);
+}
+
+/*
+ * "  task-pid  [003] d..2.  123.456789: event: payload": the CPU, the
+ * event's name and its payload. False when the line is not so shaped.
+ */
+static bool event_line(char *line, unsigned int *cpu, char **event,
+		       char **payload)
+{
+	char *p = strchr(line, '['), *e, *colon;
+
+	for (; p; p = strchr(p + 1, '[')) {
+		*cpu = (unsigned int)strtoul(p + 1, &e, 10);
+		if (e != p + 1 && *e == ']')
+			break;
+	}
+	if (!p)
+		return false;
+	/* Fields up to the timestamp, "123.456789:". */
+	for (p = e + 1; *p; p = e) {
+		while (*p == ' ')
+			p++;
+		e = p + strcspn(p, " ");
+		if (e > p && e[-1] == ':' && isdigit((unsigned char)*p) &&
+		    memchr(p, '.', (size_t)(e - p)))
+			break;
+	}
+	if (!*p)
+		return false;
+	while (*e == ' ')
+		e++;
+	colon = strchr(e, ':');
+	if (!colon || colon == e || strcspn(e, " ") < (size_t)(colon - e))
+		return false;
+	*colon = '\0';
+	*event = e;
+	p = colon + 1;
+	while (*p == ' ')
+		p++;
+	*payload = p;
+	return true;
+}
+
+static int read_line(struct reader *r, char *line)
+{
+	char *p = line, *event, *payload;
+	unsigned int cpu;
+	size_t n = strlen(line);
+
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' ||
+		     line[n - 1] == ' '))
+		line[--n] = '\0';
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || header(p))
+		return 0;
+	if (!event_line(p, &cpu, &event, &payload))
+		return bad(r, "not a trace line (trace-cmd report or tracefs)");
+	r->t->lines++;
+	if (!strcmp(event, "kvm_sys_access"))
+		return sys_access(r, payload);
+	if (!strcmp(event, "kvm_exit"))
+		return kvm_exit(r, cpu, payload);
+	if (!strcmp(event, "kvm_msr"))
+		return kvm_msr(r, cpu, payload);
+	return 0;
+}
+
+static void reader_init(struct reader *r, struct trace *t, const char *name,
+			char *err, size_t errlen)
+{
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	r->name = name;
+	r->err = err;
+	r->errlen = errlen;
+	r->msr_pc = xcalloc(TRACE_CPUS, sizeof(*r->msr_pc));
+	strmap_init(&r->index);
+	/* A second file adds to the same sites. */
+	for (i = 0; i < t->nr; i++) {
+		char *key = xasprintf("%llx %d %s", t->sites[i].pc,
+				      (int)t->sites[i].kind, t->sites[i].what);
+
+		strmap_put(&r->index, key, (int)i);
+		free(key);
+	}
+}
+
+static void reader_done(struct reader *r)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < TRACE_CPUS; cpu++)
+		flush_msr(r, cpu);
+	free(r->msr_pc);
+	strmap_free(&r->index);
+}
+
+int trace_read_text(struct trace *t, const char *name, const char *text,
+		    char *err, size_t errlen)
+{
+	struct reader r;
+	const char *p = text;
+	int ret = 0;
+
+	reader_init(&r, t, name, err, errlen);
+	while (*p && !ret) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+
+		r.lineno++;
+		ret = read_line(&r, line);
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+	reader_done(&r);
+	return ret;
+}
+
+int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
+{
+	struct reader r;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "r");
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(errno));
+		return ret;
+	}
+	reader_init(&r, t, path, err, errlen);
+	while (!ret && (n = getline(&line, &cap, f)) >= 0) {
+		r.lineno++;
+		if ((size_t)n != strlen(line))
+			ret = bad(&r, "a NUL byte: a binary trace.dat? give "
+				  "`trace-cmd report` text");
+		else
+			ret = read_line(&r, line);
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -EIO;
+	}
+	free(line);
+	fclose(f);
+	reader_done(&r);
+	return ret;
+}
+
+void trace_free(struct trace *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		free(t->sites[i].what);
+	free(t->sites);
+	memset(t, 0, sizeof(*t));
+}

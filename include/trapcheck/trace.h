@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hypervisor traces of a guest's traps, as text: the lines of `trace-cmd
+ * report` or of tracefs's trace file. What a KVM host records per exit
+ * that trapcheck's sinks cause:
+ *
+ *   kvm_sys_access (arm64, arch/arm64/kvm/trace_handle_exit.h): one per
+ *     trapped system register access, "PC: %lx %s (%d,%d,%d,%d,%d) %s"
+ *     (guest PC, register name, Op0..Op2, read or write);
+ *   kvm_exit (x86, arch/x86/kvm/trace.h): "[vcpu %u ]reason %s rip 0x%lx
+ *     info1 ..." with the exit reason (VMX: CPUID, MSR_READ; SVM: cpuid,
+ *     msr with info1 0 for a read);
+ *   kvm_msr (x86): "msr_read %x = 0x%llx", after the kvm_exit of an MSR
+ *     read on the same CPU: which MSR it was.
+ *
+ * Other events are skipped; a line that is no event line, no comment and
+ * no header of either format is an error naming the line.
+ */
+#ifndef TRAPCHECK_TRACE_H
+#define TRAPCHECK_TRACE_H
+
+#include <stddef.h>
+
+enum trace_kind {
+	TRACE_SYSREG,		/* arm64: a trapped system register read */
+	TRACE_CPUID,		/* x86: a CPUID exit */
+	TRACE_MSR,		/* x86: an RDMSR exit */
+};
+
+/* The traps at one guest PC of one kind and register: how many. */
+struct trace_site {
+	unsigned long long pc;
+	enum trace_kind kind;
+	char *what;		/* "ID_AA64MMFR1_EL1", "CPUID", "MSR 0x48" */
+	unsigned long count;
+};
+
+struct trace {
+	struct trace_site *sites;
+	size_t nr, alloc;
+	unsigned long total;	/* traps counted */
+	unsigned long lines;	/* event lines read */
+};
+
+/*
+ * Count the traps of trace file @path into @t. Returns 0, or -EINVAL
+ * with "FILE:LINE: why" in @err (a line that is no trace line, a trap
+ * event whose fields do not parse), or -errno (unreadable).
+ */
+int trace_read(struct trace *t, const char *path, char *err, size_t errlen);
+/* Count the traps of the lines of @text (for the fuzz target). */
+int trace_read_text(struct trace *t, const char *name, const char *text,
+		    char *err, size_t errlen);
+void trace_free(struct trace *t);
+
+#endif /* TRAPCHECK_TRACE_H */

@@ -1,0 +1,256 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# trapcheck trace: a KVM host's trace of a guest's traps joined with the
+# static findings. The fixture trees are compiled into vmlinux-shaped ELF
+# files with DWARF (tests/e2e/fixture-vmlinux.py: their own compile
+# commands, the arm64 cross compiler for the arm64 tree); binutils'
+# objdump, not trapcheck, says where each MRS, CPUID and RDMSR instruction
+# is and which source line it belongs to; the traces trap there, in the
+# formats a host records (tracefs text, trace-cmd report text; arm64
+# kvm_sys_access, x86 kvm_exit with kvm_msr, VMX and SVM reason names).
+# Each trapped line must come back at objdump's line (or at the call of
+# an inlined sink wrapper), with the summed count, as reported exactly
+# when the static run has a finding there, and the findings the trace
+# never saw are listed. Bad traces are one-line errors naming the line.
+. "$(dirname "$0")/../tap.sh"
+cd "$SCRATCH" || exit 1
+ARM="$TOP/tests/fixtures/kernel"
+X86="$TOP/tests/fixtures/x86"
+
+python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$ARM" vmlinux 2> build.err
+check "the arm64 fixture builds into an ELF with DWARF" \
+	sh -c "file vmlinux | grep -q 'ARM aarch64.*with debug_info'"
+
+# Every MRS of an ID register (and MIDR/REVIDR), as objdump places it.
+aarch64-linux-gnu-objdump -d -l --no-show-raw-insn vmlinux |
+	awk '/^\/.*:[0-9]+/ { loc = $1 }
+	     /\tmrs\t/ { split($0, a, ","); r = a[2]; gsub(/ /, "", r);
+			 if (r ~ /^(id_|midr|revidr|mvfr)/) {
+				 addr = $1; sub(":", "", addr);
+				 print addr, loc, toupper(r) } }' > mrs.txt
+check "objdump finds the fixture's ID register reads" \
+	[ "$(wc -l < mrs.txt)" -ge 10 ]
+
+# A tracefs trace: each MRS trapped i times (i = its rank), with the
+# tracefs header, other events and a write interleaved.
+awk -v root="$ARM/" 'BEGIN {
+	print "# tracer: nop"; print "#"
+	print "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION"
+}
+{ for (i = 0; i < NR; i++)
+	printf " qemu-system-aar-2345    [%03d] d..1. %6d.%06d: kvm_sys_access: PC: %s %s (3,0,0,0,0) read\n", NR % 4, NR, i, $1, $3
+  printf " qemu-system-aar-2345    [000] d..1. %6d.999999: kvm_entry: PC: 0x%s\n", NR, $1
+  printf " qemu-system-aar-2345    [000] d..1. %6d.999999: kvm_sys_access: PC: %s %s (3,0,0,0,0) write\n", NR, $1, $3
+}' mrs.txt > arm.trace
+
+"$TRAPCHECK" -p "$ARM" -q --format=json -o static.json
+"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" --format=json \
+	-o arm.json 2> arm.err
+rc=$?
+check "trace: exit 0, a summary line" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^trapcheck: [0-9]* traps at [0-9]* source lines' arm.err"
+
+# binutils' inline chains of the same addresses: where each trap belongs
+# is the innermost frame that is not a sink function trapcheck reports at
+# its calls (opaque in the shipped sinks.def), as it was inlined.
+cut -d' ' -f1 mrs.txt | sed 's/^/0x/' |
+	xargs aarch64-linux-gnu-addr2line -a -i -f -e vmlinux > arm.a2l
+cat > oracle.py <<'PY'
+import json, os, re, sys
+
+def opaque_sinks(top):
+    names = set()
+    for arch in ('arm64', 'x86'):
+        for line in open(os.path.join(top, 'checker/arch', arch, 'sinks.def')):
+            m = re.match(r'SINK\((.*)\)\s*$', line)
+            if m:
+                f = [x.strip() for x in m.group(1).split(',')]
+                if f[4] == 'true':
+                    names.add(f[1].strip('"'))
+    return names
+
+def chains(path):
+    """addr2line -a -i -f: {address: [(function, file, line), ...]}"""
+    out, cur, lines = {}, None, open(path).read().split('\n')
+    i = 0
+    while i < len(lines):
+        l = lines[i]
+        if l.startswith('0x'):
+            cur = int(l, 16)
+            out[cur] = []
+            i += 1
+            continue
+        if l and cur is not None:
+            f, loc = l, lines[i + 1]
+            path_, line = loc.rsplit(':', 1)
+            out[cur].append((f, path_, int(line.split()[0])))
+            i += 2
+            continue
+        i += 1
+    return out
+
+def placed(chain, opaque, root):
+    k = 0
+    while k + 1 < len(chain) and chain[k][0] in opaque:
+        k += 1
+    f = chain[k][1]
+    if f.startswith(root):
+        f = f[len(root):]
+    while f.startswith('./'):
+        f = f[2:]
+    return f, chain[k][2]
+PY
+python3 - mrs.txt arm.a2l arm.json static.json "$ARM" "$TOP" <<'PY'
+import json, os, sys
+sys.path.insert(0, '.')
+from oracle import opaque_sinks, chains, placed
+mrs = [l.split() for l in open(sys.argv[1])]
+a2l = chains(sys.argv[2])
+t = json.load(open(sys.argv[3]))
+static = json.load(open(sys.argv[4]))
+root = os.path.realpath(sys.argv[5]) + '/'
+opaque = opaque_sinks(sys.argv[6])
+want = {}
+for rank, (addr, loc, reg) in enumerate(mrs, 1):
+    key = placed(a2l[int(addr, 16)], opaque, root) + (reg,)
+    want[key] = want.get(key, 0) + rank
+got = {(s['file'], s['line'], s['what']): s for s in t['sites']}
+assert set(got) == set(want), (sorted(set(want) ^ set(got)))
+warn = {(f['file'], f['line']) for f in static['findings']}
+low = {(f['file'], f['line']) for f in static['low_confidence']}
+reported = 0
+for key, s in got.items():
+    assert s['count'] == want[key], (key, s['count'], want[key])
+    where = key[:2]
+    if where in warn:
+        assert s['status'] == 'reported' and s['rule'], s
+        reported += 1
+    elif where in low:
+        assert s['status'] == 'note', s
+    else:
+        assert s['status'] == 'missed' and s['reason'], s
+assert t['summary']['traps'] == sum(want.values()), t['summary']
+assert reported >= 2, reported
+# The findings carry what was measured at their line, or null.
+for f in t['findings']:
+    n = sum(s['count'] for k, s in got.items() if k[:2] == (f['file'], f['line']))
+    assert (f['measured'] or {}).get('count', 0) == n, f
+print('# %d lines trapped, %d reported' % (len(got), reported))
+PY
+check "arm64: each trapped line where binutils places it, counts summed, reported exactly where the static run warns" \
+	[ $? -eq 0 ]
+
+# The CHECK-tagged cpu_has_hw_af() read (its line found in the source).
+hw=$(grep -n 'read_cpuid(ID_AA64MMFR1_EL1)' "$ARM/arch/arm64/include/asm/cpufeature.h" |
+	head -n 1 | cut -d: -f1)
+python3 - arm.json "$hw" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+hw = int(sys.argv[2])
+s = [s for s in t['sites'] if s['file'] == 'arch/arm64/include/asm/cpufeature.h'
+     and s['line'] == hw]
+assert len(s) == 1 and s[0]['what'] == 'ID_AA64MMFR1_EL1', s
+assert s[0]['status'] == 'reported' and s[0]['rule'] == 'trapping-idreg-read', s
+assert s[0]['function'] == 'cpu_has_hw_af', s
+f = [f for f in t['findings'] if f['line'] == hw and f['function'] == 'cpu_has_hw_af']
+assert f and f[0]['measured']['count'] == s[0]['count'], f
+PY
+check "cpu_has_hw_af()'s read: reported, its finding measured" [ $? -eq 0 ]
+
+# The same traps as trace-cmd report prints them: the same sites.
+{ echo "cpus=4"; echo "version = 6"; echo "CPU 3 is empty"
+  grep -v '^#' arm.trace | sed 's/ d\.\.1\. / /'; } > arm-report.txt
+"$TRAPCHECK" trace arm-report.txt --vmlinux vmlinux -p "$ARM" \
+	--format=json -o arm2.json 2> /dev/null
+check_that "trace-cmd report's text gives the same sites" \
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json arm2.json'
+
+# x86: CPUID and RDMSR, VMX and SVM names; the wrappers are inlined, so a
+# trap lands on the line that called them.
+python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$X86" vmlinux86 2> build86.err
+objdump -d -l --no-show-raw-insn vmlinux86 |
+	awk '/^\/.*:[0-9]+/ { loc = $1 }
+	     /\t(cpuid|rdmsr) *$/ { addr = $1; sub(":", "", addr);
+				    print addr, $2 }' > x86.txt
+check "objdump finds the x86 fixture's CPUID and RDMSR" \
+	sh -c "grep -q ' cpuid$' x86.txt && grep -q ' rdmsr$' x86.txt"
+awk '{ n++
+  if ($2 == "cpuid")
+	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: %sreason %s rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, n % 2 ? "vcpu 0 " : "", n % 2 ? "CPUID" : "cpuid", $1
+  else {
+	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: vcpu 0 reason MSR_READ rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, $1
+	printf " qemu-system-x86-1234  [002]  5678.%06d: kvm_exit: vcpu 1 reason HLT rip 0x1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n
+	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_msr: msr_read 1a0 = 0x850089\n", n
+  } }' x86.txt > x86.trace
+"$TRAPCHECK" -p "$X86" -q --format=json -o static86.json
+"$TRAPCHECK" trace x86.trace --vmlinux vmlinux86 -p "$X86" --format=json \
+	-o x86.json 2> x86.err
+smap=$(grep -n 'cpuid_ebx(0x7) & (1u << 20)' "$X86/arch/x86/mm/fault.c" | cut -d: -f1)
+misc=$(grep -n 'rdmsrl(MSR_IA32_MISC_ENABLE' "$X86/arch/x86/mm/fault.c" | cut -d: -f1)
+python3 - x86.json static86.json "$smap" "$misc" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+static = json.load(open(sys.argv[2]))
+smap, misc = int(sys.argv[3]), int(sys.argv[4])
+at = {(s['file'], s['line']): s for s in t['sites']}
+s = at[('arch/x86/mm/fault.c', smap)]
+assert s['what'] == 'CPUID' and s['status'] == 'reported', s
+assert s['rule'] == 'trapping-idreg-read' and s['function'] == 'fault_has_smap', s
+m = at[('arch/x86/mm/fault.c', misc)]
+assert m['what'] == 'MSR 0x1a0' and m['kind'] == 'msr', m
+assert m['status'] == 'reported' and m['rule'] == 'trapping-msr-read', m
+# The oops path's CPUID: trapped, cold for trapcheck, said so.
+cold = [s for s in t['sites'] if s['function'] == 'page_fault_oops']
+assert cold and cold[0]['status'] == 'missed', cold
+assert cold[0]['reason'] == 'inside cold code', cold
+# No site inside the wrappers: each is at its caller's line.
+assert not [s for s in t['sites'] if s['file'].startswith('arch/x86/include/')], t['sites']
+# Warnings with no instruction traced are not observed.
+seen = {(s['file'], s['line']) for s in t['sites']}
+for f in t['findings']:
+    assert (f['measured'] is None) == ((f['file'], f['line']) not in seen), f
+PY
+check "x86: CPUID (VMX, SVM) and RDMSR with kvm_msr at the wrappers' callers, reported; the oops path missed as cold" \
+	[ $? -eq 0 ]
+# A trace of the first CPUID only: the other warnings are not observed.
+head -n 1 x86.trace > x86-one.trace
+"$TRAPCHECK" trace x86-one.trace --vmlinux vmlinux86 -p "$X86" > one.txt 2> /dev/null
+check_that "text: the one trapped line reported, a not-observed line for each trapping warning no trap reached" \
+	'[ "$(grep -c ": trapped 1 time (100.0%): CPUID in fault_has_smap(): reported \[trapping-idreg-read, page-fault\]$" one.txt)" -eq 1 ] &&
+	 grep -q "^arch/x86/mm/fault.c:[0-9]*: not observed: trapping-idreg-read in fault_pa_bits() \[page-fault\]$" one.txt &&
+	 grep -q "^arch/x86/mm/fault.c:[0-9]*: not observed: trapping-msr-read in fault_misc_enable() \[page-fault\]$" one.txt'
+
+# Bad input: a line that is no trace line, a trap event that does not
+# parse, a binary trace.dat, no vmlinux.
+one_line() {
+	[ "$(wc -l < "$1")" -eq 1 ] && grep -q "$2" "$1"
+}
+{ head -n 5 arm.trace; echo "garbage here"; } > bad1.trace
+"$TRAPCHECK" trace bad1.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> bad1.err
+rc=$?
+check_that "a line that is no trace line: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line bad1.err "bad1.trace:6: not a trace line"'
+printf ' q-1 [000] 1.000001: kvm_sys_access: PC: zz ID_AA64PFR0_EL1 (3,0,0,4,0) read\n' > bad2.trace
+"$TRAPCHECK" trace bad2.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> bad2.err
+rc=$?
+check_that "kvm_sys_access without a PC: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line bad2.err "bad2.trace:1: kvm_sys_access: no \"PC: <hex>\""'
+printf ' q-1 [000] 1.000001: kvm_exit: vcpu 0 reason CPUID\n' > bad3.trace
+"$TRAPCHECK" trace bad3.trace --vmlinux vmlinux86 -p "$X86" -q > /dev/null 2> bad3.err
+rc=$?
+check_that "kvm_exit without a rip: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line bad3.err "bad3.trace:1: kvm_exit: no"'
+printf 'tracing\0data' > trace.dat
+"$TRAPCHECK" trace trace.dat --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> dat.err
+rc=$?
+check_that "a binary trace.dat: exit 2, says to give trace-cmd report text" \
+	'[ $rc -eq 2 ] && one_line dat.err "trace.dat:1: a NUL byte"'
+"$TRAPCHECK" trace arm.trace --vmlinux nothere -p "$ARM" -q > /dev/null 2> nv.err
+rc=$?
+check_that "a missing vmlinux: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line nv.err "nothere: cannot read"'
+"$TRAPCHECK" trace arm.trace -p "$ARM" -q > /dev/null 2> nov.err
+rc=$?
+check_that "no --vmlinux: exit 2, says it is needed" \
+	'[ $rc -eq 2 ] && one_line nov.err "vmlinux FILE"'
+done_testing
