@@ -103,21 +103,37 @@ static char *call_mask(struct walk *w, CXCursor call)
 }
 
 /*
- * The first argument, as written, of the call or macro whose name starts
- * at file offset @off of the current function: rdmsrl(MSR_STAR, v)
- * expands to native_read_msr((msr)), whose call libclang places at the
+ * Argument @nth (0: the first), as written, of the call or macro whose
+ * name starts at file offset @off of the current function: rdmsrl(MSR_STAR,
+ * v) expands to native_read_msr((msr)), whose call libclang places at the
  * macro's name. A name or number alone, else NULL.
  */
-static char *written_first_arg(struct walk *w, unsigned int off)
+static char *written_arg(struct walk *w, unsigned int off, unsigned int nth)
 {
 	unsigned int i;
+	int depth = 0;
 
 	for (i = 0; i < w->ftok.n && w->ftok.off[i] < off; i++)
 		;
 	if (i + 3 >= w->ftok.n || w->ftok.off[i] != off ||
 	    strcmp(w->ftok.s[i + 1], "("))
 		return NULL;
-	i += 2;
+	/* Past @nth commas at the call's own depth. */
+	for (i += 2; nth && i < w->ftok.n; i++) {
+		const char *t = w->ftok.s[i];
+
+		if (!strcmp(t, "(") || !strcmp(t, "[") || !strcmp(t, "{"))
+			depth++;
+		else if (!strcmp(t, ")") || !strcmp(t, "]") ||
+			 !strcmp(t, "}")) {
+			if (--depth < 0)
+				return NULL;
+		} else if (!depth && !strcmp(t, ",")) {
+			nth--;
+		}
+	}
+	if (i + 1 >= w->ftok.n)
+		return NULL;
 	if (!ident_start(w->ftok.s[i][0]) &&
 	    !isdigit((unsigned char)w->ftok.s[i][0]))
 		return NULL;
@@ -163,7 +179,9 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		 * leaf may be a number, "cpuid_ebx(0x7)".
 		 */
 		if (sink_at(s)->arg == SINK_ARG_MSR)
-			k->arg = written_first_arg(w, c->off);
+			k->arg = written_arg(w, c->off, 0);
+		else if (sink_at(s)->arg == SINK_ARG_MSR_2ND)
+			k->arg = written_arg(w, c->off, 1);
 		else
 			k->arg = first_arg_token(w->tu,
 						 clang_getCursorExtent(call),

@@ -401,7 +401,8 @@ static void resolve_features(struct walk *w)
 		char *name;
 
 		if (k->arg && isdigit((unsigned char)k->arg[0]) &&
-		    sink_at(k->sink)->arg == SINK_ARG_MSR &&
+		    (sink_at(k->sink)->arg == SINK_ARG_MSR ||
+		     sink_at(k->sink)->arg == SINK_ARG_MSR_2ND) &&
 		    (name = reg_named(w, k->arg))) {
 			free(k->arg);
 			k->arg = name;

@@ -30,6 +30,7 @@ enum sink_arg {
 	SINK_ARG_NONE,
 	SINK_ARG_LEAF,		/* recorded as written; reads sink_def.reg */
 	SINK_ARG_MSR,		/* an MSR, as written (a msr-index.h name) */
+	SINK_ARG_MSR_2ND,	/* the same, second argument (*_on_cpu()) */
 };
 
 struct sink_def {
