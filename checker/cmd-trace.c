@@ -104,7 +104,8 @@ static const char *why_missed(const struct analysis *a, const struct msite *m)
 	for (i = 0; i < g->nr_sinks; i++) {
 		const struct gsink *s = &g->sinks[i];
 
-		if (s->line != (unsigned int)m->line || strcmp(s->file, m->file))
+		if (s->line != (unsigned int)m->line ||
+		    strcmp(s->file, m->file))
 			continue;
 		if (g->nodes[s->func].cold)
 			return "inside cold code";
@@ -259,7 +260,7 @@ static json_t *jstr(const char *s)
 }
 
 static int trace_json(FILE *out, const struct join *j,
-		     const struct analysis *a)
+		      const struct analysis *a)
 {
 	json_t *root = json_object(), *sites = json_array();
 	json_t *fs = json_array(), *sum = json_object();
@@ -273,9 +274,11 @@ static int trace_json(FILE *out, const struct join *j,
 		json_object_set_new(o, "file", json_string(m->file));
 		json_object_set_new(o, "line", json_integer(m->line));
 		json_object_set_new(o, "function", json_string(m->func));
-		json_object_set_new(o, "kind", json_string(kind_names[m->kind]));
+		json_object_set_new(o, "kind",
+				    json_string(kind_names[m->kind]));
 		json_object_set_new(o, "what", json_string(m->what));
-		json_object_set_new(o, "count", json_integer((json_int_t)m->count));
+		json_object_set_new(o, "count",
+				    json_integer((json_int_t)m->count));
 		json_object_set_new(o, "share", json_real(share(j, m->count) /
 							  100));
 		json_object_set_new(o, "status", json_string(
@@ -301,7 +304,8 @@ static int trace_json(FILE *out, const struct join *j,
 		if (n) {
 			json_t *mo = json_object();
 
-			json_object_set_new(mo, "count", json_integer((json_int_t)n));
+			json_object_set_new(mo, "count",
+					    json_integer((json_int_t)n));
 			json_object_set_new(mo, "share",
 					    json_real(share(j, n) / 100));
 			json_object_set_new(o, "measured", mo);

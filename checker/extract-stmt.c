@@ -82,7 +82,8 @@ static char *call_mask(struct walk *w, CXCursor call)
 	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i], "&"))
 		return NULL;
 	j = ++i;
-	if (ident_start(w->ftok.s[j][0]) || isdigit((unsigned char)w->ftok.s[j][0]))
+	if (ident_start(w->ftok.s[j][0]) ||
+	    isdigit((unsigned char)w->ftok.s[j][0]))
 		j++;
 	/* "(...)" alone, or after a name: BIT(20). */
 	if (j < w->ftok.n && !strcmp(w->ftok.s[j], "(") &&
