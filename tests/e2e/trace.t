@@ -19,7 +19,8 @@ X86="$TOP/tests/fixtures/x86"
 
 python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$ARM" vmlinux 2> build.err
 check "the arm64 fixture builds into an ELF with DWARF" \
-	sh -c "file vmlinux | grep -q 'ARM aarch64.*with debug_info'"
+	sh -c "aarch64-linux-gnu-readelf -h vmlinux | grep -q 'Machine:.*AArch64' &&
+	       aarch64-linux-gnu-readelf -S vmlinux | grep -q '\.debug_info'"
 
 # Every MRS of an ID register (and MIDR/REVIDR), as objdump places it.
 aarch64-linux-gnu-objdump -d -l --no-show-raw-insn vmlinux |
