@@ -75,6 +75,8 @@ static bool load_config(const struct prog *p, struct kconfig *k)
 	if (slash)
 		*slash = '\0';
 	ok = !kconfig_load(k, slash ? db : ".");
+	if (!ok)
+		kconfig_free(k);
 	free(db);
 	return ok;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -146,7 +147,7 @@ static void join(struct join *j, const struct trace *t, struct dwsym *d,
 		 * fault_has_smap()): trapcheck reports the call, so the
 		 * trap is placed at the line that called it.
 		 */
-		while (k + 1 < n && sink_is_opaque(fr[k].func))
+		while (k + 1 < n && fr[k].func && sink_is_opaque(fr[k].func))
 			k++;
 		m = site_of(j, relative(a->root, fr[k].file), fr[k].line,
 			    fr[k].func, s->what, s->kind);
@@ -364,8 +365,12 @@ static int trace_mode(struct prog *p, struct analysis *a)
 		ret = trace_json(out, &j, a) ? TC_EXIT_OUTPUT : TC_EXIT_CLEAN;
 	else
 		trace_text(out, &j, a);
-	if (fflush(out) || (out != stdout && fclose(out)))
+	if (out != stdout) {
+		if (fclose(out))
+			ret = TC_EXIT_OUTPUT;
+	} else if (fflush(out)) {
 		ret = TC_EXIT_OUTPUT;
+	}
 	trace_summary(&j, a);
 out_close:
 	free(j.v);
@@ -377,10 +382,25 @@ out_free_trace:
 
 int cmd_trace(struct prog *p)
 {
+	const char *in[2] = { p->words[0], p->vmlinux };
+	size_t i;
+
 	if (!p->vmlinux) {
 		diag_error("trace: --vmlinux FILE (the guest's, with DWARF) is "
 			   "needed");
 		return TC_EXIT_USAGE;
+	}
+	if (!strcmp(p->format, "sarif")) {
+		diag_error("trace: --format=text or json (no SARIF yet)");
+		return TC_EXIT_USAGE;
+	}
+	/* Before the tree is analysed: a wrong path costs no parse. */
+	for (i = 0; i < ARRAY_SIZE(in); i++) {
+		if (access(in[i], R_OK)) {
+			diag_error("%s: cannot read: %s", in[i],
+				   strerror(errno));
+			return TC_EXIT_USAGE;
+		}
 	}
 	return prog_analysed(p, trace_mode);
 }

@@ -30,6 +30,7 @@ int dwsym_open(struct dwsym **out, const char *vmlinux, char *err,
 {
 	struct dwsym *s = xcalloc(1, sizeof(*s));
 	FILE *f = fopen(vmlinux, "r");
+	Dwarf_Addr bias;
 
 	if (!f) {
 		int e = errno;
@@ -46,14 +47,22 @@ int dwsym_open(struct dwsym **out, const char *vmlinux, char *err,
 	if (!s->mod || dwfl_report_end(s->dwfl, NULL, NULL)) {
 		snprintf(err, errlen, "%s: not an ELF file libdw reads: %s",
 			 vmlinux, dwfl_errmsg(-1));
-		if (s->dwfl)
-			dwfl_end(s->dwfl);
-		free(s);
-		return -EINVAL;
+		goto err_end;
+	}
+	if (!dwfl_module_getdwarf(s->mod, &bias)) {
+		snprintf(err, errlen, "%s: no DWARF (build the guest with "
+			 "CONFIG_DEBUG_INFO)", vmlinux);
+		goto err_end;
 	}
 	strpool_init(&s->pool);
 	*out = s;
 	return 0;
+
+err_end:
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s);
+	return -EINVAL;
 }
 
 /* The innermost function (or inlined function) at @addr, or NULL. */
@@ -171,22 +180,6 @@ size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 	}
 	free(scopes);
 	return nr;
-}
-
-unsigned long long dwsym_symbol(struct dwsym *s, const char *name)
-{
-	int i, n = dwfl_module_getsymtab(s->mod);
-
-	for (i = 0; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr a;
-		const char *nm = dwfl_module_getsym_info(s->mod, i, &sym, &a,
-							 NULL, NULL, NULL);
-
-		if (nm && !strcmp(nm, name))
-			return a;
-	}
-	return 0;
 }
 
 void dwsym_close(struct dwsym *s)

@@ -76,8 +76,24 @@ static char *call_mask(struct walk *w, CXCursor call)
 	unsigned int from, to, i, j;
 	int depth = 0;
 
+	static const char *const tighter[] = {
+		"<<", ">>", "+", "-", "*", "/", "%", "==", "!=", "<", ">",
+		"<=", ">=",
+	};
+	static const char *const unary[] = { "!", "~", "-", "*", "&", ")" };
+	unsigned int k;
+
 	extent_offsets(call, &from, &to);
-	for (i = 0; i < w->ftok.n && w->ftok.off[i] < to; i++)
+	/*
+	 * "!cpuid_ebx(7) & BIT(20)", "(u8)cpuid_ebx(7) & ...": the value
+	 * tested is not the call's.
+	 */
+	for (i = 0; i < w->ftok.n && w->ftok.off[i] < from; i++)
+		;
+	for (k = 0; i && k < ARRAY_SIZE(unary); k++)
+		if (!strcmp(w->ftok.s[i - 1], unary[k]))
+			return NULL;
+	for (; i < w->ftok.n && w->ftok.off[i] < to; i++)
 		;
 	if (i + 1 >= w->ftok.n || strcmp(w->ftok.s[i], "&"))
 		return NULL;
@@ -100,6 +116,10 @@ static char *call_mask(struct walk *w, CXCursor call)
 	}
 	if (j == i)
 		return NULL;
+	/* "& 1 << 20" is "& (1 << 20)": not the operand alone. */
+	for (k = 0; j < w->ftok.n && k < ARRAY_SIZE(tighter); k++)
+		if (!strcmp(w->ftok.s[j], tighter[k]))
+			return NULL;
 	return guard_join((const char *const *)w->ftok.s + i, j - i);
 }
 
@@ -148,8 +168,9 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	struct tu_call *c;
 	const char *cfile;
 	unsigned int cline;
-	bool is_static;
+	bool is_static, here;
 	CXSourceLocation loc = clang_getCursorLocation(call);
+	CXFile cfile_x;
 	int s;
 
 	c = PUSH(w->out->calls, w->out->nr_calls, w->out->alloc_calls);
@@ -165,7 +186,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->loop = 1;
 	c->loop_guess = 0;
 	c->args = call_args(w, call);
-	clang_getExpansionLocation(loc, NULL, NULL, NULL, &c->off);
+	clang_getExpansionLocation(loc, &cfile_x, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
 	if (s >= 0) {
@@ -177,12 +198,15 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->sink = s;
 		/*
 		 * As written: "this_cpu_has_cap(ARM64_HAS_RNG)"; a CPUID
-		 * leaf may be a number, "cpuid_ebx(0x7)".
+		 * leaf may be a number, "cpuid_ebx(0x7)". An MSR and a mask
+		 * come from the function's tokens, which are of its own
+		 * file only.
 		 */
+		here = cfile_x && cfile_x == w->ftok_file;
 		if (sink_at(s)->arg == SINK_ARG_MSR)
-			k->arg = written_arg(w, c->off, 0);
+			k->arg = here ? written_arg(w, c->off, 0) : NULL;
 		else if (sink_at(s)->arg == SINK_ARG_MSR_2ND)
-			k->arg = written_arg(w, c->off, 1);
+			k->arg = here ? written_arg(w, c->off, 1) : NULL;
 		else
 			k->arg = first_arg_token(w->tu,
 						 clang_getCursorExtent(call),
@@ -196,7 +220,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 		k->guards = macro_guards(w);
 		k->loop = 1;
 		k->loop_guess = 0;
-		if (sink_at(s)->arg == SINK_ARG_LEAF)
+		if (sink_at(s)->arg == SINK_ARG_LEAF && here)
 			k->mask = call_mask(w, call);
 	}
 }

@@ -288,6 +288,8 @@ static void visit_macro_def(struct walk *w, CXCursor c)
 		return;
 	s = clang_getCursorSpelling(c);
 	name = clang_getCString(s);
+	if (!name)
+		goto out_dispose;
 	if (a->feature_prefix &&
 	    !strncmp(name, a->feature_prefix, strlen(a->feature_prefix)))
 		*PUSH(w->fmacros, w->nr_fmacros, w->alloc_fmacros) = c;
@@ -295,6 +297,7 @@ static void visit_macro_def(struct walk *w, CXCursor c)
 		 !strncmp(name, a->reg_macro_prefix,
 			  strlen(a->reg_macro_prefix)))
 		*PUSH(w->rmacros, w->nr_rmacros, w->alloc_rmacros) = c;
+out_dispose:
 	clang_disposeString(s);
 }
 

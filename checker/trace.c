@@ -153,12 +153,22 @@ static int kvm_msr(struct reader *r, unsigned int cpu, const char *p)
 	return 0;
 }
 
-/* Headers of trace-cmd report and of tracefs: not events. */
+/*
+ * Headers of trace-cmd report and of tracefs: not events. "CPU 0/KVM" is
+ * also the name of QEMU's vCPU threads (debug-threads=on): only "CPU N
+ * is empty" and "CPU:N [LOST ...]" are headers.
+ */
 static bool header(const char *p)
 {
-	return *p == '#' || !strncmp(p, "cpus=", 5) ||
-	       !strncmp(p, "version = ", 10) || !strncmp(p, "CPU ", 4) ||
-	       !strncmp(p, "CPU:", 4);
+	unsigned int cpu;
+	int n = 0;
+
+	if (*p == '#' || !strncmp(p, "cpus=", 5) ||
+	    !strncmp(p, "version = ", 10))
+		return true;
+	if (sscanf(p, "CPU %u is empty%n", &cpu, &n) == 1 && n && !p[n])
+		return true;
+	return sscanf(p, "CPU:%u [LOST%n", &cpu, &n) == 1 && n;
 }
 
 /*

@@ -71,8 +71,9 @@ static bool ends_with(const char *line, const char *end, const char *s)
 
 /*
  * Is the test's value used only for its truth where it stands: in a
- * condition ("if (", "while (", "!", "&&", "||") or returned from a
- * function that returns bool? Then boot_cpu_has() (0 or 1) replaces
+ * condition ("if (", "while (", "&&", "||") or returned from a function
+ * that returns bool? ("!v & BIT" tests !v.) Then boot_cpu_has() (0 or 1)
+ * replaces
  * "value & bit" (0 or the bit) with no change of meaning.
  */
 static bool truth_only(const struct fix_ctx *ctx, const char *line,
@@ -83,8 +84,8 @@ static bool truth_only(const struct fix_ctx *ctx, const char *line,
 	bool before, follows;
 
 	before = ends_with(line, at, "if (") || ends_with(line, at, "if(") ||
-		 ends_with(line, at, "while (") || ends_with(line, at, "!") ||
-		 ends_with(line, at, "&&") || ends_with(line, at, "||");
+		 ends_with(line, at, "while (") || ends_with(line, at, "&&") ||
+		 ends_with(line, at, "||");
 	follows = *a == ')' || !strncmp(a, "&&", 2) || !strncmp(a, "||", 2);
 	if (before && follows)
 		return true;
@@ -92,8 +93,10 @@ static bool truth_only(const struct fix_ctx *ctx, const char *line,
 	    !strcmp(f->func_file, f->file) && f->func_line >= 1 &&
 	    f->func_line <= ctx->src->nr_lines) {
 		const char *d = ctx->src->lines[f->func_line - 1];
+		const char *name = strstr(d, f->function);
 
-		return !strncmp(d, "bool ", 5) || strstr(d, " bool ");
+		/* The return type, just before the function's name. */
+		return name && name - d >= 5 && !strncmp(name - 5, "bool ", 5);
 	}
 	return false;
 }
@@ -109,8 +112,8 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	int bit;
 
 	if (!f->feature) {
-		if (sink_lookup(SINK_ASM, f->sink + 4) >= 0 &&
-		    !strncmp(f->sink, "asm:", 4))
+		if (!strncmp(f->sink, "asm:", 4) &&
+		    sink_lookup(SINK_ASM, f->sink + 4) >= 0)
 			*why = xasprintf("CPUID in inline assembly: no feature "
 					 "test to rewrite; cache the leaf at "
 					 "boot, or serialize without it");

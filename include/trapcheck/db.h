@@ -16,7 +16,7 @@
 #include "trapcheck/facts.h"
 #include "trapcheck/util.h"
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 /*
  * What extraction produces: bumped whenever the facts of an unchanged TU
  * would differ (a new sink, a new guard form, cold markers...). It is part

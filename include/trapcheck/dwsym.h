@@ -38,8 +38,6 @@ struct dwsym_frame {
  */
 size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 		    struct dwsym_frame *f, size_t max);
-/* The link-time address of symbol @name ("_text"), or 0. */
-unsigned long long dwsym_symbol(struct dwsym *s, const char *name);
 void dwsym_close(struct dwsym *s);
 
 #endif /* TRAPCHECK_DWSYM_H */

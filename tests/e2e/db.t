@@ -93,6 +93,17 @@ check_that "another program's SQLite database: exit 2, not touched" \
 	'[ $rc -eq 2 ] && grep -q "other.db: not a trapcheck database (schema none" other.err &&
 	 [ "$(python3 -c "import sqlite3; print(len(sqlite3.connect(\"other.db\").execute(\"SELECT name FROM sqlite_master\").fetchall()))")" = 1 ]'
 
+# A database of the schema before (5: no sink mask or feature, no MSR
+# lists): refused, not half-written to.
+"$TRAPCHECK" -p tree -q --db old.db > /dev/null 2>&1
+sqlite3 old.db "update meta set value = '5' where key = 'trapcheck_schema'"
+before=$(sqlite3 old.db "select count(*) from sink")
+"$TRAPCHECK" -p tree -q --db old.db > /dev/null 2> old.err
+rc=$?
+check_that "a database of schema 5: exit 2, says to start again, untouched" \
+	'[ $rc -eq 2 ] && grep -q "old.db: a trapcheck database of another version (schema 5, this trapcheck needs 6): remove it to start again" old.err &&
+	 [ "$(sqlite3 old.db "select count(*) from sink")" = "$before" ]'
+
 # Ctrl-C: a bigger tree (copies of a TU), interrupted mid-run.
 mkdir big && cp -a "$FX"/. big/
 python3 - big <<'PY'

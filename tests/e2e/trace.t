@@ -179,9 +179,10 @@ awk '{ n++
   if ($2 == "cpuid")
 	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: %sreason %s rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, n % 2 ? "vcpu 0 " : "", n % 2 ? "CPUID" : "cpuid", $1
   else {
-	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: vcpu 0 reason MSR_READ rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, $1
-	printf " qemu-system-x86-1234  [002]  5678.%06d: kvm_exit: vcpu 1 reason HLT rip 0x1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n
-	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_msr: msr_read 1a0 = 0x850089\n", n
+	# QEMU names its vCPU threads "CPU 0/KVM" (debug-threads=on).
+	printf "  CPU 0/KVM-1234  [001]  5678.%06d: kvm_exit: vcpu 0 reason MSR_READ rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, $1
+	printf "  CPU 1/KVM-1235  [002]  5678.%06d: kvm_exit: vcpu 1 reason HLT rip 0x1 info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n
+	printf "  CPU 0/KVM-1234  [001]  5678.%06d: kvm_msr: msr_read 1a0 = 0x850089\n", n
   } }' x86.txt > x86.trace
 "$TRAPCHECK" -p "$X86" -q --format=json -o static86.json
 "$TRAPCHECK" trace x86.trace --vmlinux vmlinux86 -p "$X86" --format=json \
@@ -211,7 +212,7 @@ seen = {(s['file'], s['line']) for s in t['sites']}
 for f in t['findings']:
     assert (f['measured'] is None) == ((f['file'], f['line']) not in seen), f
 PY
-check "x86: CPUID (VMX, SVM) and RDMSR with kvm_msr at the wrappers' callers, reported; the oops path missed as cold" \
+check "x86: CPUID (VMX, SVM) and RDMSR with kvm_msr (vCPU threads named \"CPU 0/KVM\") at the wrappers' callers, reported; the oops path missed as cold" \
 	[ $? -eq 0 ]
 # A trace of the first CPUID only: the other warnings are not observed.
 head -n 1 x86.trace > x86-one.trace
@@ -254,4 +255,13 @@ check_that "a missing vmlinux: exit 2, one line naming it" \
 rc=$?
 check_that "no --vmlinux: exit 2, says it is needed" \
 	'[ $rc -eq 2 ] && one_line nov.err "vmlinux FILE"'
+aarch64-linux-gnu-strip -g -o stripped vmlinux
+"$TRAPCHECK" trace arm.trace --vmlinux stripped -p "$ARM" -q > /dev/null 2> nd.err
+rc=$?
+check_that "a vmlinux without DWARF: exit 2, says so" \
+	'[ $rc -eq 2 ] && one_line nd.err "stripped: no DWARF"'
+"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --format=sarif > /dev/null 2> sarif.err
+rc=$?
+check_that "--format=sarif: exit 2, not silently text" \
+	'[ $rc -eq 2 ] && one_line sarif.err "no SARIF yet"'
 done_testing

@@ -41,6 +41,9 @@ assert w['message'].startswith('cpuid_ebx(0x7) reads CPUID'), w['message']
 assert w['mask'] == '(1u<<20)' and w['feature'] == 'X86_FEATURE_SMAP', w
 assert 'boot_cpu_has(X86_FEATURE_SMAP)' in w['message'], w['message']
 assert 'read_sanitised_ftr_reg' not in w['message'], w['message']
+# "& 1u << 31": the operand alone is not the mask (XMM3 is bit 0).
+g = by_func['fault_in_guest']
+assert 'mask' not in g and 'feature' not in g, g
 # A field, not a bit: no feature, the cache advice.
 p = by_func['fault_pa_bits']
 assert p['mask'] == '0xff' and 'feature' not in p, p
@@ -109,23 +112,24 @@ check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 check_that "the database records arch/x86" \
 	'[ "$(sqlite3 x.db "select value from meta where key = '"'arch'"'")" = x86 ]'
 check_that "a warm run gives the cold run's findings back (asm sinks, masks, features stored)" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 7)" d1.json d2.json'
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 8)" d1.json d2.json'
 "$TRAPCHECK" report --db x.db --format=json -o r.json 2> r.err
 check_that "report --db takes the architecture from the database" \
 	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b)" d1.json r.json'
 
+pa=$(grep -n 'cpuid_eax(0x80000008)' "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
 "$TRAPCHECK" -p "$FX" --fix > fix.out 2> fix.err
 rc=$?
 check_that "--fix: one verified patch, boot_cpu_has() of the tree's feature for the one-bit test in a bool function" \
 	'[ $rc -eq 1 ] && [ "$(grep -c "^-" fix.out)" -eq 2 ] && grep -q "^-	return cpuid_ebx(0x7) & (1u << 20);$" fix.out && grep -q "^+	return boot_cpu_has(X86_FEATURE_SMAP);$" fix.out'
 check_that "--fix: a field of a leaf, CPUID in asm and RDMSR say why there is no rewrite" \
-	'grep -q "fault.c:50:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:$misc:2: note: no fix: this rule has no automatic rewrite" fix.err'
+	'grep -q "fault.c:$pa:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:$misc:2: note: no fix: this rule has no automatic rewrite" fix.err'
 # The rewrite applies and the tree still analyses: on a copy.
 cp -r "$FX" tree
 (cd tree && patch -p1 -s < ../fix.out)
 "$TRAPCHECK" -p tree --format=json -o after.json 2> after.err
 check_that "the patched copy: the CPUID test gone, the other findings stay" \
-	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 6)" after.json'
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 7)" after.json'
 # Only its truth may be used: an int function returning the bit is not
 # rewritten.
 sed 's/^static bool fault_has_smap/static int fault_has_smap/' \
