@@ -39,6 +39,22 @@ void fix_edit_free(struct fix_edit *e)
 	memset(e, 0, sizeof(*e));
 }
 
+const char *fix_sink_call(const struct fix_ctx *ctx, const char **line)
+{
+	const struct finding *f = ctx->finding;
+	size_t n = strlen(f->sink);
+	const char *at;
+
+	if (f->line < 1 || f->line > ctx->src->nr_lines || f->col < 1)
+		return NULL;
+	*line = ctx->src->lines[f->line - 1];
+	at = *line + f->col - 1;
+	if (strlen(*line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
+	    at[n] != '(')
+		return NULL;
+	return at;
+}
+
 char *line_indent(const char *line)
 {
 	size_t n = strspn(line, " \t");

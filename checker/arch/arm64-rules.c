@@ -189,7 +189,6 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	const struct finding *f = ctx->finding;
 	struct tested_fields tf = { 0 };
 	const char *line, *at, *close;
-	size_t n = strlen(f->sink);
 	char *ind, *area;
 
 	if (!f->reg) {
@@ -209,10 +208,8 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		tested_fields_free(&tf);
 		return false;
 	}
-	line = ctx->src->lines[f->line - 1];
-	at = line + f->col - 1;
-	if (strlen(line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
-	    at[n] != '(')
+	at = fix_sink_call(ctx, &line);
+	if (!at)
 		goto err_shape;
 	close = strchr(at, ')');
 	if (!close)

@@ -131,12 +131,8 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 					 f->sink);
 		return false;
 	}
-	if (f->line > ctx->src->nr_lines)
-		goto err_shape;
-	line = ctx->src->lines[f->line - 1];
-	at = line + f->col - 1;
-	if (strlen(line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
-	    at[n] != '(')
+	at = fix_sink_call(ctx, &line);
+	if (!at)
 		goto err_shape;
 	p = strchr(at + n, ')');
 	if (!p)

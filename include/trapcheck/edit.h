@@ -81,6 +81,11 @@ char *edit_diff(const struct src_file *s, const struct fix_edit *e,
 
 /* The leading blanks of @line (new). */
 char *line_indent(const char *line);
+/*
+ * The finding's sink call as written on its line, "<sink>(" at its
+ * column: where it starts (its line in *@line), or NULL.
+ */
+const char *fix_sink_call(const struct fix_ctx *ctx, const char **line);
 /* "arm64: archrandom" for arch/arm64/include/asm/archrandom.h (new). */
 char *fix_area(const char *path);
 /*
