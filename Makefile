@@ -85,12 +85,19 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 
 all: deps-checked $(PROG)
 
-# Build dependencies are installed once; the stamp keeps it idempotent.
+# Build dependencies are installed first, before anything is compiled:
+# make makes the included stamp when it is missing or older than the
+# script, then reads this Makefile again, so llvm-config above is found on
+# a fresh machine and no compiler job races apt-get (make -jN).  The stamp
+# keeps it idempotent.  make clean needs no packages.
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+include .deps-installed
+endif
 deps-checked: .deps-installed
 .deps-installed: scripts/install-deps.sh
 	$(quiet) DEPS install-deps.sh
 	$(Q)scripts/install-deps.sh
-	$(Q)touch $@
+	$(Q)echo '# scripts/install-deps.sh ran (Makefile)' > $@
 
 %.o: %.c
 	$(quiet) CC $@
