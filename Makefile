@@ -24,10 +24,12 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 # clone finds those of an earlier one.
 REPRO_FLAGS := -ffile-prefix-map=$(CURDIR)=.
 CFLAGS += $(REPRO_FLAGS)
-CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) \
+TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null)
+TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd 2>/dev/null)
+CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) $(TRACECMD_CFLAGS) \
 	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
 LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
-	  -ljansson -lsqlite3 -ldw -lelf -lpthread
+	  -ljansson -lsqlite3 -ldw -lelf $(TRACECMD_LIBS) -lpthread
 
 V ?= 0
 # Build with every CPU unless told otherwise (make -jN on the command line

@@ -17,6 +17,7 @@
 
 #include "prog.h"
 #include "trapcheck/diag.h"
+#include "trapcheck/emit.h"
 #include "trapcheck/dwsym.h"
 #include "trapcheck/sinks.h"
 #include "trapcheck/trace.h"
@@ -221,7 +222,15 @@ static void trace_text(FILE *out, const struct join *j,
 	for (i = 0; i < a->findings.nr; i++) {
 		const struct finding *f = &a->findings.v[i];
 
-		if (f->trap && !measured(j, f))
+		if (!f->trap)
+			continue;	/* preempt-guard, slow-entropy */
+		if (f->measured)
+			fprintf(out, "%s:%u: measured %lu trap%s (%.1f%%): %s "
+				"in %s() [%s]\n", f->file, f->line,
+				f->measured, f->measured == 1 ? "" : "s",
+				100 * f->measured_share, f->rule,
+				f->function, f->root ? f->root : "-");
+		else
 			fprintf(out, "%s:%u: not observed: %s in %s() [%s]\n",
 				f->file, f->line, f->rule, f->function,
 				f->root ? f->root : "-");
@@ -329,11 +338,203 @@ static int trace_json(FILE *out, const struct join *j,
 	return ret;
 }
 
+static int cmp_ull(const void *x, const void *y)
+{
+	unsigned long long a = *(const unsigned long long *)x;
+	unsigned long long b = *(const unsigned long long *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static int by_trap_count(const void *x, const void *y)
+{
+	const struct trace_site *a = x, *b = y;
+
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return cmp_ull(&a->pc, &b->pc);
+}
+
+/* The sites an inference looks at: the busiest ones. */
+#define KASLR_SITES 64
+
+/*
+ * The KASLR offset that puts the most of the trace's busiest PCs on a
+ * trapping instruction of the vmlinux (an MRS of an op0=3 register,
+ * CPUID, RDMSR): each PC votes for every offset, a multiple of the
+ * randomisation's granularity (arm64 64 KiB, x86 2 MiB), that places it
+ * on one. 0 when the trace has no trap or the PCs are where the vmlinux
+ * has them; -EINVAL with a message when no offset stands out.
+ */
+static int kaslr_infer(const struct trace *t, struct dwsym *d,
+		       unsigned long long *off, char *err, size_t errlen)
+{
+	unsigned long long *ins[3] = { NULL }, *votes = NULL;
+	size_t nins[3] = { 0 }, nv = 0, av = 0, i, k, used = 0;
+	size_t best = 0, second = 0, zero = 0;
+	unsigned long long best_off = 0;
+	struct trace_site *v;
+	int ret = 0;
+
+	*off = 0;
+	if (!t->nr)
+		return 0;
+	v = xmalloc(t->nr * sizeof(*v));
+	memcpy(v, t->sites, t->nr * sizeof(*v));
+	qsort(v, t->nr, sizeof(*v), by_trap_count);
+	for (i = 0; i < t->nr && used < KASLR_SITES; i++) {
+		enum dwsym_insn kind = v[i].kind == TRACE_SYSREG ? DWSYM_MRS :
+				       v[i].kind == TRACE_CPUID ? DWSYM_CPUID :
+				       DWSYM_RDMSR;
+		unsigned long long align = kind == DWSYM_MRS ? 0x10000 :
+					   0x200000;
+
+		/* One vote a PC: a PC traced twice (two registers) once. */
+		if (i && v[i].pc == v[i - 1].pc)
+			continue;
+		if (!ins[kind])
+			nins[kind] = dwsym_insns(d, kind, &ins[kind]);
+		used++;
+		for (k = 0; k < nins[kind]; k++) {
+			unsigned long long delta = v[i].pc - ins[kind][k];
+
+			if (!(delta % align))
+				*PUSH(votes, nv, av) = delta;
+		}
+	}
+	qsort(votes, nv, sizeof(*votes), cmp_ull);
+	for (i = 0; i < nv; i = k) {
+		for (k = i; k < nv && votes[k] == votes[i]; k++)
+			;
+		if (!votes[i])
+			zero = k - i;
+		if (k - i > best) {
+			second = best;
+			best = k - i;
+			best_off = votes[i];
+		} else if (k - i > second) {
+			second = k - i;
+		}
+	}
+	if (best && zero == best) {
+		*off = 0;	/* where the vmlinux has them */
+	} else if (best > second && best * 2 > used &&
+		   (best >= 2 || used == 1)) {
+		*off = best_off;
+		diag_info("KASLR offset 0x%llx inferred: %zu of the trace's "
+			  "%zu busiest PCs are trapping instructions of the "
+			  "vmlinux there", best_off, best, used);
+	} else {
+		snprintf(err, errlen, "cannot infer the guest's KASLR offset "
+			 "from the trace (%zu PCs, best offset 0x%llx places "
+			 "%zu): give --kaslr-offset or --guest-text",
+			 used, best_off, best);
+		ret = -EINVAL;
+	}
+	for (i = 0; i < ARRAY_SIZE(ins); i++)
+		free(ins[i]);
+	free(votes);
+	free(v);
+	return ret;
+}
+
+/* The offset to subtract from the trace's PCs, given or inferred. */
+static int kaslr_offset(const struct prog *p, const struct trace *t,
+			struct dwsym *d, unsigned long long *off)
+{
+	unsigned long long text;
+	char err[512];
+
+	if (p->kaslr_given) {
+		*off = p->kaslr;
+		return 0;
+	}
+	if (p->guest_text_given) {
+		if (!dwsym_symbol(d, "_text", &text)) {
+			diag_error("%s: no _text symbol: give --kaslr-offset",
+				   p->vmlinux);
+			return -EINVAL;
+		}
+		*off = p->guest_text - text;
+		return 0;
+	}
+	if (kaslr_infer(t, d, off, err, sizeof(err))) {
+		diag_error("%s: %s", p->words[0], err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Each finding's measured count; with --rank=measured, the busiest first. */
+static void measure(struct findings *fs, const struct join *j, bool rank)
+{
+	size_t i, k;
+
+	for (i = 0; i < fs->nr; i++) {
+		struct finding *f = &fs->v[i];
+
+		f->has_measured = true;
+		f->measured = measured(j, f);
+		f->measured_share = share(j, f->measured) / 100;
+	}
+	/* Insertion sort: stable, the estimate's order among equals. */
+	for (i = 1; rank && i < fs->nr; i++) {
+		struct finding f = fs->v[i];
+
+		for (k = i; k && fs->v[k - 1].measured < f.measured; k--)
+			fs->v[k] = fs->v[k - 1];
+		fs->v[k] = f;
+	}
+}
+
+/* SARIF: each missed line a note of the rule "trace-missed". */
+static void trace_sarif_missed(const struct join *j, json_t **rules,
+			       json_t **results)
+{
+	json_t *r = json_object();
+	size_t i;
+
+	json_object_set_new(r, "id", json_string("trace-missed"));
+	json_object_set_new(r, "name", json_string("TraceMissed"));
+	json_object_set_new(r, "shortDescription", json_pack("{s:s}", "text",
+		"A line the hypervisor trace saw trap that trapcheck does "
+		"not report"));
+	json_object_set_new(r, "defaultConfiguration",
+			    json_pack("{s:s}", "level", "note"));
+	*rules = json_array();
+	json_array_append_new(*rules, r);
+	*results = json_array();
+	for (i = 0; i < j->nr; i++) {
+		const struct msite *m = &j->v[i];
+		char *msg;
+
+		if (m->f)
+			continue;
+		msg = xasprintf("trapped %lu time%s (%.1f%%): %s in %s(); "
+				"missed: %s", m->count, m->count == 1 ? "" :
+				"s", share(j, m->count), m->what, m->func,
+				m->why);
+		json_array_append_new(*results, json_pack(
+			"{s:s, s:s, s:{s:s}, s:[{s:{s:{s:s, s:s}, s:{s:i}}}], "
+			"s:{s:I, s:f, s:s}}",
+			"ruleId", "trace-missed", "level", "note",
+			"message", "text", msg,
+			"locations", "physicalLocation", "artifactLocation",
+			"uri", m->file, "uriBaseId", "SRCROOT", "region",
+			"startLine", m->line,
+			"properties", "count", (json_int_t)m->count, "share",
+			share(j, m->count) / 100, "reason", m->why));
+		free(msg);
+	}
+}
+
 static int trace_mode(struct prog *p, struct analysis *a)
 {
 	struct trace t = { 0 };
 	struct join j = { 0 };
 	struct dwsym *d = NULL;
+	struct out_file of = { 0 };
+	unsigned long long kaslr = 0;
 	char err[1024];
 	FILE *out = stdout;
 	int ret;
@@ -350,27 +551,50 @@ static int trace_mode(struct prog *p, struct analysis *a)
 		ret = TC_EXIT_USAGE;
 		goto out_free_trace;
 	}
-	join(&j, &t, d, a, p->kaslr);
+	if (kaslr_offset(p, &t, d, &kaslr)) {
+		ret = TC_EXIT_USAGE;
+		goto out_close;
+	}
+	join(&j, &t, d, a, kaslr);
 	sort_n(j.v, j.nr, sizeof(*j.v), by_count);
+	measure(&a->findings, &j, p->rank_measured);
+	measure(&a->low, &j, p->rank_measured);
 	if (p->output) {
-		out = fopen(p->output, "w");
-		if (!out) {
+		ret = out_open(&of, p->output);
+		if (ret) {
 			diag_error("%s: cannot write: %s", p->output,
-				   strerror(errno));
+				   strerror(-ret));
 			ret = TC_EXIT_OUTPUT;
 			goto out_close;
 		}
+		out = of.f;
 	}
-	if (!strcmp(p->format, "json"))
-		ret = trace_json(out, &j, a) ? TC_EXIT_OUTPUT : TC_EXIT_CLEAN;
-	else
+	if (!strcmp(p->format, "json")) {
+		ret = trace_json(out, &j, a);
+	} else if (!strcmp(p->format, "sarif")) {
+		json_t *rules, *results;
+
+		trace_sarif_missed(&j, &rules, &results);
+		ret = emit_sarif_more(out, &a->findings, &a->low,
+				      &a->summary, a->root, rules, results);
+		json_decref(rules);
+		json_decref(results);
+	} else {
 		trace_text(out, &j, a);
-	if (out != stdout) {
-		if (fclose(out))
-			ret = TC_EXIT_OUTPUT;
-	} else if (fflush(out)) {
-		ret = TC_EXIT_OUTPUT;
+		ret = ferror(out) ? -EIO : 0;
 	}
+	if (p->output) {
+		if (ret)
+			out_abort(&of);
+		else
+			ret = out_close(&of);
+	} else if (fflush(out)) {
+		ret = -EIO;
+	}
+	ret = ret ? TC_EXIT_OUTPUT : TC_EXIT_CLEAN;
+	if (ret)
+		diag_error("%s: cannot write the report",
+			   p->output ? p->output : "stdout");
 	trace_summary(&j, a);
 out_close:
 	free(j.v);
@@ -388,10 +612,6 @@ int cmd_trace(struct prog *p)
 	if (!p->vmlinux) {
 		diag_error("trace: --vmlinux FILE (the guest's, with DWARF) is "
 			   "needed");
-		return TC_EXIT_USAGE;
-	}
-	if (!strcmp(p->format, "sarif")) {
-		diag_error("trace: --format=text or json (no SARIF yet)");
 		return TC_EXIT_USAGE;
 	}
 	/* Before the tree is analysed: a wrong path costs no parse. */

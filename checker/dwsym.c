@@ -7,6 +7,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,88 @@ size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 		f[nr++].line = (int)line;
 	}
 	free(scopes);
+	return nr;
+}
+
+bool dwsym_symbol(struct dwsym *s, const char *name,
+		  unsigned long long *addr)
+{
+	int i, n = dwfl_module_getsymtab(s->mod);
+
+	for (i = 1; i < n; i++) {
+		const char *sym;
+		GElf_Addr a;
+		GElf_Sym st;
+
+		sym = dwfl_module_getsym_info(s->mod, i, &st, &a, NULL, NULL,
+					      NULL);
+		if (sym && !strcmp(sym, name)) {
+			*addr = a;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool insn_at(const unsigned char *p, size_t left, enum dwsym_insn k,
+		    bool le)
+{
+	unsigned int w;
+
+	switch (k) {
+	case DWSYM_MRS:
+		if (left < 4)
+			return false;
+		w = le ? p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24 :
+			 (unsigned int)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
+		/* MRS (L=1) of an op0=3 register: 0xd538xxxx..0xd53fxxxx */
+		return (w & 0xfff80000) == 0xd5380000;
+	case DWSYM_CPUID:
+		return left >= 2 && p[0] == 0x0f && p[1] == 0xa2;
+	case DWSYM_RDMSR:
+		return left >= 2 && p[0] == 0x0f && p[1] == 0x32;
+	}
+	return false;
+}
+
+size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
+		   unsigned long long **addrs)
+{
+	unsigned long long *v = NULL;
+	size_t nr = 0, alloc = 0, step;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	Dwarf_Addr bias;
+	Elf *elf = dwfl_module_getelf(s->mod, &bias);
+
+	*addrs = NULL;
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return 0;
+	if (kind == DWSYM_MRS ? eh.e_machine != EM_AARCH64 :
+	    eh.e_machine != EM_X86_64 && eh.e_machine != EM_386)
+		return 0;
+	step = kind == DWSYM_MRS ? 4 : 1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = NULL;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		while ((d = elf_getdata(scn, d))) {
+			const unsigned char *p = d->d_buf;
+			size_t i;
+
+			for (i = 0; p && i + step <= d->d_size; i += step) {
+				if (!insn_at(p + i, d->d_size - i, kind,
+					     eh.e_ident[EI_DATA] == ELFDATA2LSB))
+					continue;
+				*PUSH(v, nr, alloc) = sh.sh_addr + bias +
+						      (unsigned long long)d->d_off + i;
+			}
+		}
+	}
+	*addrs = v;
 	return nr;
 }
 

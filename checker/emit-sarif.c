@@ -187,6 +187,12 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(props, "function", json_string(f->function));
 	if (f->waiver)
 		json_object_set_new(props, "waiver", json_string(f->waiver));
+	if (f->has_measured)
+		json_object_set_new(props, "measured", f->measured ?
+				    json_pack("{s:I, s:f}", "count",
+					      (json_int_t)f->measured, "share",
+					      f->measured_share) :
+				    json_null());
 	json_object_set_new(res, "properties", props);
 	if (f->waiver) {
 		json_t *sups = json_array(), *sup = json_object();
@@ -204,6 +210,13 @@ static json_t *sarif_result(const struct finding *f)
 int emit_sarif(FILE *out, const struct findings *fs,
 	       const struct findings *low, const struct run_summary *sum,
 	       const char *root)
+{
+	return emit_sarif_more(out, fs, low, sum, root, NULL, NULL);
+}
+
+int emit_sarif_more(FILE *out, const struct findings *fs,
+		    const struct findings *low, const struct run_summary *sum,
+		    const char *root, json_t *more_rules, json_t *more_results)
 {
 	json_t *log = json_object(), *runs = json_array(), *run = json_object();
 	json_t *tool = json_object(), *driver = json_object();
@@ -239,6 +252,8 @@ int emit_sarif(FILE *out, const struct findings *fs,
 		json_object_set_new(r, "defaultConfiguration", conf);
 		json_array_append_new(rules, r);
 	}
+	if (more_rules)
+		json_array_extend(rules, more_rules);
 	json_object_set_new(driver, "rules", rules);
 	json_object_set_new(tool, "driver", driver);
 	json_object_set_new(run, "tool", tool);
@@ -252,6 +267,19 @@ int emit_sarif(FILE *out, const struct findings *fs,
 		json_array_append_new(results, sarif_result(&fs->v[i]));
 	for (i = 0; low && i < low->nr; i++)
 		json_array_append_new(results, sarif_result(&low->v[i]));
+	for (i = 0; more_results && i < json_array_size(more_results); i++) {
+		json_t *r = json_deep_copy(json_array_get(more_results, i));
+		const char *id = json_string_value(json_object_get(r,
+								   "ruleId"));
+		size_t k;
+
+		for (k = 0; id && k < json_array_size(rules); k++)
+			if (!strcmp(id, json_string_value(json_object_get(
+					json_array_get(rules, k), "id"))))
+				json_object_set_new(r, "ruleIndex",
+						    json_integer((json_int_t)k));
+		json_array_append_new(results, r);
+	}
 	json_object_set_new(run, "results", results);
 	json_array_append_new(runs, run);
 	json_object_set_new(log, "runs", runs);

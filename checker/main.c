@@ -6,6 +6,7 @@
  * The options (checker/options.def), then a table of modes; each mode is
  * a short program file (cmd-*.c) on the library.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,7 +60,8 @@ static const struct {
 	{ "callees", 1, NULL },
 	{ "path", 2, "path FROM TO        (-p TREE | --db FILE)" },
 	{ "why", 1, "why FILE:LINE       (-p TREE | --db FILE)" },
-	{ "trace", 1, "trace TRACE --vmlinux FILE [--kaslr-offset HEX] "
+	{ "trace", 1, "trace TRACE --vmlinux FILE [--kaslr-offset HEX | "
+		      "--guest-text HEX]\n                [--rank=measured] "
 		      "(-p TREE | --db FILE)" },
 };
 
@@ -227,17 +229,36 @@ static bool take(struct prog *p, int id, const char *arg)
 			return false;
 		}
 		break;
-	case OPT_KASLR: {
+	case OPT_KASLR:
+	case OPT_GUEST_TEXT: {
+		unsigned long long v;
 		char *e;
 
-		p->kaslr = strtoull(arg, &e, 16);
-		if (e == arg || *e) {
-			diag_error("--kaslr-offset needs a hexadecimal offset, "
-				   "not '%s'", arg);
+		errno = 0;
+		v = strtoull(arg, &e, 16);
+		if (e == arg || *e || errno) {
+			diag_error("--%s needs a hexadecimal address, not '%s'",
+				   id == OPT_KASLR ? "kaslr-offset" :
+				   "guest-text", arg);
 			return false;
+		}
+		if (id == OPT_KASLR) {
+			p->kaslr = v;
+			p->kaslr_given = true;
+		} else {
+			p->guest_text = v;
+			p->guest_text_given = true;
 		}
 		break;
 	}
+	case OPT_RANK:
+		if (strcmp(arg, "estimate") && strcmp(arg, "measured")) {
+			diag_error("--rank is estimate or measured, not '%s'",
+				   arg);
+			return false;
+		}
+		p->rank_measured = !strcmp(arg, "measured");
+		break;
 	case OPT_CONTEXT:
 		if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
 		    strcmp(arg, "all")) {
@@ -361,6 +382,16 @@ int main(int argc, char **argv)
 		diag_error("--shard needs -p and --db and stores facts only "
 			   "(no -o, --fix, --diff, baselines or pictures): "
 			   "trapcheck report --db joins the shards");
+		goto out_free;
+	}
+	if ((p.vmlinux || p.kaslr_given || p.guest_text_given ||
+	     p.rank_measured) && mode(&p) != cmd_trace) {
+		diag_error("--vmlinux, --kaslr-offset, --guest-text and --rank "
+			   "are trapcheck trace's");
+		goto out_free;
+	}
+	if (p.kaslr_given && p.guest_text_given) {
+		diag_error("--kaslr-offset or --guest-text, not both");
 		goto out_free;
 	}
 	if (strcmp(p.format, "text") && strcmp(p.format, "json") &&

@@ -33,6 +33,9 @@ struct prog {
 	const char *baseline, *write_baseline, *waivers, *graph_dir, *html;
 	const char *vmlinux;		/* trace: the guest's */
 	unsigned long long kaslr;	/* trace: --kaslr-offset */
+	unsigned long long guest_text;	/* trace: --guest-text */
+	bool kaslr_given, guest_text_given;
+	bool rank_measured;		/* trace: --rank=measured */
 	bool no_waivers, no_progress, quiet, list_roots, list_caps;
 	bool print_commands;
 	struct emit_opts eo;

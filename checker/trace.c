@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace.c - count a guest's traps from a KVM host's trace, as text
+ * trace.c - count a guest's traps from a KVM host's trace
  * (include/trapcheck/trace.h): trace-cmd report's lines and tracefs's,
- * which differ only in their headers.
+ * which differ only in their headers, or a trace.dat read with
+ * libtracecmd, each event printed by libtraceevent as trace-cmd report
+ * prints it, so that both go through one parser.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <event-parse.h>
+#include <trace-cmd.h>
 
 #include "trapcheck/trace.h"
 #include "trapcheck/util.h"
@@ -66,6 +71,47 @@ static bool hex(const char *p, unsigned long long *v, const char **end)
 	return e != p;
 }
 
+/* "key=VALUE" of a raw field list; false when absent or no number. */
+static bool raw_field(const char *p, const char *key, unsigned long long *v)
+{
+	size_t n = strlen(key);
+	char *e;
+
+	for (p = strstr(p, key); p; p = strstr(p + 1, key)) {
+		if ((p[-1] != ' ' && p[-1] != ']') || p[n] != '=')
+			continue;
+		*v = strtoull(p + n + 1, &e, 0);
+		return e != p + n + 1;
+	}
+	return false;
+}
+
+/*
+ * What trace-cmd report prints when libtraceevent cannot parse the
+ * event's print format (arm64 writes `__entry->name ?: "UNKN"`, which it
+ * does not know): "[FAILED TO PARSE] vcpu_pc=0xffff800080012340
+ * is_write=0 name=0xffff80008123d5a0 Op0=3 Op1=0 CRn=0 CRm=7 Op2=1".
+ */
+static int sys_access_raw(struct reader *r, const char *p)
+{
+	static const char *const keys[] = {
+		"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
+	};
+	unsigned long long v[ARRAY_SIZE(keys)];
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!raw_field(p, keys[i], &v[i]))
+			return bad(r, "kvm_sys_access: no vcpu_pc, is_write, "
+				   "Op0, Op1, CRn, CRm and Op2 fields");
+	snprintf(name, sizeof(name), "S%llu_%llu_C%llu_C%llu_%llu", v[2], v[3],
+		 v[4], v[5], v[6]);
+	if (!v[1])
+		count(r, v[0], TRACE_SYSREG, name);
+	return 0;
+}
+
 /* "PC: ffff8000801234 ID_AA64MMFR1_EL1 (3,0,0,7,1) read" */
 static int sys_access(struct reader *r, const char *p)
 {
@@ -74,6 +120,8 @@ static int sys_access(struct reader *r, const char *p)
 	char name[64];
 	const char *e;
 
+	if (!strncmp(p, "[FAILED TO PARSE]", 17))
+		return sys_access_raw(r, p + 17);
 	if (strncmp(p, "PC: ", 4) || !hex(p + 4, &pc, &e) || *e != ' ')
 		return bad(r, "kvm_sys_access: no \"PC: <hex>\"");
 	if (sscanf(e, " %63s (%d,%d,%d,%d,%d)%n", name, &f[0], &f[1], &f[2],
@@ -82,6 +130,15 @@ static int sys_access(struct reader *r, const char *p)
 	e = e + n;
 	while (*e == ' ')
 		e++;
+	/*
+	 * The name is a pointer into the host kernel (__field(const char *,
+	 * name)): from a trace.dat, libtraceevent prints its address. The
+	 * encoding names it then, as the Arm ARM does.
+	 */
+	if (name[strspn(name, "0123456789abcdefx")] == '\0' ||
+	    !strcmp(name, "(null)"))
+		snprintf(name, sizeof(name), "S%d_%d_C%d_C%d_%d", f[0], f[1],
+			 f[2], f[3], f[4]);
 	if (!strcmp(e, "read"))
 		count(r, pc, TRACE_SYSREG, name);
 	else if (strcmp(e, "write"))
@@ -101,7 +158,9 @@ static void flush_msr(struct reader *r, unsigned int cpu)
 /*
  * "vcpu 0 reason CPUID rip 0xffffffff8103a2b1 info1 0x0 ..." (VMX), or
  * "reason msr rip 0x... info1 0x0000000000000000 ..." (SVM: info1 0 is a
- * read).
+ * read), as the kernel's print format has it; trace-cmd report's kvm
+ * plugin prints "reason CPUID rip 0x... info 0 0" and, for SVM, "reason
+ * EXIT_CPUID" and "reason EXIT_MSR rip 0x... info 0 0" (info1 first).
  */
 static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
 {
@@ -120,12 +179,17 @@ static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
 	info = strstr(e, "info1 0x");
 	if (info && !hex(info + 8, &info1, &e))
 		return bad(r, "kvm_exit: bad info1");
+	info = info ? NULL : strstr(e, " info ");
+	if (info && !hex(info + 6, &info1, &e))
+		return bad(r, "kvm_exit: bad info");
 	flush_msr(r, cpu);
 	if ((n == 5 && !strncmp(reason, "CPUID", 5)) ||
-	    (n == 5 && !strncmp(reason, "cpuid", 5)))
+	    (n == 5 && !strncmp(reason, "cpuid", 5)) ||
+	    (n == 10 && !strncmp(reason, "EXIT_CPUID", 10)))
 		count(r, pc, TRACE_CPUID, "CPUID");
 	else if ((n == 8 && !strncmp(reason, "MSR_READ", 8)) ||
-		 (n == 3 && !strncmp(reason, "msr", 3) && !info1)) {
+		 (n == 3 && !strncmp(reason, "msr", 3) && !info1) ||
+		 (n == 8 && !strncmp(reason, "EXIT_MSR", 8) && !info1)) {
 		if (cpu < TRACE_CPUS)
 			r->msr_pc[cpu] = pc ? pc : 1;
 		else
@@ -212,6 +276,20 @@ static bool event_line(char *line, unsigned int *cpu, char **event,
 	return true;
 }
 
+/* One event of a trap kind (others are skipped). */
+static int read_event(struct reader *r, unsigned int cpu, const char *event,
+		      const char *payload)
+{
+	r->t->lines++;
+	if (!strcmp(event, "kvm_sys_access"))
+		return sys_access(r, payload);
+	if (!strcmp(event, "kvm_exit"))
+		return kvm_exit(r, cpu, payload);
+	if (!strcmp(event, "kvm_msr"))
+		return kvm_msr(r, cpu, payload);
+	return 0;
+}
+
 static int read_line(struct reader *r, char *line)
 {
 	char *p = line, *event, *payload;
@@ -227,14 +305,7 @@ static int read_line(struct reader *r, char *line)
 		return 0;
 	if (!event_line(p, &cpu, &event, &payload))
 		return bad(r, "not a trace line (trace-cmd report or tracefs)");
-	r->t->lines++;
-	if (!strcmp(event, "kvm_sys_access"))
-		return sys_access(r, payload);
-	if (!strcmp(event, "kvm_exit"))
-		return kvm_exit(r, cpu, payload);
-	if (!strcmp(event, "kvm_msr"))
-		return kvm_msr(r, cpu, payload);
-	return 0;
+	return read_event(r, cpu, event, payload);
 }
 
 static void reader_init(struct reader *r, struct trace *t, const char *name,
@@ -290,6 +361,95 @@ int trace_read_text(struct trace *t, const char *name, const char *text,
 	return ret;
 }
 
+/* trace.dat's magic: \027\010D, then "tracing". */
+static const char dat_magic[] = "\027\010Dtracing";
+
+struct dat_reader {
+	struct reader *r;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	int ret;
+};
+
+/*
+ * kvm_sys_access's fields, as the raw field list its print format gives
+ * way to (sys_access_raw()): the format is not one libtraceevent parses.
+ */
+static void dat_sys_access(struct dat_reader *d, struct tep_event *ev,
+			   struct tep_record *rec)
+{
+	static const char *const keys[] = {
+		"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
+	};
+	unsigned long long v;
+	size_t i;
+
+	trace_seq_puts(&d->seq, "[FAILED TO PARSE]");
+	for (i = 0; i < ARRAY_SIZE(keys); i++)
+		if (!tep_get_field_val(NULL, ev, keys[i], rec, &v, 0))
+			trace_seq_printf(&d->seq, " %s=0x%llx", keys[i], v);
+}
+
+/* Each record, in time order: its event printed, then parsed as text. */
+static int dat_record(struct tracecmd_input *h, struct tep_record *rec,
+		      int cpu, void *data)
+{
+	struct dat_reader *d = data;
+	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
+
+	d->r->lineno++;
+	if (!ev || (strcmp(ev->name, "kvm_sys_access") &&
+		    strcmp(ev->name, "kvm_exit") &&
+		    strcmp(ev->name, "kvm_msr"))) {
+		d->r->t->lines += ev != NULL;
+		return 0;
+	}
+	trace_seq_reset(&d->seq);
+	if (!strcmp(ev->name, "kvm_sys_access"))
+		dat_sys_access(d, ev, rec);
+	else
+		tep_print_event(d->tep, &d->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&d->seq);
+	d->ret = read_event(d->r, (unsigned int)cpu, ev->name,
+			    d->seq.buffer);
+	return d->ret ? -1 : 0;
+}
+
+/*
+ * A trace.dat of trace-cmd record: every CPU's records in time order
+ * (tracecmd_iterate_events()). An error names the record by its number.
+ */
+static int trace_read_dat(struct trace *t, const char *path, char *err,
+			  size_t errlen)
+{
+	struct tracecmd_input *h;
+	struct dat_reader d = { 0 };
+	struct reader r;
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* The kernel's own print formats, not trace-cmd's kvm plugin. */
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h) {
+		snprintf(err, errlen, "%s: a trace.dat that libtracecmd "
+			 "cannot read", path);
+		return -EINVAL;
+	}
+	reader_init(&r, t, path, err, errlen);
+	d.r = &r;
+	d.tep = tracecmd_get_tep(h);
+	trace_seq_init(&d.seq);
+	if (tracecmd_iterate_events(h, NULL, 0, dat_record, &d) < 0 &&
+	    !d.ret) {
+		snprintf(err, errlen, "%s: libtracecmd cannot read its "
+			 "records", path);
+		d.ret = -EINVAL;
+	}
+	trace_seq_destroy(&d.seq);
+	reader_done(&r);
+	tracecmd_close(h);
+	return d.ret;
+}
+
 int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 {
 	struct reader r;
@@ -306,12 +466,20 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 			 strerror(errno));
 		return ret;
 	}
+	n = getline(&line, &cap, f);
+	if (n >= (ssize_t)sizeof(dat_magic) - 1 &&
+	    !memcmp(line, dat_magic, sizeof(dat_magic) - 1)) {
+		free(line);
+		fclose(f);
+		return trace_read_dat(t, path, err, errlen);
+	}
+	rewind(f);
 	reader_init(&r, t, path, err, errlen);
 	while (!ret && (n = getline(&line, &cap, f)) >= 0) {
 		r.lineno++;
 		if ((size_t)n != strlen(line))
-			ret = bad(&r, "a NUL byte: a binary trace.dat? give "
-				  "`trace-cmd report` text");
+			ret = bad(&r, "a NUL byte: not trace text, and no "
+				  "trace.dat (its magic is not there)");
 		else
 			ret = read_line(&r, line);
 	}

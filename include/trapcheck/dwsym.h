@@ -38,6 +38,25 @@ struct dwsym_frame {
  */
 size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 		    struct dwsym_frame *f, size_t max);
+/* The link-time address of symbol @name (_text); false when absent. */
+bool dwsym_symbol(struct dwsym *s, const char *name,
+		  unsigned long long *addr);
+
+/* Trapping instructions, as the guest's code has them. */
+enum dwsym_insn {
+	DWSYM_MRS,		/* arm64: MRS Xt, S3_<op1>_C<n>_C<m>_<op2> */
+	DWSYM_CPUID,		/* x86: 0f a2 */
+	DWSYM_RDMSR,		/* x86: 0f 32 */
+};
+
+/*
+ * The addresses of every @kind instruction in the executable sections of
+ * the vmlinux (x86: every place the two bytes occur, instruction or not),
+ * into a malloc'ed *@addrs, ascending. Returns how many (0: none, or the
+ * vmlinux is of another architecture).
+ */
+size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
+		   unsigned long long **addrs);
 void dwsym_close(struct dwsym *s);
 
 #endif /* TRAPCHECK_DWSYM_H */

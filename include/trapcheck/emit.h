@@ -27,6 +27,15 @@ int emit_json(FILE *out, const struct findings *fs,
 int emit_sarif(FILE *out, const struct findings *fs,
 	       const struct findings *low, const struct run_summary *sum,
 	       const char *root);
+/*
+ * The same, with @more_rules appended to the rules and @more_results to
+ * the results (may be NULL; not stolen): trapcheck trace's missed sites.
+ * Each of @more_results names its rule by "ruleId"; its "ruleIndex" is
+ * set here.
+ */
+int emit_sarif_more(FILE *out, const struct findings *fs,
+		    const struct findings *low, const struct run_summary *sum,
+		    const char *root, json_t *more_rules, json_t *more_results);
 /* Sites of low confidence, one note line each. */
 void emit_low(FILE *out, const struct findings *low);
 

@@ -93,6 +93,13 @@ struct finding {
 	size_t nr_configs;
 	bool in_all_configs;	/* every configuration has it */
 	/*
+	 * trapcheck trace: how often a hypervisor trace saw the site's line
+	 * trap (0: not observed) and its share of the trace's traps.
+	 */
+	bool has_measured;
+	unsigned long measured;
+	double measured_share;
+	/*
 	 * When only some have it: the CONFIG_ symbols of its chains' lines
 	 * whose values differ between those that have it and the others
 	 * ("CONFIG_LRU_GEN"; kconfig.h), where trapcheck can tell.

@@ -3,7 +3,8 @@
 """Build a vmlinux-shaped ELF with DWARF from a fixture tree: each kernel
 TU of its compile_commands.json compiled with its own command (the cross
 compiler kbuild named, -g among its flags), host programs (scripts/) left
-out, linked at fixed addresses with undefined symbols allowed. What
+out, linked at fixed addresses with undefined symbols allowed, _text at
+the image's start. What
 `trapcheck trace --vmlinux` symbolizes guest PCs with in the tests.
 
 Usage: fixture-vmlinux.py TREE OUT
@@ -40,6 +41,9 @@ def main():
         objs.append(os.path.join(tmp, '%d.o' % i))
     subprocess.run([cc, '-nostdlib', '-static',
                     '-Wl,--unresolved-symbols=ignore-all', '-Wl,-e,0',
+                    # _text: where the image starts, as the kernel's
+                    # linker script has it (trapcheck trace --guest-text).
+                    '-Wl,--defsym=_text=__executable_start',
                     '-o', out] + objs, check=True)
 
 

@@ -166,6 +166,33 @@ check "cpu_has_hw_af()'s read: reported, its finding measured" [ $? -eq 0 ]
 check_that "trace-cmd report's text gives the same sites" \
 	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json arm2.json'
 
+# A trace.dat (tests/e2e/trace-dat.py: trace-cmd's file layout, arm64's
+# kvm_sys_access format) read with libtracecmd: the same lines and counts.
+# arm64's print format is one libtraceevent does not parse, so trace-cmd
+# report prints the raw fields ("[FAILED TO PARSE] vcpu_pc=..."), and
+# that text must give the same sites too.
+sites_by_line='import collections, json, sys
+def lines(f):
+    n = collections.Counter()
+    for s in json.load(open(f))["sites"]:
+        n[(s["file"], s["line"])] += s["count"]
+    return n
+a, b = (lines(f) for f in sys.argv[1:])
+sys.exit(a != b or not a)'
+python3 "$TOP/tests/e2e/trace-dat.py" "$TOP/tests/fixtures/tracefs/kvm-arm64" \
+	arm.trace arm.dat
+"$TRAPCHECK" trace arm.dat --vmlinux vmlinux -p "$ARM" --format=json \
+	-o arm-dat.json 2> arm-dat.err
+rc=$?
+check_that "arm64 trace.dat (libtracecmd): exit 0, the text trace's lines and counts" \
+	'[ $rc -eq 0 ] && python3 -c "$sites_by_line" arm.json arm-dat.json'
+trace-cmd report arm.dat > arm-dat.txt 2> /dev/null
+"$TRAPCHECK" trace arm-dat.txt --vmlinux vmlinux -p "$ARM" --format=json \
+	-o arm-dat-report.json 2> /dev/null
+check_that "trace-cmd report of that trace.dat (raw kvm_sys_access fields): the same lines and counts" \
+	'grep -q "kvm_sys_access: *\[FAILED TO PARSE\] vcpu_pc=0x" arm-dat.txt &&
+	 python3 -c "$sites_by_line" arm.json arm-dat-report.json'
+
 # x86: CPUID and RDMSR, VMX and SVM names; the wrappers are inlined, so a
 # trap lands on the line that called them.
 python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$X86" vmlinux86 2> build86.err
@@ -214,6 +241,31 @@ for f in t['findings']:
 PY
 check "x86: CPUID (VMX, SVM) and RDMSR with kvm_msr (vCPU threads named \"CPU 0/KVM\") at the wrappers' callers, reported; the oops path missed as cold" \
 	[ $? -eq 0 ]
+# The same as a trace.dat with the x86 host's own kvm formats; and as
+# trace-cmd report prints it, with its kvm plugin ("reason EXIT_CPUID",
+# "info 0 0") and without (-N: the kernel's print formats).
+python3 "$TOP/tests/e2e/trace-dat.py" "$TOP/tests/fixtures/tracefs/kvm" \
+	x86.trace x86.dat
+"$TRAPCHECK" trace x86.dat --vmlinux vmlinux86 -p "$X86" --format=json \
+	-o x86-dat.json 2> /dev/null
+rc=$?
+same_sites='import json, sys
+a, b = (json.load(open(f))["sites"] for f in sys.argv[1:])
+sys.exit(a != b or not a)'
+check_that "x86 trace.dat (libtracecmd): exit 0, the same sites, MSRs named" \
+	'[ $rc -eq 0 ] && python3 -c "$same_sites" x86.json x86-dat.json'
+trace-cmd report x86.dat > x86-plugin.txt 2> /dev/null
+trace-cmd report -N x86.dat > x86-noplugin.txt 2> /dev/null
+"$TRAPCHECK" trace x86-plugin.txt --vmlinux vmlinux86 -p "$X86" \
+	--format=json -o x86-plugin.json 2> /dev/null
+"$TRAPCHECK" trace x86-noplugin.txt --vmlinux vmlinux86 -p "$X86" \
+	--format=json -o x86-noplugin.json 2> /dev/null
+check_that "trace-cmd report's text of it, with the kvm plugin's names and without: the same sites" \
+	'grep -q "reason EXIT_CPUID rip" x86-plugin.txt &&
+	 grep -q "reason cpuid rip" x86-noplugin.txt &&
+	 python3 -c "$same_sites" x86.json x86-plugin.json &&
+	 python3 -c "$same_sites" x86.json x86-noplugin.json'
+
 # A trace of the first CPUID only: the other warnings are not observed.
 head -n 1 x86.trace > x86-one.trace
 "$TRAPCHECK" trace x86-one.trace --vmlinux vmlinux86 -p "$X86" > one.txt 2> /dev/null
@@ -245,8 +297,13 @@ check_that "kvm_exit without a rip: exit 2, one line naming it" \
 printf 'tracing\0data' > trace.dat
 "$TRAPCHECK" trace trace.dat --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> dat.err
 rc=$?
-check_that "a binary trace.dat: exit 2, says to give trace-cmd report text" \
-	'[ $rc -eq 2 ] && one_line dat.err "trace.dat:1: a NUL byte"'
+check_that "a binary file that is no trace.dat: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line dat.err "trace.dat:1: a NUL byte: not trace text, and no trace.dat"'
+head -c 3000 x86.dat > cut.dat
+"$TRAPCHECK" trace cut.dat --vmlinux vmlinux86 -p "$X86" -q > /dev/null 2> cut.err
+rc=$?
+check_that "a trace.dat cut short: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && one_line cut.err "cut.dat: .*libtracecmd cannot read"'
 "$TRAPCHECK" trace arm.trace --vmlinux nothere -p "$ARM" -q > /dev/null 2> nv.err
 rc=$?
 check_that "a missing vmlinux: exit 2, one line naming it" \
@@ -260,8 +317,93 @@ aarch64-linux-gnu-strip -g -o stripped vmlinux
 rc=$?
 check_that "a vmlinux without DWARF: exit 2, says so" \
 	'[ $rc -eq 2 ] && one_line nd.err "stripped: no DWARF"'
-"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --format=sarif > /dev/null 2> sarif.err
+# KASLR: the same trace with every PC moved by an offset of the
+# randomisation's granularity (64 KiB on arm64).
+awk '{ if (match($0, /PC: [0-9a-f]+/)) {
+	pc = substr($0, RSTART + 4, RLENGTH - 4)
+	cmd = "printf %x $((0x" pc " + 0x12340000))"; cmd | getline moved; close(cmd)
+	$0 = substr($0, 1, RSTART + 3) moved substr($0, RSTART + RLENGTH) }
+  print }' arm.trace > arm-kaslr.trace
+"$TRAPCHECK" trace arm-kaslr.trace --vmlinux vmlinux -p "$ARM" \
+	--format=json -o kaslr.json 2> kaslr.err
 rc=$?
-check_that "--format=sarif: exit 2, not silently text" \
-	'[ $rc -eq 2 ] && one_line sarif.err "no SARIF yet"'
+check_that "KASLR: the offset inferred from the trace, said on stderr, the same sites" \
+	'[ $rc -eq 0 ] && grep -q "KASLR offset 0x12340000 inferred" kaslr.err &&
+	 python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json kaslr.json'
+text=$(aarch64-linux-gnu-nm vmlinux | awk '$3 == "_text" { print $1 }')
+"$TRAPCHECK" trace arm-kaslr.trace --vmlinux vmlinux -p "$ARM" -q \
+	--guest-text "$(printf %x $((0x$text + 0x12340000)))" \
+	--format=json -o gtext.json 2> gtext.err
+rc=$?
+check_that "--guest-text (the guest's _text): the same sites, nothing inferred" \
+	'[ $rc -eq 0 ] && [ -n "$text" ] && ! grep -q inferred gtext.err &&
+	 python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json gtext.json'
+"$TRAPCHECK" trace arm-kaslr.trace --vmlinux vmlinux -p "$ARM" -q \
+	--kaslr-offset 12340000 --format=json -o given.json 2> /dev/null
+check_that "--kaslr-offset given: the same sites" \
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json given.json'
+printf ' q-1 [000] 1.000001: kvm_sys_access: PC: 12345678 ID_AA64PFR0_EL1 (3,0,0,4,0) read\n' > nowhere.trace
+"$TRAPCHECK" trace nowhere.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> nowhere.err
+rc=$?
+check_that "a PC on no trapping instruction at any offset: exit 2, asks for --kaslr-offset" \
+	'[ $rc -eq 2 ] && one_line nowhere.err "nowhere.trace: cannot infer the guest.s KASLR offset.*--kaslr-offset"'
+
+# --rank=measured: the busiest findings first; the default keeps the
+# estimate's order, which differs here.
+"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --rank=measured \
+	--format=json -o ranked.json
+python3 - arm.json ranked.json <<'PY'
+import json, sys
+a, r = (json.load(open(f))['findings'] for f in sys.argv[1:])
+key = lambda f: (f['rule'], f['file'], f['line'], f['function'], f['root'])
+assert sorted(map(key, a)) == sorted(map(key, r))
+high = [f for f in r if f['confidence'] == 'high']
+n = [(f['measured'] or {}).get('count', 0) for f in high]
+assert n == sorted(n, reverse=True), n
+assert [key(f) for f in a if f['confidence'] == 'high'] != [key(f) for f in high]
+PY
+check "--rank=measured: the findings by measured count, the default order differs" [ $? -eq 0 ]
+"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --rank=measured > ranked.txt
+check_that "text: measured findings say their count and share, busiest first" \
+	'grep -E "^[^ ]+:[0-9]+: (measured [0-9]+ traps? \([0-9.]+%\)|not observed): " ranked.txt > r.lines &&
+	 [ -s r.lines ] && sed -n "s/.*measured \([0-9]*\) trap.*/\1/p" r.lines > r.n &&
+	 sort -rn r.n | cmp -s - r.n'
+
+# SARIF: every finding with what was measured, every missed line a note
+# of the trace-missed rule.
+"$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --format=sarif \
+	-o arm.sarif 2> sarif.err
+rc=$?
+python3 - arm.sarif arm.json <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))
+run = s['runs'][0]
+rules = [r['id'] for r in run['tool']['driver']['rules']]
+res = run['results']
+missed = [r for r in res if r['ruleId'] == 'trace-missed']
+want = [x for x in t['sites'] if x['status'] == 'missed']
+assert len(missed) == len(want) > 0, (len(missed), len(want))
+for r in missed:
+    assert r['level'] == 'note' and rules[r['ruleIndex']] == 'trace-missed', r
+    assert r['properties']['reason'] and r['properties']['count'] > 0, r
+    loc = r['locations'][0]['physicalLocation']
+    assert any(x['file'] == loc['artifactLocation']['uri'] and
+               x['line'] == loc['region']['startLine'] for x in want), loc
+found = [r for r in res if r['ruleId'] != 'trace-missed']
+assert found and all('measured' in r['properties'] for r in found)
+byline = {(f['file'], f['line']): f['measured'] for f in t['findings']}
+for r in found:
+    loc = r['locations'][0]['physicalLocation']
+    m = byline[(loc['artifactLocation']['uri'], loc['region']['startLine'])]
+    assert r['properties']['measured'] == (m and {'count': m['count'], 'share': m['share']}) or \
+        (m is None and r['properties']['measured'] is None), (r['properties'], m)
+PY
+py=$?
+check_that "--format=sarif: the findings with measured, the missed lines as trace-missed notes" \
+	'[ $rc -eq 0 ] && [ $py -eq 0 ]'
+"$TRAPCHECK" -p "$ARM" -q --rank=measured > /dev/null 2> rank.err
+rc=$?
+check_that "--rank outside trapcheck trace: exit 2, one line" \
+	'[ $rc -eq 2 ] && one_line rank.err "trapcheck trace"'
 done_testing
