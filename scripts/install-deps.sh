@@ -47,8 +47,26 @@ else
 	SUDO=
 fi
 
-echo "install-deps: installing$missing"
+# Suites run side by side (make check: prove -j2), and each may need
+# packages: one apt-get at a time, the others wait for it (and for any
+# other apt-get on the machine: dpkg's lock, up to 10 minutes), then
+# look again at what is still missing.
+lock=${TMPDIR:-/tmp}/trapcheck-install-deps.lock
+exec 9> "$lock"
+flock 9
+still=""
+for p in $missing; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed'; then
+		still="$still $p"
+	fi
+done
+[ -n "$still" ] || exit 0
+
+echo "install-deps: installing$still"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+wait_lock="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$SUDO apt-get $wait_lock update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get $wait_lock install -y -qq --no-install-recommends $still >/dev/null
