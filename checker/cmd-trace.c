@@ -29,8 +29,13 @@ struct msite {
 	int line;
 	enum trace_kind kind;
 	unsigned long count;
-	const struct finding *f;	/* the finding there, or NULL */
-	bool note;			/* ... which is a note */
+	/*
+	 * The finding there (its rule and root set, which outlive the
+	 * findings' order: --rank sorts them), or none; a note?
+	 */
+	bool reported;
+	const char *rule, *root;
+	bool note;
 	const char *why;		/* missed: why trapcheck cannot tell */
 };
 
@@ -156,14 +161,20 @@ static void join(struct join *j, const struct trace *t, struct dwsym *d,
 	}
 	for (i = 0; i < j->nr; i++) {
 		struct msite *m = &j->v[i];
+		const struct finding *f;
 
-		m->f = finding_at(&a->findings, m->file, m->line);
-		if (!m->f) {
-			m->f = finding_at(&a->low, m->file, m->line);
-			m->note = m->f != NULL;
+		f = finding_at(&a->findings, m->file, m->line);
+		if (!f) {
+			f = finding_at(&a->low, m->file, m->line);
+			m->note = f != NULL;
 		}
-		if (!m->f)
+		m->reported = f != NULL;
+		if (f) {
+			m->rule = f->rule;
+			m->root = f->root;
+		} else {
 			m->why = why_missed(a, m);
+		}
 	}
 }
 
@@ -198,7 +209,7 @@ static unsigned long measured(const struct join *j, const struct finding *f)
 
 static bool reported_here(const struct msite *m)
 {
-	return m->f != NULL;
+	return m->reported;
 }
 
 static void trace_text(FILE *out, const struct join *j,
@@ -214,8 +225,8 @@ static void trace_text(FILE *out, const struct join *j,
 			share(j, m->count), m->what, m->func);
 		if (reported_here(m))
 			fprintf(out, "reported%s [%s, %s]\n",
-				m->note ? " as a note" : "", m->f->rule,
-				m->f->root ? m->f->root : "no root set");
+				m->note ? " as a note" : "", m->rule,
+				m->root ? m->root : "no root set");
 		else
 			fprintf(out, "missed: %s\n", m->why);
 	}
@@ -292,9 +303,10 @@ static int trace_json(FILE *out, const struct join *j,
 		json_object_set_new(o, "share", json_real(share(j, m->count) /
 							  100));
 		json_object_set_new(o, "status", json_string(
-			m->f ? (m->note ? "note" : "reported") : "missed"));
-		json_object_set_new(o, "rule", jstr(m->f ? m->f->rule : NULL));
-		json_object_set_new(o, "root", jstr(m->f ? m->f->root : NULL));
+			m->reported ? (m->note ? "note" : "reported") :
+			"missed"));
+		json_object_set_new(o, "rule", jstr(m->rule));
+		json_object_set_new(o, "root", jstr(m->root));
 		json_object_set_new(o, "reason", jstr(m->why));
 		json_array_append_new(sites, o);
 	}
@@ -508,7 +520,7 @@ static void trace_sarif_missed(const struct join *j, json_t **rules,
 		const struct msite *m = &j->v[i];
 		char *msg;
 
-		if (m->f)
+		if (m->reported)
 			continue;
 		msg = xasprintf("trapped %lu time%s (%.1f%%): %s in %s(); "
 				"missed: %s", m->count, m->count == 1 ? "" :

@@ -354,6 +354,9 @@ check_that "a PC on no trapping instruction at any offset: exit 2, asks for --ka
 	--format=json -o ranked.json
 python3 - arm.json ranked.json <<'PY'
 import json, sys
+# The trapped lines keep their rule and root set whatever the order.
+sa, sr = (json.load(open(f))['sites'] for f in sys.argv[1:])
+assert sa == sr, [(x, y) for x, y in zip(sa, sr) if x != y][:2]
 a, r = (json.load(open(f))['findings'] for f in sys.argv[1:])
 key = lambda f: (f['rule'], f['file'], f['line'], f['function'], f['root'])
 assert sorted(map(key, a)) == sorted(map(key, r))
@@ -362,7 +365,12 @@ n = [(f['measured'] or {}).get('count', 0) for f in high]
 assert n == sorted(n, reverse=True), n
 assert [key(f) for f in a if f['confidence'] == 'high'] != [key(f) for f in high]
 PY
-check "--rank=measured: the findings by measured count, the default order differs" [ $? -eq 0 ]
+check "--rank=measured: the findings by measured count, the default order differs, the lines keep their rule and root" [ $? -eq 0 ]
+# x86's reported lines are of two rules: a reordering shows.
+"$TRAPCHECK" trace x86.trace --vmlinux vmlinux86 -p "$X86" -q --rank=measured \
+	--format=json -o x86-ranked.json
+check_that "--rank=measured (x86): the trapped lines keep their rule and root set" \
+	'python3 -c "$same_sites" x86.json x86-ranked.json'
 "$TRAPCHECK" trace arm.trace --vmlinux vmlinux -p "$ARM" -q --rank=measured > ranked.txt
 check_that "text: measured findings say their count and share, busiest first" \
 	'grep -E "^[^ ]+:[0-9]+: (measured [0-9]+ traps? \([0-9.]+%\)|not observed): " ranked.txt > r.lines &&
