@@ -168,6 +168,17 @@ demo: all
 	$(Q)echo "== x86 (tests/fixtures/x86)"; \
 	    ./$(PROG) -p tests/fixtures/x86; rc=$$?; [ $$rc -le 1 ] || exit $$rc
 
+# The end-to-end suites make check runs: those of ASAN_E2E under the
+# sanitizers only (tests/asan/, in the same prove run as the others, so
+# both cores stay busy; the longest first), the others with the release
+# binary; check-full runs ASAN_E2E with the release binary too, and
+# check-asan runs them under the sanitizers alone.
+ASAN_E2E := tests/e2e/db.t tests/e2e/badinput.t tests/e2e/shard.t \
+	    tests/e2e/trust.t tests/e2e/fixture.t
+CHECK_E2E := $(patsubst tests/e2e/%,tests/asan/%,$(ASAN_E2E)) \
+	     $(if $(filter full,$(TRAPCHECK_KERNEL_PROFILE)),$(wildcard tests/e2e/*.t),\
+	     $(filter-out $(ASAN_E2E),$(wildcard tests/e2e/*.t)))
+
 # make check: unit tests (cmocka), then the TAP suites under prove; the
 # real-kernel suites on the focus trees, side by side (what they share is
 # made under a lock: trees, cold runs, variants; docs/testing.md: what runs
@@ -175,13 +186,12 @@ demo: all
 check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	+$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
-	    echo "== sanitizers (ASan, UBSan, LSan)"; \
-	    $(MAKE) -s check-asan > $(ASAN_DIR)/check.log 2>&1 || \
-	    { tail -n 40 $(ASAN_DIR)/check.log; fail=1; }; \
-	    tail -n 3 $(ASAN_DIR)/check.log; \
+	    echo "== unit tests under sanitizers (ASan, UBSan, LSan)"; \
+	    for t in $(ASAN_TESTS); do $(ASAN_ENV) ./$$t > $$t.log 2>&1 && \
+	    echo "$$t: ok" || { cat $$t.log; fail=1; }; done; \
 	    echo "== fuzzers (libFuzzer, briefly)"; \
 	    $(MAKE) -s fuzz-ci || fail=1; \
-	    prove -j$$(nproc) --timer tests/e2e/*.t || fail=1; \
+	    prove -j$$(nproc) --timer $(CHECK_E2E) || fail=1; \
 	    prove -j$$(nproc) --timer -v tests/kernel/*.t || fail=1; \
 	    exit $$fail
 
@@ -211,8 +221,7 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
-	    prove -j$$(nproc) tests/e2e/fixture.t tests/e2e/db.t tests/e2e/trust.t \
-	    tests/e2e/badinput.t tests/e2e/shard.t || \
+	    prove -j$$(nproc) $(ASAN_E2E) || \
 	    fail=1; exit $$fail
 
 # make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
