@@ -21,6 +21,14 @@
 #            tree); the objects of the seed chains and the vDSO:
 #            arch/arm64/kernel/cpufeature.o arch/arm64/kernel/vdso/
 #            arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o
+#            qemu: a whole kernel that boots on QEMU's virt machine
+#            (tests/oracle/run-qemu.sh, docs/measured.md): tinyconfig,
+#            then every option of arch/Kconfig, arch/arm64/Kconfig,
+#            mm/Kconfig and kernel/Kconfig.{preempt,hz} that defconfig
+#            sets to y, then tests/oracle/qemu.config (serial console,
+#            initramfs, ELF, DWARF, no KASLR); builds Image, vmlinux and
+#            usr/gen_init_cpio; its compile database is every C file of
+#            that kernel
 #   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
@@ -101,12 +109,15 @@ outoftree)
 		 arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o"
 	targets=$(echo $targets)
 	;;
+qemu)	name=qemu
+	targets="Image"
+	;;
 *)	targets=$*
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
-# The outoftree profile names arm64's objects.
-if [ "$arch" = x86 ] && [ "$name" = outoftree ]; then
+# The outoftree and qemu profiles are arm64's.
+if [ "$arch" = x86 ] && { [ "$name" = outoftree ] || [ "$name" = qemu ]; }; then
 	echo "kernel-tree: profile '$name' is arm64's; x86: focus, full or a target list" >&2
 	exit 2
 fi
@@ -155,6 +166,12 @@ if [ "$config" != defconfig ]; then
 		{ echo "kernel-tree: no $cfgfile in linux-config-$ver:arm64" >&2; exit 1; }
 	config="$config sha1=$(sha1sum < "$cfgfile" | cut -c1-12)"
 fi
+if [ "$name" = qemu ]; then
+	[ "$config" = defconfig ] ||
+		{ echo "kernel-tree: profile qemu derives its own config from defconfig" >&2; exit 2; }
+	frag="$here/../tests/oracle/qemu.config"
+	config="defconfig-qemu sha1=$(sha1sum < "$frag" | cut -c1-12)"
+fi
 key="version=$ver package=$pkgver arch=$arch config=$config targets=$targets${outoftree:+ O=build}"
 config=${config%% *}
 
@@ -198,7 +215,24 @@ else
 fi
 if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 	echo "kernel-tree: $config prepare" >&2
-	if [ "$config" = defconfig ] && [ "$arch" = x86 ]; then
+	if [ "$name" = qemu ]; then
+		# The architecture, memory and scheduling options of
+		# defconfig on a tinyconfig: the paths trapcheck follows as
+		# defconfig has them, without defconfig's hundreds of drivers.
+		$kmake defconfig >&2
+		mv .config .config.defconfig
+		$kmake tinyconfig >&2
+		sed -n 's/^\(menu\)\{0,1\}config \([A-Z0-9_]*\)$/\2/p' \
+			arch/Kconfig arch/arm64/Kconfig mm/Kconfig \
+			kernel/Kconfig.preempt kernel/Kconfig.hz | sort -u |
+		while read -r sym; do
+			grep -qx "CONFIG_$sym=y" .config.defconfig &&
+				echo "CONFIG_$sym=y" || :
+		done > .config.derived
+		scripts/kconfig/merge_config.sh -m .config .config.derived \
+			"$frag" >&2
+		$kmake olddefconfig >&2
+	elif [ "$config" = defconfig ] && [ "$arch" = x86 ]; then
 		$kmake defconfig >&2
 		scripts/config --file "$out/.config" \
 			-e KVM -e KVM_INTEL -e KVM_AMD -e ZRAM -e ZSWAP \

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The oracle's two halves around a QEMU run (tests/oracle/run-qemu.sh).
+
+  mrs-trace.py sites OBJDUMP VMLINUX SITES.json [FUNCTION...]
+      Every MRS in VMLINUX's disassembly that reads an ID group 3
+      register (op0=3, op1=0, CRn=0, CRm=1..7: the registers HCR_EL2.TID3
+      traps, Arm ARM D19.2), decoded from the instruction word, not from
+      trapcheck's tables; and every BL to one of the FUNCTIONs (calls
+      whose traps happen inside an out-of-line function, counted at the
+      call). Writes them to SITES.json and prints QEMU's -dfilter ranges
+      for them on stdout.
+
+  mrs-trace.py trace SITES.json QEMU.LOG [TAG] [CALLS.json]
+      Counts QEMU's -d exec lines ("Trace N: HOST [CS/PC/FLAGS/CFLAGS]")
+      at those PCs (one instruction per TB: -singlestep) and prints one
+      kvm_sys_access line per MRS execution, as a KVM host with TID3 set
+      would have traced the trap (trace-cmd report's text; the task is
+      named "oracle-emulated", TAG goes in the timestamp's place). Each
+      call's executions, and the MRS executions between it and its
+      return on the same CPU (its traps), go to CALLS.json.
+"""
+import json
+import re
+import sys
+
+MRS_MASK = 0xFFF00000
+MRS_BITS = 0xD5300000          # MRS Xt, <sysreg>: L=1, op0 bit 1 set
+
+
+def decode(word):
+    """(op0, op1, CRn, CRm, op2) of an MRS instruction word, else None."""
+    if word & MRS_MASK != MRS_BITS:
+        return None
+    return (2 + ((word >> 19) & 1), (word >> 16) & 7, (word >> 12) & 15,
+            (word >> 8) & 15, (word >> 5) & 7)
+
+
+def tid3(enc):
+    op0, op1, crn, crm, _ = enc
+    return op0 == 3 and op1 == 0 and crn == 0 and 1 <= crm <= 7
+
+
+LINE = re.compile(r'^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s+mrs\s+\w+,\s*(\S+)')
+CALL = re.compile(r'^\s*([0-9a-f]+):\s+[0-9a-f]{8}\s+bl\s+[0-9a-f]+ <([\w.]+)>')
+
+
+def sites(objdump, vmlinux, out, functions):
+    import subprocess
+    proc = subprocess.run([objdump, '-d', vmlinux],
+                          stdout=subprocess.PIPE, text=True, check=True)
+    found, calls = {}, {}
+    for line in proc.stdout.splitlines():
+        c = CALL.match(line)
+        if c and c.group(2) in functions:
+            pc = int(c.group(1), 16)
+            calls['%x' % pc] = {'call': c.group(2)}
+            # Where the call returns to: the end of the call.
+            calls['%x' % (pc + 4)] = {'return': '%x' % pc}
+            continue
+        m = LINE.match(line)
+        if not m:
+            continue
+        enc = decode(int(m.group(2), 16))
+        if enc is None or not tid3(enc):
+            continue
+        found['%x' % int(m.group(1), 16)] = {
+            'reg': m.group(3).upper(), 'enc': list(enc)}
+    if not found:
+        sys.exit('mrs-trace: no ID-register MRS in %s' % vmlinux)
+    for fn in functions - {c.get('call') for c in calls.values()}:
+        sys.exit('mrs-trace: no call of %s in %s' % (fn, vmlinux))
+    found.update(calls)
+    with open(out, 'w') as f:
+        json.dump(found, f, indent=1, sort_keys=True)
+    print(','.join('0x%s+4' % a for a in sorted(found)))
+
+
+EXEC = re.compile(r'^Trace (\d+): 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/')
+
+
+def trace(sitefile, log, tag, callfile):
+    with open(sitefile) as f:
+        found = json.load(f)
+    counts, traps, open_calls, inside = {}, {}, {}, {}
+    with open(log, errors='replace') as f:
+        for line in f:
+            m = EXEC.match(line)
+            if not m:
+                continue
+            pc = '%x' % int(m.group(2), 16)
+            if pc not in found:
+                continue
+            cpu = int(m.group(1))
+            stack = open_calls.setdefault(cpu, [])
+            s = found[pc]
+            if 'call' in s:
+                stack.append(pc)
+            elif 'return' in s:
+                # The call returned (an interrupt's calls return first).
+                if s['return'] in stack:
+                    del stack[stack.index(s['return']):]
+                continue
+            elif stack:
+                # An MRS inside the open call: that call's trap.
+                traps[stack[-1]] = traps.get(stack[-1], 0) + 1
+                inside[pc] = inside.get(pc, 0) + 1
+            counts[pc] = counts.get(pc, 0) + 1
+    out = sys.stdout
+    n = 0
+    if callfile:
+        with open(callfile, 'w') as f:
+            calls = {pc: {'call': found[pc]['call'], 'count': c,
+                          'traps': traps.get(pc, 0)}
+                     for pc, c in sorted(counts.items())
+                     if 'call' in found[pc]}
+            # The MRS executions that were some call's traps, by PC.
+            calls['inside'] = inside
+            json.dump(calls, f, indent=1, sort_keys=True)
+    for pc in sorted(counts):
+        s = found[pc]
+        if 'reg' not in s:
+            continue
+        enc = ','.join(str(x) for x in s['enc'])
+        for _ in range(counts[pc]):
+            n += 1
+            out.write(' oracle-emulated-1     [000] .....  %s.%06d: '
+                      'kvm_sys_access: PC: %s %s (%s) read\n'
+                      % (tag, n % 1000000, pc, s['reg'], enc))
+    sys.stderr.write('mrs-trace: %d MRS executions at %d of %d sites\n'
+                     % (n, len([p for p in counts if 'reg' in found[p]]),
+                        len([p for p in found if 'reg' in found[p]])))
+
+
+def main():
+    if len(sys.argv) >= 5 and sys.argv[1] == 'sites':
+        sites(sys.argv[2], sys.argv[3], sys.argv[4], set(sys.argv[5:]))
+    elif len(sys.argv) in (4, 5, 6) and sys.argv[1] == 'trace':
+        trace(sys.argv[2], sys.argv[3],
+              sys.argv[4] if len(sys.argv) >= 5 else '1',
+              sys.argv[5] if len(sys.argv) == 6 else None)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()
