@@ -18,6 +18,13 @@
 struct dwsym {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	/*
+	 * Where libdwfl placed the vmlinux, less where it was linked: a
+	 * vmlinux whose first segment is not where its text starts gets a
+	 * bias (arm64's: 64 KiB). Addresses given and returned here are
+	 * link-time ones; libdwfl's are these plus the bias.
+	 */
+	Dwarf_Addr bias;
 	struct strpool pool;	/* the names handed out */
 };
 
@@ -50,7 +57,8 @@ int dwsym_open(struct dwsym **out, const char *vmlinux, char *err,
 			 vmlinux, dwfl_errmsg(-1));
 		goto err_end;
 	}
-	if (!dwfl_module_getdwarf(s->mod, &bias)) {
+	if (!dwfl_module_getelf(s->mod, &s->bias) ||
+	    !dwfl_module_getdwarf(s->mod, &bias)) {
 		snprintf(err, errlen, "%s: no DWARF (build the guest with "
 			 "CONFIG_DEBUG_INFO)", vmlinux);
 		goto err_end;
@@ -91,7 +99,10 @@ static const char *scope_name(Dwfl_Module *mod, Dwarf_Addr addr)
 bool dwsym_lookup(struct dwsym *s, unsigned long long addr,
 		  const char **func, const char **file, int *line)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, addr);
+	Dwfl_Module *mod;
+
+	addr += s->bias;
+	mod = dwfl_addrmodule(s->dwfl, addr);
 	Dwfl_Line *l;
 	const char *src, *fn;
 	Dwarf_Addr a;
@@ -143,6 +154,7 @@ size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 	f[nr].func = func;
 	f[nr].file = file;
 	f[nr++].line = l;
+	addr += s->bias;
 	mod = dwfl_addrmodule(s->dwfl, addr);
 	cu = mod ? dwfl_module_addrdie(mod, addr, &bias) : NULL;
 	n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
@@ -196,7 +208,7 @@ bool dwsym_symbol(struct dwsym *s, const char *name,
 		sym = dwfl_module_getsym_info(s->mod, i, &st, &a, NULL, NULL,
 					      NULL);
 		if (sym && !strcmp(sym, name)) {
-			*addr = a;
+			*addr = a - s->bias;
 			return true;
 		}
 	}
@@ -256,7 +268,7 @@ size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
 				if (!insn_at(p + i, d->d_size - i, kind,
 					     eh.e_ident[EI_DATA] == ELFDATA2LSB))
 					continue;
-				*PUSH(v, nr, alloc) = sh.sh_addr + bias +
+				*PUSH(v, nr, alloc) = sh.sh_addr +
 						      (unsigned long long)d->d_off + i;
 			}
 		}

@@ -34,17 +34,24 @@ check "the oracle kernel: Image, vmlinux with DWARF, no KASLR" \
 	       aarch64-linux-gnu-readelf -S '$tree/vmlinux' | grep -q debug_info &&
 	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
 
-# The oracle's output is kept per tree, init, scripts and QEMU (konce's
-# idea): the boots take minutes and give the same counts.
-okey=$(cat "$tree/.trapcheck-key" "$TOP/tests/oracle/init.c" \
-	"$TOP/tests/oracle/run-qemu.sh" "$TOP/tests/oracle/mrs-trace.py" |
-	{ cat; qemu-system-aarch64 --version; } | sha1sum | cut -c1-12)
-odir="$KCACHE/oracle-6.12-$okey"
-if [ ! -f "$odir/seconds" ]; then
-	rm -rf "$KCACHE"/oracle-6.12-????????????
-	"$TOP/tests/oracle/run-qemu.sh" "$odir" > /dev/null 2> oracle.err ||
-		{ sed 's/^/# /' oracle.err; }
-fi
+# oracle TREE NAME: the directory of TREE's oracle run, made when missing
+# and kept per tree, init, scripts and QEMU (konce's idea): the boots
+# take minutes and give the same counts.
+oracle() {
+	_k=$( { cat "$1/.trapcheck-key" "$TOP/tests/oracle/init.c" \
+		"$TOP/tests/oracle/run-qemu.sh" "$TOP/tests/oracle/mrs-trace.py"
+		echo "$2"; qemu-system-aarch64 --version; } |
+		sha1sum | cut -c1-12)
+	_o="$KCACHE/oracle-6.12-$2-$_k"
+	if [ ! -f "$_o/seconds" ]; then
+		rm -rf "$KCACHE/oracle-6.12-$2-"????????????
+		"$TOP/tests/oracle/run-qemu.sh" "$_o" "$1" > /dev/null \
+			2> "oracle-$2.err" || sed 's/^/# /' "oracle-$2.err" >&2
+	fi
+	echo "$_o"
+}
+
+odir=$(oracle "$tree" base)
 check_that "the oracle booted twice, each init reached its end" \
 	'grep -q "oracle: power off" "$odir/boot.console" &&
 	 grep -q "oracle: workload" "$odir/workload.console" &&
@@ -94,5 +101,61 @@ assert not missed_mm, missed_mm
 assert s['summary']['lines'] > 0
 PY
 check "every steadily trapped line trapcheck misses says why; none in mm/" \
+	[ $? -eq 0 ]
+python3 - summary.json "$tree/arch/arm64/include/asm/archrandom.h" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+# __cpu_has_rng()'s this_cpu_has_cap(ARM64_HAS_RNG), found in the source.
+line = [i for i, l in enumerate(open(sys.argv[2]), 1)
+        if 'this_cpu_has_cap(ARM64_HAS_RNG)' in l][0]
+r = [r for r in s['rows'] if r['file'] == 'arch/arm64/include/asm/archrandom.h'
+     and r['line'] == line]
+assert r and r[0]['boot'] > 0 and r[0]['status'] == 'reported', r
+print('# __cpu_has_rng(): %d traps in the boot, reported' % r[0]['boot'])
+PY
+check "the upstream seed's site: this_cpu_has_cap(ARM64_HAS_RNG) traps in the boot, counted at its call, reported" \
+	[ $? -eq 0 ]
+
+# The same kernel with a89c6bcdac22 reverted: cpu_has_hw_af() reads
+# ID_AA64MMFR1_EL1 on the page-fault path again. Its build takes as long
+# as the tree's (every TU includes cpufeature.h): make check-full,
+# TRAPCHECK_KERNEL_ORACLE=1, or when it is in the cache already.
+if [ "$KPROFILE" != full ] && [ -z "${TRAPCHECK_KERNEL_ORACLE:-}" ] &&
+   [ ! -f "$tree-revert-004/.trapcheck-variant-built" ]; then
+	echo "# revert-004 under QEMU: make check-full or TRAPCHECK_KERNEL_ORACLE=1"
+	done_testing
+	exit
+fi
+vtree=$("$TOP/tests/oracle/variant.sh" revert-004 | tail -n 1)
+vodir=$(oracle "$vtree" revert-004)
+dv=$(kcold "$vtree" "$tree")
+for w in boot workload; do
+	"$TRAPCHECK" trace "$vodir/$w.trace" --vmlinux "$vtree/vmlinux" \
+		--db "$dv/facts.db" --format=json -o "v-$w.json" 2> /dev/null
+done
+python3 "$TOP/tests/oracle/measure.py" "$vodir" "$dv/cold.json" v-boot.json \
+	v-workload.json "$vtree/vmlinux" "$vtree" v-summary.json > v-measured.md
+sed -n '/^- /s/^/# revert-004: /p' v-measured.md
+hw=$(grep -n 'read_cpuid(ID_AA64MMFR1_EL1)' \
+	"$vtree/arch/arm64/include/asm/cpufeature.h" | head -n 1 | cut -d: -f1)
+python3 - v-summary.json "$hw" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+hw = int(sys.argv[2])
+r = [r for r in s['rows'] if r['file'] == 'arch/arm64/include/asm/cpufeature.h'
+     and r['line'] == hw]
+assert len(r) == 1, r
+r = r[0]
+# tests/oracle/init.c maps 4 x 1,024 pages of a file: fault-around
+# (filemap_map_pages() -> set_pte_range()) asks cpu_has_hw_af() about
+# each page it maps (anonymous faults do not): about one read a page.
+assert r['workload'] >= 1024, r
+assert r['workload'] == max(x['workload'] for x in s['rows']), r
+assert r['status'] == 'reported', r
+assert s['summary']['recall_steady'] == 1.0, s['summary']
+print('# cpu_has_hw_af(): %d traps in the workload, %d in the boot' %
+      (r['workload'], r['boot']))
+PY
+check "revert-004: the page-fault read traps most in the workload, and trapcheck reports it and every steady line" \
 	[ $? -eq 0 ]
 done_testing
