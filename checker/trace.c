@@ -71,6 +71,14 @@ static bool hex(const char *p, unsigned long long *v, const char **end)
 	return e != p;
 }
 
+/*
+ * kvm_sys_access's fields, in the order they are read: the PC, whether it
+ * was a write, the register's encoding (Op0, Op1, CRn, CRm, Op2).
+ */
+static const char *const sysreg_fields[] = {
+	"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
+};
+
 /* "key=VALUE" of a raw field list; false when absent or no number. */
 static bool raw_field(const char *p, const char *key, unsigned long long *v)
 {
@@ -94,15 +102,12 @@ static bool raw_field(const char *p, const char *key, unsigned long long *v)
  */
 static int sys_access_raw(struct reader *r, const char *p)
 {
-	static const char *const keys[] = {
-		"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
-	};
-	unsigned long long v[ARRAY_SIZE(keys)];
+	unsigned long long v[ARRAY_SIZE(sysreg_fields)];
 	char name[64];
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		if (!raw_field(p, keys[i], &v[i]))
+	for (i = 0; i < ARRAY_SIZE(sysreg_fields); i++)
+		if (!raw_field(p, sysreg_fields[i], &v[i]))
 			return bad(r, "kvm_sys_access: no vcpu_pc, is_write, "
 				   "Op0, Op1, CRn, CRm and Op2 fields");
 	snprintf(name, sizeof(name), "S%llu_%llu_C%llu_C%llu_%llu", v[2], v[3],
@@ -378,16 +383,14 @@ struct dat_reader {
 static void dat_sys_access(struct dat_reader *d, struct tep_event *ev,
 			   struct tep_record *rec)
 {
-	static const char *const keys[] = {
-		"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
-	};
 	unsigned long long v;
 	size_t i;
 
 	trace_seq_puts(&d->seq, "[FAILED TO PARSE]");
-	for (i = 0; i < ARRAY_SIZE(keys); i++)
-		if (!tep_get_field_val(NULL, ev, keys[i], rec, &v, 0))
-			trace_seq_printf(&d->seq, " %s=0x%llx", keys[i], v);
+	for (i = 0; i < ARRAY_SIZE(sysreg_fields); i++)
+		if (!tep_get_field_val(NULL, ev, sysreg_fields[i], rec, &v, 0))
+			trace_seq_printf(&d->seq, " %s=0x%llx",
+					 sysreg_fields[i], v);
 }
 
 /* Each record, in time order: its event printed, then parsed as text. */

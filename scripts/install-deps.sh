@@ -24,13 +24,18 @@ if [ "${1:-}" = "--kernel" ]; then
 	pkgs="$pkgs $kernel_pkgs linux-source-${2:-6.12}"
 fi
 
-missing=""
-for p in $pkgs; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'ok installed'; then
-		missing="$missing $p"
-	fi
-done
+# missing_of PACKAGE...: those not installed, space-separated.
+missing_of() {
+	for p; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+				grep -q 'ok installed'; then
+			printf ' %s' "$p"
+		fi
+	done
+}
+
+# shellcheck disable=SC2086
+missing=$(missing_of $pkgs)
 
 if [ -z "$missing" ]; then
 	exit 0
@@ -54,13 +59,8 @@ fi
 lock=${TMPDIR:-/tmp}/trapcheck-install-deps.lock
 exec 9> "$lock"
 flock 9
-still=""
-for p in $missing; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q 'ok installed'; then
-		still="$still $p"
-	fi
-done
+# shellcheck disable=SC2086
+still=$(missing_of $missing)
 [ -n "$still" ] || exit 0
 
 echo "install-deps: installing$still"

@@ -16,6 +16,10 @@
 cd "$SCRATCH" || exit 1
 ARM="$TOP/tests/fixtures/kernel"
 X86="$TOP/tests/fixtures/x86"
+# The "sites" of two trace JSON files are the same, and not empty.
+same_sites='import json, sys
+a, b = (json.load(open(f))["sites"] for f in sys.argv[1:])
+sys.exit(a != b or not a)'
 
 python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$ARM" vmlinux 2> build.err
 check "the arm64 fixture builds into an ELF with DWARF" \
@@ -164,7 +168,7 @@ check "cpu_has_hw_af()'s read: reported, its finding measured" [ $? -eq 0 ]
 "$TRAPCHECK" trace arm-report.txt --vmlinux vmlinux -p "$ARM" \
 	--format=json -o arm2.json 2> /dev/null
 check_that "trace-cmd report's text gives the same sites" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json arm2.json'
+	'python3 -c "$same_sites" arm.json arm2.json'
 
 # A trace.dat (tests/e2e/trace-dat.py: trace-cmd's file layout, arm64's
 # kvm_sys_access format) read with libtracecmd: the same lines and counts.
@@ -249,9 +253,6 @@ python3 "$TOP/tests/e2e/trace-dat.py" "$TOP/tests/fixtures/tracefs/kvm" \
 "$TRAPCHECK" trace x86.dat --vmlinux vmlinux86 -p "$X86" --format=json \
 	-o x86-dat.json 2> /dev/null
 rc=$?
-same_sites='import json, sys
-a, b = (json.load(open(f))["sites"] for f in sys.argv[1:])
-sys.exit(a != b or not a)'
 check_that "x86 trace.dat (libtracecmd): exit 0, the same sites, MSRs named" \
 	'[ $rc -eq 0 ] && python3 -c "$same_sites" x86.json x86-dat.json'
 trace-cmd report x86.dat > x86-plugin.txt 2> /dev/null
@@ -329,7 +330,7 @@ awk '{ if (match($0, /PC: [0-9a-f]+/)) {
 rc=$?
 check_that "KASLR: the offset inferred from the trace, said on stderr, the same sites" \
 	'[ $rc -eq 0 ] && grep -q "KASLR offset 0x12340000 inferred" kaslr.err &&
-	 python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json kaslr.json'
+	 python3 -c "$same_sites" arm.json kaslr.json'
 text=$(aarch64-linux-gnu-nm vmlinux | awk '$3 == "_text" { print $1 }')
 "$TRAPCHECK" trace arm-kaslr.trace --vmlinux vmlinux -p "$ARM" -q \
 	--guest-text "$(printf %x $((0x$text + 0x12340000)))" \
@@ -337,11 +338,11 @@ text=$(aarch64-linux-gnu-nm vmlinux | awk '$3 == "_text" { print $1 }')
 rc=$?
 check_that "--guest-text (the guest's _text): the same sites, nothing inferred" \
 	'[ $rc -eq 0 ] && [ -n "$text" ] && ! grep -q inferred gtext.err &&
-	 python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json gtext.json'
+	 python3 -c "$same_sites" arm.json gtext.json'
 "$TRAPCHECK" trace arm-kaslr.trace --vmlinux vmlinux -p "$ARM" -q \
 	--kaslr-offset 12340000 --format=json -o given.json 2> /dev/null
 check_that "--kaslr-offset given: the same sites" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"sites\"] for f in sys.argv[1:]); sys.exit(a != b)" arm.json given.json'
+	'python3 -c "$same_sites" arm.json given.json'
 printf ' q-1 [000] 1.000001: kvm_sys_access: PC: 12345678 ID_AA64PFR0_EL1 (3,0,0,4,0) read\n' > nowhere.trace
 "$TRAPCHECK" trace nowhere.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> nowhere.err
 rc=$?
