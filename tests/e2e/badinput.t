@@ -444,7 +444,7 @@ fi
 tree big
 files=
 i=0
-while [ $i -lt 1000 ]; do
+while [ $i -lt 400 ]; do
 	cp big/mm/memory.c big/mm/copy$i.c
 	files="$files mm/copy$i.c"
 	i=$((i + 1))
@@ -455,7 +455,7 @@ wait_stored() {
 	python3 - "$@" <<'PY'
 import os, sqlite3, sys, time
 db, n, pid = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for _ in range(300):
+for _ in range(1500):
     try:
         if sqlite3.connect(db).execute("SELECT count(*) FROM tu").fetchone()[0] > n:
             break
@@ -465,7 +465,7 @@ for _ in range(300):
         os.kill(pid, 0)
     except OSError:
         break
-    time.sleep(0.1)
+    time.sleep(0.02)
 PY
 }
 for sig in INT TERM; do

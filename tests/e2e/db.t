@@ -104,14 +104,15 @@ check_that "a database of schema 5: exit 2, says to start again, untouched" \
 	'[ $rc -eq 2 ] && grep -q "old.db: a trapcheck database of another version (schema 5, this trapcheck needs 6): remove it to start again" old.err &&
 	 [ "$(sqlite3 old.db "select count(*) from sink")" = "$before" ]'
 
-# Ctrl-C: a bigger tree (copies of a TU), interrupted mid-run.
+# Ctrl-C: a bigger tree (400 copies of a TU), interrupted mid-run once 20
+# are stored: the poll every 20 ms sees them seconds before the last TU.
 mkdir big && cp -a "$FX"/. big/
 python3 - big <<'PY'
 import json, os, shutil, sys
 tree = sys.argv[1]
 d = json.load(open(os.path.join(tree, 'compile_commands.json')))
 base = [e for e in d if e['file'] == 'mm/memory.c'][0]
-for i in range(2000):
+for i in range(400):
     name = 'mm/copy%03d.c' % i
     shutil.copy(os.path.join(tree, 'mm/memory.c'), os.path.join(tree, name))
     e = dict(base)
@@ -124,10 +125,10 @@ PY
 "$TRAPCHECK" -p big -q -j2 --db big.db > /dev/null 2> int.err &
 pid=$!
 # Interrupt once some TUs are stored (not by the clock: machines differ).
-for i in $(seq 1 300); do
-	n=$(python3 -c "import sqlite3; print(sqlite3.connect('big.db', timeout=30).execute('SELECT count(*) FROM tu').fetchone()[0])" 2>/dev/null)
+for i in $(seq 1 1500); do
+	n=$(sqlite3 -cmd '.timeout 30000' big.db 'SELECT count(*) FROM tu' 2>/dev/null)
 	[ "${n:-0}" -ge 20 ] && break
-	sleep 0.1
+	sleep 0.02
 done
 kill -INT $pid
 wait $pid
