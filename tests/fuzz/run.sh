@@ -107,11 +107,23 @@ done
 rm -f "$BUILD/libtrapcheck-fuzz.a"
 ar rcs "$BUILD/libtrapcheck-fuzz.a" $objs || die "ar failed"
 
-for t in $TARGETS; do
+# The targets, linked $JOBS at a time.
+link() {
+	rm -f "$BUILD/fuzz-$1"
 	$CLANG $SAN -fsanitize=fuzzer $CFLAGS -Wall -Wextra $CPPFLAGS \
-		-o "$BUILD/fuzz-$t" "$TOP/tests/fuzz/fuzz-$t.c" \
-		"$BUILD/libtrapcheck-fuzz.a" $LIBS ||
-		die "fuzz-$t did not build"
+		-o "$BUILD/fuzz-$1.tmp" "$TOP/tests/fuzz/fuzz-$1.c" \
+		"$BUILD/libtrapcheck-fuzz.a" $LIBS &&
+		mv "$BUILD/fuzz-$1.tmp" "$BUILD/fuzz-$1"
+}
+n=0
+for t in $TARGETS; do
+	link "$t" &
+	n=$((n + 1))
+	[ $((n % JOBS)) -eq 0 ] && wait
+done
+wait
+for t in $TARGETS; do
+	[ -x "$BUILD/fuzz-$t" ] || die "fuzz-$t did not build"
 done
 
 # One target: its regression inputs once each, then a fresh scratch
