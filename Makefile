@@ -192,16 +192,25 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 	    echo "== fuzzers (libFuzzer, briefly)"; \
 	    $(MAKE) -s fuzz-ci || fail=1; \
 	    prove -j$$(nproc) --timer $(CHECK_E2E) || fail=1; \
-	    prove -j$$(nproc) --timer -v tests/kernel/*.t || fail=1; \
+	    prove -j$$(nproc) --timer -v $(KERNEL_SUITES) || fail=1; \
 	    exit $$fail
 
 # make check-full: the same suites on the full trees (1,262 TUs of 6.12),
 # with what is too slow for every change: -j1 against -jN, the whole
 # database under ASan, --emit-cocci with verification, the quick bench.
+FULL_ENV := TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
+	    EMITCOCCI_VERIFY=1
 check-full:
-	+$(Q)TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
-	    EMITCOCCI_VERIFY=1 $(MAKE) check
+	+$(Q)$(FULL_ENV) $(MAKE) check
 	$(Q)bench/run --quick
+
+# The real-kernel suites alone, e.g. one job of a nightly matrix:
+# make check-kernel [KERNEL_SUITES=tests/kernel/x86.t] [FULL=1] (FULL=1:
+# check-full's profile; docs/testing.md: check-full in pieces).
+KERNEL_SUITES ?= $(wildcard tests/kernel/*.t)
+check-kernel: all $(ASAN_DIR)/trapcheck
+	+$(Q)$(if $(FULL),$(FULL_ENV)) \
+	    prove -j$$(nproc) --timer -v $(KERNEL_SUITES)
 
 $(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
 	$(quiet) ASAN $@
@@ -256,7 +265,7 @@ clean:
 	    checker/rule-help.inc
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-full check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
+.PHONY: all check check-full check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
 -include $(ASAN_OBJS:.o=.d) $(patsubst checker/%.o,$(ASAN_DIR)/%.d,$(PROG_OBJS))
