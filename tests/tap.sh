@@ -7,6 +7,16 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 TRAPCHECK="${TRAPCHECK_BIN:-$TOP/trapcheck}"
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/trapcheck-test.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
+# python3 as the suite's helpers run it, hundreds of times: when the one
+# on PATH is a version manager's shim (pyenv's is a shell script that
+# starts several processes, 0.4 s a call against 0.1 s), the interpreter
+# it picks is asked once and put first on PATH for the whole suite.
+tap_py=$(python3 -c 'import sys; print(sys.executable)' 2> /dev/null)
+if [ -x "$tap_py" ] && [ "$tap_py" != "$(command -v python3)" ]; then
+	mkdir "$SCRATCH/.python3-bin" &&
+		ln -s "$tap_py" "$SCRATCH/.python3-bin/python3" &&
+		PATH="$SCRATCH/.python3-bin:$PATH"
+fi
 tap_n=0
 tap_failed=0
 
