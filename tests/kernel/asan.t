@@ -26,9 +26,9 @@ report='ERROR: (Address|Leak)Sanitizer|runtime error|parser process ended'
 
 # subset TREE OUT: make check takes drivers/char/ and every fourth entry
 # of the arm64 kernel/ directory (in compile-database order, so always the
-# same ones: about 20 TUs, half a minute); make check-full takes the whole
-# of both directories (6.1 too), and TRAPCHECK_ASAN_FULL=1 the whole
-# compile database.
+# same ones: about 20 TUs, half a minute); the full profile takes both
+# directories whole, and TRAPCHECK_ASAN_FULL=1 (make check-full) the
+# whole compile database, 6.1's too.
 subset() {
 	python3 - "$1/compile_commands.json" "$2" "${TRAPCHECK_ASAN_FULL:-0}" \
 		"$KPROFILE" <<'PY'

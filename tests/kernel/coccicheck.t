@@ -4,8 +4,8 @@
 # `make coccicheck` on the real trees (Debian's linux-source-6.12 and 6.1,
 # arm64, from scripts/kernel-tree.sh): every rule in every mode it declares
 # on arch/arm64, J=2 (on 6.1, make check runs report mode only and make
-# check-full every mode). With --jobs, spatch makes a scratch directory in the
-# tree it runs in, so each run goes to a `cp -a` copy under $SCRATCH, never
+# check-full every mode). With --jobs, spatch makes a scratch directory in
+# the tree it runs in, so each run goes to a `cp -a` copy under $SCRATCH, never
 # the cached tree: a copy of what `make coccicheck M=arch/arm64` reads (the
 # top-level files, scripts/, include/, arch/arm64/: ~125 MB, seconds; the
 # whole 1.8 GB tree took 10-45 s to copy and up to 5 minutes to remove).
