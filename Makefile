@@ -63,7 +63,7 @@ LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
 	    checker/cocci-rule.o checker/cocci-lex.o \
 	    checker/dispatch.o checker/facts.o checker/tables.o \
 	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
-	    checker/claims.o checker/tokens.o checker/trace.o checker/dwsym.o
+	    checker/claims.o checker/bodyskip.o checker/tokens.o checker/trace.o checker/dwsym.o
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -71,7 +71,8 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-compdb tests/unit/test-util tests/unit/test-sinks \
 	      tests/unit/test-guards tests/unit/test-factsio \
 	      tests/unit/test-cocci-emit tests/unit/test-patch \
-	      tests/unit/test-checkargs tests/unit/test-kconfig
+	      tests/unit/test-checkargs tests/unit/test-kconfig \
+	      tests/unit/test-bodyskip
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

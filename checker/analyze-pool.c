@@ -91,8 +91,8 @@ static void no_facts(struct pool *p, size_t i, int parse_error, char *error,
 }
 
 /* Parse entry @i into @facts: in a parser process, or in a thread. */
-static void parse_tu(struct pool *p, CXIndex idx, size_t i,
-		     struct tu_facts *facts, uint64_t *fhash)
+static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
+		     size_t i, struct tu_facts *facts, uint64_t *fhash)
 {
 	const struct compdb_entry *e = &p->db->entries[i];
 	struct extract_opts eo = {
@@ -103,6 +103,7 @@ static void parse_tu(struct pool *p, CXIndex idx, size_t i,
 		.unsaved = p->cx_unsaved,
 		.nr_unsaved = p->opts->nr_unsaved,
 		.fault = p->opts->fault,
+		.skip = skip,
 	};
 	struct clang_args args;
 	struct stat sb;
@@ -178,11 +179,36 @@ out_progress:
 	progress(p, p->db->entries[i].file);
 }
 
+/* What a parser blanks of the headers it has seen; NULL: nothing. */
+static struct body_skip *new_skip(const struct pool *p)
+{
+	if (p->opts->every_body || p->opts->nr_unsaved)
+		return NULL;
+	return body_skip_new();
+}
+
+/* A parser's counters of blanked bodies, when asked (a test hook). */
+static void say_skip(const struct pool *p, const struct body_skip *s)
+{
+	struct body_skip_stats st;
+	char *line;
+
+	if (!s || !p->opts->bodyskip_stats)
+		return;
+	body_skip_stats(s, &st);
+	line = xasprintf("bodyskip: %lu TUs blanked, %lu parsed again, "
+			 "%lu bodies in %lu headers", st.tus, st.redone,
+			 st.bodies, st.files);
+	diag_line(line);
+	free(line);
+}
+
 /* In-process (--no-isolate): threads, each with its own index. */
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
 	CXIndex idx = clang_createIndex(0, 0);
+	struct body_skip *skip = new_skip(p);
 	size_t i;
 
 	while (!interrupted &&
@@ -190,12 +216,14 @@ static void *worker(void *arg)
 		struct tu_facts facts;
 		uint64_t fhash;
 
-		parse_tu(p, idx, p->work[i], &facts, &fhash);
+		parse_tu(p, idx, skip, p->work[i], &facts, &fhash);
 		pthread_mutex_lock(&p->take_lock);
 		take_tu(p, p->work[i], &facts, fhash);
 		pthread_mutex_unlock(&p->take_lock);
 	}
 	clang_disposeIndex(idx);
+	say_skip(p, skip);
+	body_skip_free(skip);
 	return NULL;
 }
 
@@ -271,17 +299,21 @@ static char *tu_command(const struct compdb_entry *e, const char *root)
 
 /* The parser processes' side: one index per process. */
 static CXIndex proc_index;
+static struct body_skip *proc_skip;
 
 static void proc_start(void *ctx)
 {
-	(void)ctx;
 	proc_index = clang_createIndex(0, 0);
+	proc_skip = new_skip(ctx);
 }
 
 static void proc_stop(void *ctx)
 {
 	(void)ctx;
 	clang_disposeIndex(proc_index);
+	say_skip(ctx, proc_skip);
+	body_skip_free(proc_skip);
+	proc_skip = NULL;
 }
 
 static void proc_work(void *ctx, size_t i, struct bytes *out)
@@ -290,7 +322,7 @@ static void proc_work(void *ctx, size_t i, struct bytes *out)
 	struct tu_facts facts;
 	uint64_t fhash;
 
-	parse_tu(p, proc_index, i, &facts, &fhash);
+	parse_tu(p, proc_index, proc_skip, i, &facts, &fhash);
 	facts_encode(&facts, fhash, out);
 	tu_facts_free(&facts);
 }

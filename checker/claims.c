@@ -25,3 +25,13 @@ bool claims_take(struct claims *c, const char *key, int owner)
 	pthread_mutex_unlock(&c->lock);
 	return cur == owner;
 }
+
+int claims_owner(struct claims *c, const char *key)
+{
+	int cur;
+
+	pthread_mutex_lock(&c->lock);
+	cur = strmap_get(&c->set, key);
+	pthread_mutex_unlock(&c->lock);
+	return cur;
+}

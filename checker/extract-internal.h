@@ -110,6 +110,12 @@ struct walk {
 	/* Statement nesting: generated code can nest 20,000 deep. */
 	unsigned int depth;
 	const char *too_deep;	/* the first function cut short */
+
+	/* Header bodies (bodyskip.h): the last file's real path. */
+	CXFile skip_file;
+	char *skip_real;
+	/* A blanked body this TU needs: parse it again, in full. */
+	bool redo;
 };
 
 /* Deeper statements and expressions are not walked (noted once). */

@@ -211,6 +211,68 @@ unsigned int start_of(CXCursor c, CXFile *file)
 	return off;
 }
 
+static enum CXChildVisitResult find_body(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_CompoundStmt)
+		*(CXCursor *)data = c;
+	return CXChildVisit_Continue;
+}
+
+/* A location written in a file, not in a macro: its file and offset. */
+static bool file_spelled(CXSourceLocation loc, CXFile *file,
+			 unsigned int *off)
+{
+	CXFile sf;
+	unsigned int so;
+
+	clang_getExpansionLocation(loc, file, NULL, NULL, off);
+	clang_getSpellingLocation(loc, &sf, NULL, NULL, &so);
+	return *file && sf && clang_File_isEqual(*file, sf) && so == *off;
+}
+
+/*
+ * The body of header function @c, when its braces are written in the
+ * header (not made by a macro): its file's real path, [@from, @to).
+ */
+static bool header_body(struct walk *w, CXCursor c, const char **real,
+			unsigned int *from, unsigned int *to)
+{
+	CXCursor body = clang_getNullCursor();
+	CXSourceRange r;
+	CXFile f1, f2;
+	CXString name;
+
+	clang_visitChildren(c, find_body, &body);
+	if (clang_Cursor_isNull(body))
+		return false;
+	r = clang_getCursorExtent(body);
+	if (!file_spelled(clang_getRangeStart(r), &f1, from) ||
+	    !file_spelled(clang_getRangeEnd(r), &f2, to) ||
+	    !clang_File_isEqual(f1, f2) || *to <= *from)
+		return false;
+	if (!w->skip_file || !clang_File_isEqual(w->skip_file, f1)) {
+		name = clang_File_tryGetRealPathName(f1);
+		free(w->skip_real);
+		w->skip_real = clang_getCString(name) &&
+			       *clang_getCString(name) ?
+			       xstrdup(clang_getCString(name)) : NULL;
+		clang_disposeString(name);
+		w->skip_file = f1;
+	}
+	*real = w->skip_real;
+	return *real != NULL;
+}
+
+/* Is @key another TU's (a body this TU skips)? */
+static bool claimed_by_other(struct walk *w, const char *key)
+{
+	int owner = claims_owner(w->opts->claims, key);
+
+	return owner >= 0 && owner != w->opts->owner;
+}
+
 static void visit_function(struct walk *w, CXCursor c)
 {
 	CXSourceRange r = clang_getCursorExtent(c);
@@ -218,8 +280,9 @@ static void visit_function(struct walk *w, CXCursor c)
 	unsigned int sl, sc, so, el, ec, eo;
 	struct extent *x;
 	struct tu_func fn = { 0 };
-	const char *file;
-	bool mine;
+	const char *file, *real = NULL;
+	unsigned int bfrom = 0, bto = 0;
+	bool mine, main, skipped = false;
 
 	fn.key = func_key(w, c, &file, &fn.line, &fn.is_static);
 	fn.indirect_calls = false;
@@ -229,9 +292,25 @@ static void visit_function(struct walk *w, CXCursor c)
 	(void)expansion_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,
 			    NULL, NULL);
 
-	mine = !w->opts->claims ||
-	       clang_Location_isFromMainFile(clang_getCursorLocation(c)) ||
+	main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
+	if (!main && w->opts->skip)
+		skipped = header_body(w, c, &real, &bfrom, &bto);
+	if (skipped && body_skip_blanked(w->opts->skip, real, bfrom) &&
+	    !claimed_by_other(w, fn.key)) {
+		/*
+		 * Blanked, yet no other TU has this body: the header's text
+		 * at that place is another function in this TU (a macro
+		 * names it). Parse the TU again in full.
+		 */
+		w->redo = true;
+		body_skip_never(w->opts->skip, real, bfrom);
+		free(fn.key);
+		return;
+	}
+	mine = !w->opts->claims || main ||
 	       claims_take(w->opts->claims, fn.key, w->opts->owner);
+	if (skipped)
+		body_skip_note(w->opts->skip, real, bfrom, bto);
 	x = PUSH(w->ext, w->nr_ext, w->alloc_ext);
 	x->file = sf;
 	x->start = so;
@@ -449,7 +528,7 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 	default:
 		break;
 	}
-	return CXChildVisit_Continue;
+	return w->redo ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
 /* Tie each macro sink to the function whose body holds it. */
@@ -617,18 +696,25 @@ static void inject_fault(const char *spec, const char *file)
 			pause();
 }
 
-/* Parse @file into @w->tu and count its errors (extract_tu()). */
+/*
+ * Parse @file into @w->tu and count its errors (extract_tu()). With
+ * @blanked, the headers come from @w->opts->skip (a blanked body that
+ * should return a value is a warning, and flags.def turns warnings off).
+ */
 static enum CXErrorCode parse(CXIndex idx, const char *file,
 			      struct clang_args *args, struct walk *w,
-			      bool *rejected)
+			      bool *rejected, const char *blanked)
 {
+	struct CXUnsavedFile *unsaved = w->opts->unsaved;
+	unsigned int nr_unsaved = w->opts->nr_unsaved;
 	enum CXErrorCode err;
 
+	if (blanked)
+		nr_unsaved = body_skip_files(w->opts->skip, blanked, &unsaved);
 	err = clang_parseTranslationUnit2(idx, file,
 					  (const char *const *)args->argv,
-					  args->argc, w->opts->unsaved,
-					  w->opts->nr_unsaved, PARSE_FLAGS,
-					  &w->tu);
+					  args->argc, unsaved, nr_unsaved,
+					  PARSE_FLAGS, &w->tu);
 	if (err == CXError_Success)
 		count_diagnostics(w, args, rejected);
 	return err;
@@ -677,10 +763,17 @@ static void free_walk(struct walk *w)
 		free((char *)w->fwords[i].name);
 	free(w->fwords);
 	free(w->mguards);
+	free(w->skip_real);
 }
 
-int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
-	       const struct extract_opts *opts, struct tu_facts *out)
+/*
+ * One parse and walk of the TU; @blanked (the TU's real path) parses it
+ * with header bodies blanked. *@redo: the blanked parse will not do.
+ */
+static int extract_once(CXIndex idx, const char *file,
+			struct clang_args *args,
+			const struct extract_opts *opts, struct tu_facts *out,
+			const char *blanked, bool *redo)
 {
 	struct walk w = { .opts = opts, .out = out, .cur_func = -1 };
 	enum CXErrorCode err;
@@ -691,7 +784,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	out->file = rel;
 	inject_fault(opts->fault, file);
 
-	err = parse(idx, file, args, &w, &rejected);
+	err = parse(idx, file, args, &w, &rejected, blanked);
 	if (err != CXError_Success)
 		rejected = args->nr_unknown > 0;
 	if (rejected) {
@@ -700,7 +793,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 			     out);
 		flags_drop_unknown(args);
 		forget_parse(&w);
-		err = parse(idx, file, args, &w, &rejected);
+		err = parse(idx, file, args, &w, &rejected, blanked);
 	} else {
 		warn_unknown(opts, args, rel, "(passed to clang)", out);
 	}
@@ -709,10 +802,20 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		out->first_error = xstrdup(cx_error_name(err));
 		goto out_free_walk;
 	}
+	/* An error may be the blanking's: only a full parse tells. */
+	if (blanked && out->nr_errors) {
+		w.redo = true;
+		clang_disposeTranslationUnit(w.tu);
+		goto out_free_walk;
+	}
 
 	clang_getInclusions(w.tu, collect_include, &w);
 	clang_visitChildren(clang_getTranslationUnitCursor(w.tu), top_visit,
 			    &w);
+	if (w.redo) {
+		clang_disposeTranslationUnit(w.tu);
+		goto out_free_walk;
+	}
 	resolve_pending(&w);
 	resolve_features(&w);
 	clang_disposeTranslationUnit(w.tu);
@@ -720,6 +823,31 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 		warn_too_deep(&w, rel);
 
 out_free_walk:
+	*redo = w.redo || (blanked && err != CXError_Success);
 	free_walk(&w);
 	return err == CXError_Success ? 0 : -EIO;
+}
+
+int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
+	       const struct extract_opts *opts, struct tu_facts *out)
+{
+	char *real = NULL;
+	bool redo = false, retried;
+	int ret;
+
+	if (opts->skip && opts->claims && !opts->nr_unsaved)
+		real = realpath(file, NULL);
+	if (!real)
+		return extract_once(idx, file, args, opts, out, NULL, &redo);
+	ret = extract_once(idx, file, args, opts, out, real, &redo);
+	body_skip_count(opts->skip, redo);
+	if (redo) {
+		/* The full parse, as without opts->skip. */
+		retried = out->retried;
+		tu_facts_free(out);
+		ret = extract_once(idx, file, args, opts, out, NULL, &redo);
+		out->retried |= retried;
+	}
+	free(real);
+	return ret;
 }

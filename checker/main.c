@@ -137,6 +137,7 @@ static const struct {
 	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
+	SET(EVERY_BODY, ao.every_body),
 	SET(PER_ROOT, ao.per_root),
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
@@ -359,6 +360,7 @@ int main(int argc, char **argv)
 	p.ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	p.ao.tu_timeout = 300;
 	p.ao.fault = getenv("TRAPCHECK_FAULT");
+	p.ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
 	ret = parse(&p, argc, argv);
 	if (ret >= 0)
 		goto out_free;

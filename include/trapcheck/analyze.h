@@ -62,6 +62,13 @@ struct analysis_opts {
 	 */
 	unsigned int tu_timeout;
 	bool no_isolate;
+	/*
+	 * Every header body parsed in every TU; by default a parser
+	 * blanks those an earlier TU of its own had (bodyskip.h).
+	 */
+	bool every_body;
+	/* Each parser says its bodyskip.h counters when it ends (tests). */
+	bool bodyskip_stats;
 	const char *fault;		/* extract_opts.fault (tests) */
 	/* One finding per root set (--per-root); low confidence too. */
 	bool per_root, all_chains;

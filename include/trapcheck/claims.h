@@ -21,5 +21,7 @@ void claims_init(struct claims *c);
 void claims_free(struct claims *c);
 /* True when @key is unclaimed (it becomes @owner's) or @owner's already. */
 bool claims_take(struct claims *c, const char *key, int owner);
+/* The owner of @key, or -1. */
+int claims_owner(struct claims *c, const char *key);
 
 #endif /* TRAPCHECK_CLAIMS_H */

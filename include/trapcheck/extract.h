@@ -11,6 +11,7 @@
 
 #include <clang-c/Index.h>
 
+#include "trapcheck/bodyskip.h"
 #include "trapcheck/claims.h"
 #include "trapcheck/facts.h"
 #include "trapcheck/flags.h"
@@ -31,6 +32,12 @@ struct extract_opts {
 	 * crash or hang. The program reads it from TRAPCHECK_FAULT.
 	 */
 	const char *fault;
+	/*
+	 * Header bodies this parser process has seen, blanked in what
+	 * libclang parses (bodyskip.h); NULL: every body parsed. Needs
+	 * @claims and no @unsaved.
+	 */
+	struct body_skip *skip;
 };
 
 /*

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The layers of docs/design.md, checked from what the compiler includes
-# (gcc -MM): only the clang layer (extract*.c, tables.c, tokens.c) and the
-# pipeline that drives it (analyze*.c) see <clang-c/Index.h>; only the
-# pipeline and the programs see analyze.h; no rule, emitter or storage
-# module sees either. A file added without its place in the picture
-# fails here.
+# (gcc -MM): only the clang layer (extract*.c, tables.c, tokens.c,
+# bodyskip.c) and the pipeline that drives it (analyze*.c) see
+# <clang-c/Index.h>; only the pipeline and the programs see analyze.h;
+# no rule, emitter or storage module sees either. A file added without
+# its place in the picture fails here.
 . "$(dirname "$0")/../tap.sh"
 cd "$TOP" || exit 1
 LLVM_CONFIG=$(command -v llvm-config-14 || command -v llvm-config)
@@ -24,7 +24,7 @@ for f in checker/*.c; do
 	b=$(basename "$f" .c)
 	d=$(deps "$f") || { fail "$f: gcc -MM failed"; continue; }
 	case $b in
-	extract | extract-* | tables | tokens | analyze | analyze-*)
+	extract | extract-* | tables | tokens | bodyskip | analyze | analyze-*)
 		may_clang=1 ;;
 	*)	may_clang=0 ;;
 	esac

@@ -30,7 +30,8 @@ kvariant() {
 
 # kcold TREE [FROM-TREE]: the directory of TREE's shared cold run, made
 # when missing: facts.db (the database of a cold run at -j$(nproc)),
-# cold.json, cold.err, cold.rc and cold.seconds. Keyed by the tree, the
+# cold.json, cold.err (with each parser's bodyskip.h counters), cold.rc
+# and cold.seconds. Keyed by the tree, the
 # trapcheck binary ($TRAPCHECK) and the shipped root sets: a rebuilt
 # trapcheck runs cold again, so stale facts are never reused. With FROM-TREE (the tree a variant was
 # copied from), the run starts from a copy of that tree's database and
@@ -52,6 +53,7 @@ kcold() {
 		mkdir -p "$_dir.tmp"
 		[ -n "${2:-}" ] && cp "$_from/facts.db" "$_dir.tmp/facts.db"
 		_t=$(date +%s)
+		TRAPCHECK_BODYSKIP_STATS=1 \
 		"$TRAPCHECK" -p "$1" -j"$(nproc)" --db "$_dir.tmp/facts.db" \
 			--format=json -o "$_dir.tmp/cold.json" \
 			2> "$_dir.tmp/cold.err"
