@@ -114,6 +114,8 @@ struct walk {
 	/* Header bodies (bodyskip.h): the last file's real path. */
 	CXFile skip_file;
 	char *skip_real;
+	/* Parsed with header bodies blanked (bodyskip.h). */
+	bool blanked;
 	/* A blanked body this TU needs: parse it again, in full. */
 	bool redo;
 };

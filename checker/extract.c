@@ -295,7 +295,8 @@ static void visit_function(struct walk *w, CXCursor c)
 	main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
 	if (!main && w->opts->skip)
 		skipped = header_body(w, c, &real, &bfrom, &bto);
-	if (skipped && body_skip_blanked(w->opts->skip, real, bfrom) &&
+	if (skipped && w->blanked &&
+	    body_skip_blanked(w->opts->skip, real, bfrom) &&
 	    !claimed_by_other(w, fn.key)) {
 		/*
 		 * Blanked, yet no other TU has this body: the header's text
@@ -775,7 +776,9 @@ static int extract_once(CXIndex idx, const char *file,
 			const struct extract_opts *opts, struct tu_facts *out,
 			const char *blanked, bool *redo)
 {
-	struct walk w = { .opts = opts, .out = out, .cur_func = -1 };
+	struct walk w = {
+		.opts = opts, .out = out, .cur_func = -1, .blanked = !!blanked,
+	};
 	enum CXErrorCode err;
 	bool rejected;
 	char *rel = path_relative(file, opts->root);

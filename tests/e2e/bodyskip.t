@@ -34,12 +34,19 @@ grep -v "^bodyskip:" every.err > every.diag
 check_that "... and the same findings on stderr" \
 	'[ -s skip.diag ] && cmp skip.diag every.diag'
 
-# A header without a guard whose function a macro names: the same bytes
+# A header without a guard whose functions a macro names: the same bytes
 # are gen_a() in one TU and gen_b() in the next, and only gen_b() reaches
 # the sink. Its body was blanked for b.c; nothing else claimed gen_b().
+# gen_b2() is the same case, met in the full parse that gen_b() asked
+# for: that parse walks it (it once stopped there, gen_root_b2's TU lost).
 cp -a "$TOP/tests/fixtures/kernel" mt
 cat > mt/mm/gen.h <<'C'
 static inline bool GEN_NAME(void)
+{
+	return GEN_BODY;
+}
+
+static inline bool GEN_NAME2(void)
 {
 	return GEN_BODY;
 }
@@ -48,6 +55,7 @@ cat > mt/mm/gen_a.c <<'C'
 #include <linux/types.h>
 #include <asm/cpufeature.h>
 #define GEN_NAME gen_a
+#define GEN_NAME2 gen_a2
 #define GEN_BODY false
 #include "gen.h"
 
@@ -60,12 +68,18 @@ cat > mt/mm/gen_b.c <<'C'
 #include <linux/types.h>
 #include <asm/cpufeature.h>
 #define GEN_NAME gen_b
+#define GEN_NAME2 gen_b2
 #define GEN_BODY cpu_has_hw_af()
 #include "gen.h"
 
 void gen_root_b(void)
 {
 	gen_b();
+}
+
+void gen_root_b2(void)
+{
+	gen_b2();
 }
 C
 # And a body whose blanking leaves a line starting with '#' out of its
@@ -106,8 +120,10 @@ for name in ('gen_a', 'gen_b', 'odd_a', 'odd_b'):
 json.dump(d, open(path, 'w'), indent=1)
 PY
 printf 'gen_root_a\ngen_root_b\n' > gen.roots
+printf 'gen_root_b2\n' > gen2.roots
 printf 'odd_a_root\nodd_b_root\n' > odd.roots
-set -- -p mt --roots gen.roots --roots odd.roots --root-set gen,odd \
+set -- -p mt --roots gen.roots --roots gen2.roots --roots odd.roots \
+	--root-set gen,gen2,odd \
 	--per-root -j1 --format=json
 TRAPCHECK_BODYSKIP_STATS=1 "$TRAPCHECK" "$@" -o mt-skip.json 2> mt-skip.err
 rc_skip=$?
@@ -127,6 +143,8 @@ check_that "gen_b.c and odd_b.c parsed again in full ($redone of $tus TUs)" \
 	'[ "$tus" = 3 ] && [ "$redone" = 2 ]'
 check_that "... the macro-named gen_b(): trapping-idreg-read in cpufeature.h through gen_root_b -> gen_b -> cpu_has_hw_af" \
 	'grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]* trapping-idreg-read gen_root_b -> gen_b -> cpu_has_hw_af\$" mt-skip.chains'
+check_that "... and gen_b2(), met in gen_b.c's full parse: through gen_root_b2 -> gen_b2 -> cpu_has_hw_af" \
+	'grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]* trapping-idreg-read gen_root_b2 -> gen_b2 -> cpu_has_hw_af\$" mt-skip.chains'
 check_that "... the body with the error: trapping-idreg-read in cpufeature.h through odd_a_root -> odd_helper -> cpu_has_hw_af" \
 	'grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]* trapping-idreg-read odd_a_root -> odd_helper -> cpu_has_hw_af\$" mt-skip.chains'
 check_that "... no TU left with errors (the blanked parse's error is not reported)" \
