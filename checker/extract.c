@@ -253,11 +253,18 @@ static bool header_body(struct walk *w, CXCursor c, const char **real,
 	    !clang_File_isEqual(f1, f2) || *to <= *from)
 		return false;
 	if (!w->skip_file || !clang_File_isEqual(w->skip_file, f1)) {
-		name = clang_File_tryGetRealPathName(f1);
+		/*
+		 * One name per file, symbolic links resolved, as for the
+		 * TU's own file: bodyskip.h keys its headers by it.
+		 */
 		free(w->skip_real);
-		w->skip_real = clang_getCString(name) &&
-			       *clang_getCString(name) ?
-			       xstrdup(clang_getCString(name)) : NULL;
+		name = clang_File_tryGetRealPathName(f1);
+		if (!clang_getCString(name) || !*clang_getCString(name)) {
+			clang_disposeString(name);
+			name = clang_getFileName(f1);
+		}
+		w->skip_real = clang_getCString(name) ?
+			       realpath(clang_getCString(name), NULL) : NULL;
 		clang_disposeString(name);
 		w->skip_file = f1;
 	}
