@@ -166,33 +166,69 @@ void body_skip_note(struct body_skip *s, const char *path, unsigned int from,
 }
 
 /*
- * Blank (@from, @to - 1): every character but newlines becomes a space,
- * except preprocessor lines (with their continuations), which stay.
+ * Blank (@from, @to - 1) as the preprocessor reads it: code, comments and
+ * literals become spaces, newlines stay; a line whose first token is `#`
+ * (not in a comment or literal) stays whole, with its continuations and
+ * any comment it opens. A digraph directive (`%:`) is blanked: a TU that
+ * needed it fails to parse and is parsed again in full (extract.c).
  */
 static void blank(char *t, unsigned int from, unsigned int to)
 {
-	unsigned int i = from + 1, end = to - 1;
-	bool bol = false;	/* the first line starts after the `{` */
+	enum { CODE, BLOCK, LINE, STR, CHR } st = CODE;
+	unsigned int i = from + 1, end = to - 1, n;
+	bool keep = false, bol = false;	/* the `{` line starts no directive */
 
 	while (i < end) {
-		unsigned int j = i;
+		if (bol && !keep) {
+			unsigned int j = i;
 
-		if (bol) {
 			while (j < end && (t[j] == ' ' || t[j] == '\t'))
 				j++;
-			if (j < end && t[j] == '#') {
-				/* Keep the directive and its continuations. */
-				while (j < end && (t[j] != '\n' ||
-						   (j > 0 && t[j - 1] == '\\')))
-					j++;
-				i = j;
+			keep = j < end && t[j] == '#';
+		}
+		bol = false;
+		n = 1;
+		switch (st) {
+		case CODE:
+			if (t[i] == '/' && i + 1 < end &&
+			    (t[i + 1] == '*' || t[i + 1] == '/')) {
+				st = t[i + 1] == '*' ? BLOCK : LINE;
+				n = 2;
+			} else if (t[i] == '"') {
+				st = STR;
+			} else if (t[i] == '\'') {
+				st = CHR;
+			}
+			break;
+		case BLOCK:
+			if (t[i] == '*' && i + 1 < end && t[i + 1] == '/') {
+				st = CODE;
+				n = 2;
+			}
+			break;
+		case LINE:
+			if (t[i] == '\n' && t[i - 1] != '\\')
+				st = CODE;
+			break;
+		case STR:
+		case CHR:
+			if (t[i] == '\\')
+				n = 2;	/* an escape, or a continued line */
+			else if (t[i] == (st == STR ? '"' : '\'') ||
+				 t[i] == '\n')
+				st = CODE;
+			break;
+		}
+		for (; n && i < end; n--, i++) {
+			if (t[i] != '\n') {
+				if (!keep)
+					t[i] = ' ';
 				continue;
 			}
+			if (keep && t[i - 1] != '\\' && st != BLOCK)
+				keep = false;
+			bol = st == CODE;
 		}
-		bol = t[i] == '\n';
-		if (!bol)
-			t[i] = ' ';
-		i++;
 	}
 }
 

@@ -8,7 +8,8 @@
  * process notes the bodies it has seen (their byte ranges in the header)
  * and gives libclang, for the next TUs, each such header as an unsaved
  * file with those bodies blanked: `{` and `}` stay, preprocessor lines
- * and newlines stay (locations do not move), the rest becomes spaces.
+ * (not in a comment or literal) and newlines stay (locations do not
+ * move), the rest becomes spaces.
  *
  * A blanked body must be one the TU would have skipped anyway (claimed
  * by another TU): extract.c checks it and parses the TU again in full

@@ -21,10 +21,14 @@ static const char header[] =
 	"{\n"
 	"\tint y = x + 1; /* } */\n"
 	"#ifdef CONFIG_X\n"
-	"\ty += g(\"{\");\n"
+	"\ty += g(\"{\\\n#not a line start\");\n"
 	"#define LOCAL_M(a) \\\n"
-	"\t((a) + 1)\n"
+	"\t((a) + 1) /* a comment\n"
+	"   the directive opened */\n"
 	"#endif\n"
+	"\t/* a comment whose line\n"
+	"# is not a directive */\n"
+	"\ty += '#'; // and #this\n"
 	"\treturn y;\n"
 	"}\n"
 	"static inline void h(void) { k(); }\n";
@@ -98,13 +102,18 @@ static void test_blank_keeps_lines_and_directives(void **state)
 	assert_true(body_skip_blanked(s, path, f_from));
 	assert_false(body_skip_blanked(s, path, h_from));
 
-	/* Expected: statements and comments gone, the rest in place. */
+	/*
+	 * Expected: statements, comments and literals gone (a `#` in them
+	 * too), directives kept with what they continue into.
+	 */
 	for (i = f_from + 1; i < f_to - 1; i++)
 		if (want[i] != '\n')
 			want[i] = ' ';
 	{
 		const char *keep[] = { "#ifdef CONFIG_X\n",
-				       "#define LOCAL_M(a) \\\n\t((a) + 1)\n",
+				       "#define LOCAL_M(a) \\\n"
+				       "\t((a) + 1) /* a comment\n"
+				       "   the directive opened */\n",
 				       "#endif\n" };
 		size_t k;
 
