@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,23 +16,31 @@
 #include "trapcheck/baseline.h"
 #include "trapcheck/util.h"
 
-#define BASELINE_VERSION 1
+/*
+ * Version 2: fingerprints unique per site (finding.h). Version 1 ones
+ * ("rule:function:sink:register:root") could be shared by two sites of
+ * one function; they are still read, each matching one site (below).
+ */
+#define BASELINE_VERSION 2
 
 /*
  * A finding is one site; each root set that reaches it keeps the
- * fingerprint it had when findings were per root set (rule, function,
- * sink, register, root set): the site's own and those of also[]. A
- * baseline lists them all, so baselines written before and after one
- * finding per site match each other.
+ * fingerprint it had when findings were per root set: the site's own
+ * and those of also[]. A baseline lists them all, so baselines written
+ * before and after one finding per site match each other. @v1: the
+ * version 1 form.
  */
-static size_t site_fingerprints(const struct finding *f, char ***out)
+static size_t site_fingerprints(const struct finding *f, char ***out,
+				bool v1)
 {
 	size_t i, n = f->nr_also + 1;
 	char **v = xcalloc(n, sizeof(*v));
 
-	v[0] = finding_fingerprint(f);
-	for (i = 0; i < f->nr_also; i++)
-		v[i + 1] = finding_fingerprint(&f->also[i]);
+	for (i = 0; i < n; i++) {
+		const struct finding *g = i ? &f->also[i - 1] : f;
+
+		v[i] = v1 ? finding_fingerprint_v1(g) : finding_fingerprint(g);
+	}
 	*out = v;
 	return n;
 }
@@ -50,7 +59,7 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
 
-		n = site_fingerprints(f, &fps);
+		n = site_fingerprints(f, &fps, false);
 		for (k = 0; k < n; k++) {
 			json_t *o;
 
@@ -59,8 +68,8 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 			strmap_put(&seen, fps[k], 1);
 			o = json_object();
 			json_object_set_new(o, "fingerprint",
-					    json_string(fps[k]));
-			json_object_set_new(o, "file", json_string(f->file));
+					    json_text(fps[k]));
+			json_object_set_new(o, "file", json_text(f->file));
 			json_object_set_new(o, "line", json_integer(f->line));
 			json_array_append_new(arr, o);
 		}
@@ -74,7 +83,9 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 	if (!ret) {
 		if (json_dumpf(root, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
 			ret = -EIO;
-		if (out_close(&o))
+		if (ret)
+			out_abort(&o);
+		else if (out_close(&o))
 			ret = -EIO;
 	}
 	if (ret)
@@ -84,22 +95,81 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 	return ret ? -EIO : 0;
 }
 
+/* A version 1 entry: its fingerprint, file and line. */
+struct v1_entry {
+	const char *fp, *file;
+	long line;
+	bool used;
+};
+
 struct base_filter {
-	struct strmap fps;	/* fingerprint -> 0 unseen, 1 seen */
+	struct strmap fps;	/* version 2: fingerprint -> entry */
+	struct v1_entry *v1;	/* version 1 entries */
+	size_t nr_v1;
+	bool *hit;		/* version 2: entry found */
 	size_t known;
 };
+
+/*
+ * The version 1 entry @f matches: one with @f's old fingerprint, at its
+ * line if there is one, else the nearest unused one in its file, else
+ * any unused one. An entry matches one site only: two sites that
+ * shared a fingerprint were one entry, so the second is new.
+ */
+static struct v1_entry *v1_match(struct base_filter *b,
+				 const struct finding *f, const char *fp)
+{
+	struct v1_entry *best = NULL;
+	long dist = -1;
+	size_t i;
+
+	for (i = 0; i < b->nr_v1; i++) {
+		struct v1_entry *e = &b->v1[i];
+		long d;
+
+		if (e->used || strcmp(e->fp, fp))
+			continue;
+		if (e->file && f->file && !strcmp(e->file, f->file))
+			d = labs(e->line - (long)f->line);
+		else
+			d = LONG_MAX / 2;
+		if (dist < 0 || d < dist) {
+			best = e;
+			dist = d;
+		}
+	}
+	return best;
+}
 
 /* Known: any root set's fingerprint of the site is in the baseline. */
 static bool not_in_baseline(const struct finding *f, void *data)
 {
 	struct base_filter *b = data;
 	char **fps;
-	size_t n = site_fingerprints(f, &fps), k;
+	size_t n, k;
 	bool known = false;
 
-	for (k = 0; k < n && !known; k++)
-		known = strmap_get(&b->fps, fps[k]) >= 0;
+	n = site_fingerprints(f, &fps, false);
+	for (k = 0; k < n; k++) {
+		int i = strmap_get(&b->fps, fps[k]);
+
+		if (i >= 0) {
+			b->hit[i] = true;
+			known = true;
+		}
+	}
 	strv_free(fps, n);
+	if (!known && b->nr_v1) {
+		n = site_fingerprints(f, &fps, true);
+		for (k = 0; k < n && !known; k++) {
+			const struct finding *g = k ? &f->also[k - 1] : f;
+			struct v1_entry *e = v1_match(b, g, fps[k]);
+
+			if (e)
+				e->used = known = true;
+		}
+		strv_free(fps, n);
+	}
 	if (!known)
 		return true;
 	b->known++;
@@ -112,9 +182,17 @@ int baseline_apply(const char *path, struct findings *fs,
 	struct base_filter b = { .known = 0 };
 	json_error_t jerr;
 	json_t *root, *arr, *o;
-	size_t i, fixed = 0;
+	size_t i, fixed = 0, nr;
+	json_int_t ver;
+	FILE *in;
+	int ret;
 
-	root = json_load_file(path, 0, &jerr);
+	ret = input_open(path, "the baseline", INPUT_MAX_TEXT, &in, err,
+			 errlen);
+	if (ret)
+		return ret;
+	root = json_loadf(in, 0, &jerr);
+	fclose(in);
 	if (!root) {
 		snprintf(err, errlen, "%s:%d: not a baseline: %s", path,
 			 jerr.line, jerr.text);
@@ -122,44 +200,55 @@ int baseline_apply(const char *path, struct findings *fs,
 		return -EINVAL;
 	}
 	arr = json_object_get(root, "findings");
-	if (json_integer_value(json_object_get(root, "trapcheck_baseline")) !=
-	    BASELINE_VERSION || !json_is_array(arr)) {
+	ver = json_integer_value(json_object_get(root, "trapcheck_baseline"));
+	if ((ver != 1 && ver != BASELINE_VERSION) || !json_is_array(arr)) {
 		snprintf(err, errlen, "%s: not a trapcheck baseline (version "
-			 "%d)", path, BASELINE_VERSION);
+			 "1 or %d)", path, BASELINE_VERSION);
 		json_decref(root);
 		return -EINVAL;
 	}
+	nr = json_array_size(arr);
 	strmap_init(&b.fps);
+	b.hit = xcalloc(nr + 1, sizeof(*b.hit));
+	if (ver == 1)
+		b.v1 = xcalloc(nr + 1, sizeof(*b.v1));
 	json_array_foreach(arr, i, o) {
 		const char *fp = json_string_value(json_object_get(o,
 								"fingerprint"));
 
-		if (fp)
+		if (!fp)
+			continue;
+		if (ver == 1) {
+			struct v1_entry *e = &b.v1[b.nr_v1++];
+
+			e->fp = fp;
+			e->file = json_string_value(json_object_get(o,
+								   "file"));
+			e->line = (long)json_integer_value(
+					json_object_get(o, "line"));
+		} else {
 			strmap_put(&b.fps, fp, (int)i);
-	}
-	/* Fixed: in the baseline, not found any more. */
-	json_array_foreach(arr, i, o) {
-		const char *fp = json_string_value(json_object_get(o,
-								"fingerprint"));
-		size_t j;
-		bool found = false;
-
-		for (j = 0; fp && j < fs->nr && !found; j++) {
-			char **g;
-			size_t n = site_fingerprints(&fs->v[j], &g), k;
-
-			for (k = 0; k < n && !found; k++)
-				found = !strcmp(g[k], fp);
-			strv_free(g, n);
 		}
-		if (fp && !found)
-			fixed++;
 	}
 	findings_filter(fs, not_in_baseline, &b);
+	/* Fixed: in the baseline, not found any more. */
+	json_array_foreach(arr, i, o)
+		if (ver != 1 && json_is_string(json_object_get(o,
+							"fingerprint")) &&
+		    !b.hit[i])
+			fixed++;
+	for (i = 0; i < b.nr_v1; i++)
+		fixed += !b.v1[i].used;
+	if (ver == 1)
+		diag_at(path, "note", "a version 1 baseline: its entries are "
+			"matched by fingerprint and line; write it again with "
+			"--write-baseline");
 	sum->baseline = true;
 	sum->known = b.known;
 	sum->fixed = fixed;
 	strmap_free(&b.fps);
+	free(b.hit);
+	free(b.v1);
 	json_decref(root);
 	return 0;
 }

@@ -44,9 +44,11 @@ static json_t *sarif_location(const char *file, unsigned int line,
 {
 	json_t *loc = json_object(), *phys = json_object();
 	json_t *art = json_object(), *reg = json_object();
+	char *uri = uri_escape(file);
 
-	json_object_set_new(art, "uri", json_string(file));
-	json_object_set_new(art, "uriBaseId", json_string("SRCROOT"));
+	json_object_set_new(art, "uri", json_text(uri));
+	free(uri);
+	json_object_set_new(art, "uriBaseId", json_text("SRCROOT"));
 	json_object_set_new(phys, "artifactLocation", art);
 	if (line) {
 		json_object_set_new(reg, "startLine", json_integer(line));
@@ -61,7 +63,7 @@ static json_t *sarif_location(const char *file, unsigned int line,
 	if (msg) {
 		json_t *m = json_object();
 
-		json_object_set_new(m, "text", json_string(msg));
+		json_object_set_new(m, "text", json_text(msg));
 		json_object_set_new(loc, "message", m);
 	}
 	return loc;
@@ -125,7 +127,7 @@ static json_t *text_obj(const char *text)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "text", json_text(text));
 	return o;
 }
 
@@ -146,10 +148,10 @@ static json_t *sarif_result(const struct finding *f)
 	for (k = 0; k < rule_table_size; k++)
 		if (!strcmp(rule_table[k].id, f->rule))
 			break;
-	json_object_set_new(res, "ruleId", json_string(f->rule));
+	json_object_set_new(res, "ruleId", json_text(f->rule));
 	if (k < rule_table_size)
 		json_object_set_new(res, "ruleIndex", json_integer(k));
-	json_object_set_new(res, "level", json_string(note ? "note" :
+	json_object_set_new(res, "level", json_text(note ? "note" :
 						      "warning"));
 	json_object_set_new(res, "message", text_obj(f->message));
 	json_array_append_new(locs, sarif_location(f->file, f->line,
@@ -157,7 +159,7 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(res, "locations", locs);
 	if (f->root) {
 		json_array_append_new(flows, sarif_flow(&f->chain));
-		json_array_append_new(roots, json_string(f->root));
+		json_array_append_new(roots, json_text(f->root));
 		for (j = 0; j < f->nr_others; j++)
 			json_array_append_new(flows,
 					      sarif_flow(&f->others[j]));
@@ -167,26 +169,26 @@ static json_t *sarif_result(const struct finding *f)
 		json_array_append_new(roots, jstr(f->also[j].root));
 	}
 	json_object_set_new(res, "codeFlows", flows);
-	json_object_set_new(fps, "trapcheck/v1", json_string(fp));
+	json_object_set_new(fps, "trapcheck/v2", json_text(fp));
 	json_object_set_new(res, "partialFingerprints", fps);
 	json_object_set_new(props, "root", jstr(f->root));
 	json_object_set_new(props, "roots", roots);
-	json_object_set_new(props, "phase", json_string(f->phase));
-	json_object_set_new(props, "context", json_string(f->context));
+	json_object_set_new(props, "phase", json_text(f->phase));
+	json_object_set_new(props, "context", json_text(f->context));
 	if (f->nr_configs)
 		json_object_set_new(props, "configs",
 				    finding_configs_json(f));
 	if (f->nr_config_syms)
 		json_object_set_new(props, "config_symbols",
 				    finding_config_syms_json(f));
-	json_object_set_new(props, "confidence", json_string(f->low ? "low" :
+	json_object_set_new(props, "confidence", json_text(f->low ? "low" :
 								 "high"));
 	json_object_set_new(props, "register", jstr(f->reg));
 	json_object_set_new(props, "trapClass", jstr(f->trap));
 	json_object_set_new(props, "capability", jstr(f->cap));
-	json_object_set_new(props, "function", json_string(f->function));
+	json_object_set_new(props, "function", json_text(f->function));
 	if (f->waiver)
-		json_object_set_new(props, "waiver", json_string(f->waiver));
+		json_object_set_new(props, "waiver", json_text(f->waiver));
 	if (f->has_measured)
 		json_object_set_new(props, "measured", f->measured ?
 				    json_pack("{s:I, s:f}", "count",
@@ -197,9 +199,9 @@ static json_t *sarif_result(const struct finding *f)
 	if (f->waiver) {
 		json_t *sups = json_array(), *sup = json_object();
 
-		json_object_set_new(sup, "kind", json_string("inSource"));
+		json_object_set_new(sup, "kind", json_text("inSource"));
 		json_object_set_new(sup, "justification",
-				    json_string(f->waiver));
+				    json_text(f->waiver));
 		json_array_append_new(sups, sup);
 		json_object_set_new(res, "suppressions", sups);
 	}
@@ -223,23 +225,23 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 	json_t *rules = json_array(), *results = json_array();
 	json_t *bases = json_object(), *srcroot = json_object();
 	size_t i;
-	char *uri;
+	char *uri, *esc;
 	int ret = 0;
 
 	(void)sum;
-	json_object_set_new(log, "$schema", json_string(
+	json_object_set_new(log, "$schema", json_text(
 		"https://json.schemastore.org/sarif-2.1.0.json"));
-	json_object_set_new(log, "version", json_string("2.1.0"));
-	json_object_set_new(driver, "name", json_string("trapcheck"));
-	json_object_set_new(driver, "version", json_string(TRAPCHECK_VERSION));
-	json_object_set_new(driver, "informationUri", json_string(
+	json_object_set_new(log, "version", json_text("2.1.0"));
+	json_object_set_new(driver, "name", json_text("trapcheck"));
+	json_object_set_new(driver, "version", json_text(TRAPCHECK_VERSION));
+	json_object_set_new(driver, "informationUri", json_text(
 		"https://github.com/trapcheck/trapcheck"));
 	for (i = 0; i < rule_table_size; i++) {
 		json_t *r = json_object(), *conf = json_object();
 		char name[64];
 
-		json_object_set_new(r, "id", json_string(rule_table[i].id));
-		json_object_set_new(r, "name", json_string(camel(
+		json_object_set_new(r, "id", json_text(rule_table[i].id));
+		json_object_set_new(r, "name", json_text(camel(
 					    rule_table[i].id, name,
 					    sizeof(name))));
 		json_object_set_new(r, "shortDescription",
@@ -248,7 +250,7 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 				    text_obj(rule_table[i].summary));
 		json_object_set_new(r, "help", text_obj(help_of(
 					    rule_table[i].id)));
-		json_object_set_new(conf, "level", json_string("warning"));
+		json_object_set_new(conf, "level", json_text("warning"));
 		json_object_set_new(r, "defaultConfiguration", conf);
 		json_array_append_new(rules, r);
 	}
@@ -257,9 +259,11 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 	json_object_set_new(driver, "rules", rules);
 	json_object_set_new(tool, "driver", driver);
 	json_object_set_new(run, "tool", tool);
-	uri = xasprintf("file://%s/", root);
-	json_object_set_new(srcroot, "uri", json_string(uri));
+	esc = uri_escape(root);
+	uri = xasprintf("file://%s/", esc);
+	json_object_set_new(srcroot, "uri", json_text(uri));
 	free(uri);
+	free(esc);
 	json_object_set_new(bases, "SRCROOT", srcroot);
 	json_object_set_new(run, "originalUriBaseIds", bases);
 

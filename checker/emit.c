@@ -232,13 +232,13 @@ static json_t *str_array(const char *const *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_text(v[i]));
 	return a;
 }
 
 json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_text(s) : json_null();
 }
 
 /* The @n elements of @size bytes at @v, each made an object by @one. */
@@ -258,18 +258,18 @@ static json_t *step_json(const void *elem)
 	const struct chain_step *s = elem;
 	json_t *step = json_object();
 
-	json_object_set_new(step, "function", json_string(s->function));
-	json_object_set_new(step, "file", json_string(s->file));
+	json_object_set_new(step, "function", json_text(s->function));
+	json_object_set_new(step, "file", json_text(s->file));
 	json_object_set_new(step, "line", json_integer(s->line));
 	json_object_set_new(step, "column", json_integer(s->col));
 	if (s->via)
-		json_object_set_new(step, "via", json_string(s->via));
+		json_object_set_new(step, "via", json_text(s->via));
 	if (s->inferred)
 		json_object_set_new(step, "inferred", json_true());
 	if (s->loop > 1)
 		json_object_set_new(step, "loop", json_integer(s->loop));
 	if (s->guards)
-		json_object_set_new(step, "guards", json_string(s->guards));
+		json_object_set_new(step, "guards", json_text(s->guards));
 	return step;
 }
 
@@ -282,7 +282,7 @@ static json_t *estimate_json(const struct finding *f)
 {
 	json_t *est = json_object();
 
-	json_object_set_new(est, "unit", json_string(f->per_boot ?
+	json_object_set_new(est, "unit", json_text(f->per_boot ?
 		"reads_per_call_until_guard" : "reads_per_second"));
 	if (!f->per_boot)
 		json_object_set_new(est, "per_second",
@@ -301,12 +301,12 @@ static json_t *finding_json(const struct finding *f)
 	json_t *o = json_object(), *others = json_array();
 	size_t i;
 
-	json_object_set_new(o, "rule", json_string(f->rule));
-	json_object_set_new(o, "file", json_string(f->file));
+	json_object_set_new(o, "rule", json_text(f->rule));
+	json_object_set_new(o, "file", json_text(f->file));
 	json_object_set_new(o, "line", json_integer(f->line));
 	json_object_set_new(o, "column", json_integer(f->col));
-	json_object_set_new(o, "function", json_string(f->function));
-	json_object_set_new(o, "sink", json_string(f->sink));
+	json_object_set_new(o, "function", json_text(f->function));
+	json_object_set_new(o, "sink", json_text(f->sink));
 	json_object_set_new(o, "register", jstr(f->reg));
 	json_object_set_new(o, "trap_class", jstr(f->trap));
 	json_object_set_new(o, "capability", jstr(f->cap));
@@ -314,15 +314,15 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "sanitised", f->sanitised < 0 ? json_null() :
 			    json_boolean(f->sanitised));
 	if (f->mask)
-		json_object_set_new(o, "mask", json_string(f->mask));
+		json_object_set_new(o, "mask", json_text(f->mask));
 	if (f->feature)
-		json_object_set_new(o, "feature", json_string(f->feature));
+		json_object_set_new(o, "feature", json_text(f->feature));
 	if (f->unless)
-		json_object_set_new(o, "may_not_exit", json_string(f->unless));
+		json_object_set_new(o, "may_not_exit", json_text(f->unless));
 	json_object_set_new(o, "root", jstr(f->root));
-	json_object_set_new(o, "phase", json_string(f->phase));
-	json_object_set_new(o, "context", json_string(f->context));
-	json_object_set_new(o, "confidence", json_string(f->low ? "low" :
+	json_object_set_new(o, "phase", json_text(f->phase));
+	json_object_set_new(o, "context", json_text(f->context));
+	json_object_set_new(o, "confidence", json_text(f->low ? "low" :
 							     "high"));
 	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
 	if (f->nr_configs)
@@ -338,34 +338,34 @@ static json_t *finding_json(const struct finding *f)
 	}
 	if (f->root)
 		json_object_set_new(o, "estimate", estimate_json(f));
-	json_object_set_new(o, "message", json_string(f->message));
+	json_object_set_new(o, "message", json_text(f->message));
 	if (f->fix_note)
-		json_object_set_new(o, "fix", json_string(f->fix_note));
+		json_object_set_new(o, "fix", json_text(f->fix_note));
 	if (f->waiver)
-		json_object_set_new(o, "waived", json_string(f->waiver));
+		json_object_set_new(o, "waived", json_text(f->waiver));
 	{
 		char *fp = finding_fingerprint(f);
 		json_t *fps = json_array(), *roots = json_array();
 		json_t *reached = json_array();
 
-		json_object_set_new(o, "fingerprint", json_string(fp));
-		json_array_append_new(fps, json_string(fp));
+		json_object_set_new(o, "fingerprint", json_text(fp));
+		json_array_append_new(fps, json_text(fp));
 		free(fp);
 		if (f->root)
-			json_array_append_new(roots, json_string(f->root));
+			json_array_append_new(roots, json_text(f->root));
 		for (i = 0; i < f->nr_also; i++) {
 			const struct finding *a = &f->also[i];
 			json_t *r = json_object();
 
 			fp = finding_fingerprint(a);
-			json_array_append_new(fps, json_string(fp));
+			json_array_append_new(fps, json_text(fp));
 			free(fp);
 			json_array_append_new(roots, jstr(a->root));
 			json_object_set_new(r, "root", jstr(a->root));
-			json_object_set_new(r, "phase", json_string(a->phase));
+			json_object_set_new(r, "phase", json_text(a->phase));
 			json_object_set_new(r, "context",
-					    json_string(a->context));
-			json_object_set_new(r, "confidence", json_string(
+					    json_text(a->context));
+			json_object_set_new(r, "confidence", json_text(
 						    a->low ? "low" : "high"));
 			json_object_set_new(r, "inferred_calls",
 					    json_integer(a->inferred));
@@ -446,7 +446,7 @@ static json_t *problem_json(const void *elem)
 	const struct tu_problem *p = elem;
 	json_t *po = json_object();
 
-	json_object_set_new(po, "file", json_string(p->file));
+	json_object_set_new(po, "file", json_text(p->file));
 	json_object_set_new(po, "errors", json_integer(p->nr_errors));
 	json_object_set_new(po, "first_error", jstr(p->first_error));
 	json_object_set_new(po, "analysed", json_boolean(!p->parse_error));
@@ -458,7 +458,7 @@ static json_t *pruned_json(const void *elem)
 	const struct pruned *p = elem;
 	json_t *o = json_object();
 
-	json_object_set_new(o, "member", json_string(p->member));
+	json_object_set_new(o, "member", json_text(p->member));
 	json_object_set_new(o, "targets", json_integer(p->targets));
 	return o;
 }

@@ -111,6 +111,22 @@ char *finding_configs_text(const struct finding *f)
 	return s;
 }
 
+json_t *json_text(const char *s)
+{
+	json_t *j;
+	char *e;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	e = utf8_escape(s);
+	j = json_string(e);
+	free(e);
+	return j ? j : json_null();
+}
+
 char *chain_text(const struct chain *c, bool calls)
 {
 	char *s = xstrdup(""), *t;
@@ -134,6 +150,19 @@ char *chain_text(const struct chain *c, bool calls)
 }
 
 char *finding_fingerprint(const struct finding *f)
+{
+	const char *arg = f->site_arg ? f->site_arg : "-";
+	unsigned int n = f->ordinal ? f->ordinal : 1;
+
+	if (f->func_static && f->func_file)
+		return xasprintf("%s:%s@%s:%s:%s:%s:%u", f->rule, f->function,
+				 f->func_file, f->sink, arg,
+				 f->root ? f->root : "-", n);
+	return xasprintf("%s:%s:%s:%s:%s:%u", f->rule, f->function, f->sink,
+			 arg, f->root ? f->root : "-", n);
+}
+
+char *finding_fingerprint_v1(const struct finding *f)
 {
 	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,
 			 f->reg ? f->reg : "-", f->root ? f->root : "-");

@@ -360,6 +360,30 @@ static int sink_order(const void *a, const void *b)
 	return x->sink - y->sink;
 }
 
+/*
+ * Each sink's ordinal among its function's sites of the same sink and
+ * argument (g->sinks is in source order by now).
+ */
+static void number_sinks(struct graph *g)
+{
+	unsigned int *count = xcalloc(g->nr_sinks + 1, sizeof(*count));
+	struct strmap seen;
+	size_t i;
+
+	strmap_init(&seen);
+	for (i = 0; i < g->nr_sinks; i++) {
+		struct gsink *s = &g->sinks[i];
+		char *k = xasprintf("%d:%d:%s", s->func, s->sink,
+				    s->arg ? s->arg : "");
+		int n = strmap_put(&seen, k, (int)i);
+
+		s->ordinal = ++count[n];
+		free(k);
+	}
+	strmap_free(&seen);
+	free(count);
+}
+
 /* Cold by name: the oops and task-death paths (checker/cold.def). */
 static const char *const cold_functions[] = {
 #define COLD_FN(name) name,
@@ -503,4 +527,5 @@ void graph_finish(struct graph *g)
 		g->sinks[k++] = g->sinks[i];
 	}
 	g->nr_sinks = k;
+	number_sinks(g);
 }

@@ -235,9 +235,12 @@ static struct finding *new_finding(struct findings *out,
 	f->line = ctx->site->line;
 	f->col = ctx->site->col;
 	f->function = ctx->func->name;
+	f->func_static = ctx->func->is_static;
 	f->func_file = ctx->func->file;
 	f->func_line = ctx->func->line;
 	f->sink = ctx->def->name;
+	f->site_arg = ctx->site->arg;
+	f->ordinal = ctx->site->ordinal;
 	f->context = "guest";
 	return f;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -372,6 +373,155 @@ void one_line(char *msg)
 	for (; msg && *msg; msg++)
 		if (*msg == '\n' || *msg == '\r' || *msg == '\t')
 			*msg = ' ';
+}
+
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+int input_open(const char *path, const char *what, unsigned long long max,
+	       FILE **out, char *err, size_t errlen)
+{
+	const char *sp = what && *what ? " " : "";
+	struct stat sb;
+	int fd, er;
+
+	*out = NULL;
+	if (!*path) {
+		snprintf(err, errlen, "'': cannot read%s%s: an empty path",
+			 sp, what ? what : "");
+		return -ENOENT;
+	}
+	/* O_NONBLOCK: opening a FIFO with no writer does not wait. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		er = errno;
+		snprintf(err, errlen, "%s: cannot read%s%s: %s", path, sp,
+			 what ? what : "", strerror(er));
+		return -er;
+	}
+	if (fstat(fd, &sb)) {
+		er = errno;
+		close(fd);
+		snprintf(err, errlen, "%s: cannot read%s%s: %s", path, sp,
+			 what ? what : "", strerror(er));
+		return -er;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "%s: cannot read%s%s: %s, not a regular "
+			 "file", path, sp, what ? what : "",
+			 file_kind(sb.st_mode));
+		return S_ISDIR(sb.st_mode) ? -EISDIR : -EINVAL;
+	}
+	if (max && (unsigned long long)sb.st_size > max) {
+		close(fd);
+		snprintf(err, errlen, "%s: cannot read%s%s: %llu bytes, more "
+			 "than the limit of %llu", path, sp, what ? what : "",
+			 (unsigned long long)sb.st_size, max);
+		return -EFBIG;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ||
+	    !(*out = fdopen(fd, "r"))) {
+		er = errno;
+		close(fd);
+		snprintf(err, errlen, "%s: cannot read%s%s: %s", path, sp,
+			 what ? what : "", strerror(er));
+		return -er;
+	}
+	return 0;
+}
+
+/* The length of the valid UTF-8 sequence at @p, or 0. */
+static size_t utf8_seq(const unsigned char *p)
+{
+	size_t n, i;
+	unsigned int c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, beyond U+10FFFF. */
+	if ((n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    (c >= 0xd800 && c <= 0xdfff) || c > 0x10ffff)
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		n = utf8_seq(p);
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+char *utf8_escape(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct bytes b = { 0 };
+	char hex[4];
+	size_t n;
+
+	if (utf8_valid(s))
+		return xstrdup(s);
+	while (*p) {
+		n = utf8_seq(p);
+		if (n && *p != '%') {
+			bytes_put(&b, p, n);
+			p += n;
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "%%%02X", *p++);
+		bytes_put(&b, hex, 3);
+	}
+	bytes_put(&b, "", 1);
+	return (char *)b.data;
+}
+
+char *uri_escape(const char *path)
+{
+	const unsigned char *p = (const unsigned char *)path;
+	struct bytes b = { 0 };
+	char hex[4];
+
+	for (; *p; p++) {
+		if (isalnum(*p) || strchr("-._~/", *p)) {
+			bytes_put(&b, p, 1);
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "%%%02X", *p);
+		bytes_put(&b, hex, 3);
+	}
+	bytes_put(&b, "", 1);
+	return (char *)b.data;
 }
 
 int out_open(struct out_file *o, const char *path)

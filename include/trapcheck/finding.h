@@ -42,7 +42,11 @@ struct finding {
 	const char *file;
 	unsigned int line, col;
 	const char *function;	/* the function holding the sink */
+	bool func_static;	/* internal linkage: named with its file */
 	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
+	const char *site_arg;	/* the sink's argument as written, or NULL */
+	unsigned int ordinal;	/* the site's place in its function (the
+				 * graph's gsink.ordinal) */
 	const char *reg;	/* register read, or NULL */
 	const char *trap;	/* its trap class, or NULL */
 	const char *cap;	/* capability checked, or NULL */
@@ -170,18 +174,30 @@ char *chain_text(const struct chain *c, bool calls);
  * configuration has it or none was named.
  */
 json_t *finding_configs_json(const struct finding *f);
+/*
+ * A JSON string of @s made valid UTF-8 (util.h utf8_escape()): jansson
+ * refuses other bytes, and a field must never be dropped; null for NULL.
+ */
+json_t *json_text(const char *s);
 /* Its config_syms, a JSON array of strings. */
 json_t *finding_config_syms_json(const struct finding *f);
 char *finding_configs_text(const struct finding *f);
 
 /*
- * The stable fingerprint of a finding: rule, function, sink, register
- * and root set, which survive unrelated edits (no line numbers). The
- * text form is "rule:function:sink:register:root" ("-" for none); the
- * hash is its 64-bit FNV-1a in hex, for SARIF's partialFingerprints.
+ * The stable fingerprint of a finding, unique per site and root set and
+ * without line numbers, so that it survives unrelated edits: the text
+ * form is "rule:function:sink:argument:root:N", where function is
+ * "name@file" for a static function, argument the sink's as written
+ * (register or capability; "-" for none) and N the site's ordinal among
+ * its function's sites of that sink and argument (1 for the first in
+ * source order). The hash is its 64-bit FNV-1a in hex, for SARIF's
+ * partialFingerprints. finding_fingerprint_v1() is the form of version
+ * 1 baselines, "rule:function:sink:register:root", which two sites in
+ * one function could share (baseline.c reads it by line).
  */
 char *finding_fingerprint(const struct finding *f);
 char *finding_fingerprint_hash(const struct finding *f);
+char *finding_fingerprint_v1(const struct finding *f);
 
 /* Drop the findings @keep says no to, freeing them. */
 void findings_filter(struct findings *fs,

@@ -76,6 +76,12 @@ struct gsink {
 	bool periodic;		/* the site is rate-limited: not hot */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
+	/*
+	 * Its place in its function: 1 for the first site there of the
+	 * same sink with the same argument in source order, 2 for the
+	 * next... (graph_finish()); part of a finding's fingerprint.
+	 */
+	unsigned int ordinal;
 };
 
 /* A call through "struct.member", resolved to every assigned function. */

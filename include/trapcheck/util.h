@@ -132,6 +132,37 @@ struct bytes {
 void bytes_put(struct bytes *b, const void *data, size_t len);
 void bytes_free(struct bytes *b);
 
+/*
+ * Open the input file @path ("the patch", "the baseline": @what names it
+ * in messages) for reading: a FIFO, a device, a socket or a directory is
+ * refused at once (never waited on), as is a file larger than @max bytes
+ * (0: no limit). 0 and *@out, or -errno with "PATH: cannot read WHAT:
+ * REASON" in @err.
+ */
+int input_open(const char *path, const char *what, unsigned long long max,
+	       FILE **out, char *err, size_t errlen);
+/*
+ * The limits on input files (docs/reliability.md): a compile database,
+ * a baseline, a patch; a roots or waivers file.
+ */
+#define INPUT_MAX_TEXT	(1ULL << 30)
+#define INPUT_MAX_LIST	(64ULL << 20)
+
+/* Is @s (NUL-terminated) valid UTF-8? */
+bool utf8_valid(const char *s);
+/*
+ * @s as valid UTF-8, for JSON and SARIF: unchanged when it is; else each
+ * byte that is not part of a valid UTF-8 sequence, and each '%', written
+ * as "%XX" (docs/diagnostics.md, "Paths that are not UTF-8"). A new
+ * string.
+ */
+char *utf8_escape(const char *s);
+/*
+ * @path as a URI path (RFC 3986): every byte but the unreserved ones and
+ * '/' percent-encoded. A new string.
+ */
+char *uri_escape(const char *path);
+
 /* Make @msg one line: newlines and tabs become spaces. */
 void one_line(char *msg);
 

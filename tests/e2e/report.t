@@ -53,7 +53,10 @@ assert names[0].startswith('get_random_bytes_user() calls'), names
 assert names[-1] == 'the sink, in __cpu_has_rng()', names
 assert steps[-1]['location']['physicalLocation']['artifactLocation']['uri'] \
     == 'arch/arm64/include/asm/archrandom.h'
-assert len(rng['partialFingerprints']['trapcheck/v1']) == 16
+assert len(rng['partialFingerprints']['trapcheck/v2']) == 16
+# One fingerprint per result: two sites of one function never share one.
+fps = [r['partialFingerprints']['trapcheck/v2'] for r in run['results']]
+assert len(fps) == len(set(fps)), fps
 p = rng['properties']
 assert p['root'] == 'crng' and p['phase'] == 'boot'
 assert p['register'] == 'ID_AA64ISAR0_EL1' and p['trapClass'] == 'HCR_EL2.TID3'
@@ -72,11 +75,73 @@ cp -a "$FX" fixed
 rc=$?
 check_that "baseline after the __cpu_has_rng() fix: 0 new, 1 fixed" \
 	'[ $rc -eq 0 ] && grep -q "^trapcheck: baseline: 0 new, [0-9]* known, 1 fixed$" new.err'
-sed 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
+# Moved: lines above the read, and above its function; not new.
+sed 's/^	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/	\/* one *\/\n	\/* two *\/\n&/; 1s/^/\/* moved *\/\n/' \
 	"$FX/arch/arm64/include/asm/cpufeature.h" > fixed/arch/arm64/include/asm/cpufeature.h
 "$TRAPCHECK" -p fixed -q $ROOTS --baseline base.json > moved.txt
-check "fingerprints ignore line numbers: a moved, repeated read is no new finding" \
+check "fingerprints ignore line numbers: a moved read is no new finding" \
 	[ $? -eq 0 ]
+# Repeated: a second read in the same function is a second site, new.
+sed 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
+	"$FX/arch/arm64/include/asm/cpufeature.h" > fixed/arch/arm64/include/asm/cpufeature.h
+"$TRAPCHECK" -p fixed $ROOTS --baseline base.json > twice.txt 2> twice.err
+rc=$?
+check_that "a second read in the same function is new: one warning, at its line, exit 1" \
+	'[ $rc -eq 1 ] && [ "$(grep -c ": warning: " twice.txt)" -eq 1 ] &&
+	 grep -q "^arch/arm64/include/asm/cpufeature.h:135:[0-9]*: warning: read_cpuid(ID_AA64MMFR1_EL1)" twice.txt &&
+	 grep -q "^trapcheck: baseline: 1 new, [0-9]* known, 1 fixed$" twice.err'
+
+# Two preempt-guard sites in one function (fault.c, is_el1_permission_fault_hot):
+# a baseline made before the second existed does not hide it.
+FAULT=arch/arm64/mm/fault.c
+cp -a "$FX" one-site
+sed -i 's/^	return this_cpu_has_cap(ARM64_HAS_PAN);$/	return false;/' one-site/$FAULT
+"$TRAPCHECK" -p one-site -q $ROOTS --write-baseline one-site.json > /dev/null
+"$TRAPCHECK" -p "$FX" $ROOTS --baseline one-site.json > second.txt 2> second.err
+rc=$?
+check_that "a second site of a function, added after the baseline: reported (preempt-guard and local-cap-check at fault.c:80)" \
+	'[ $rc -eq 1 ] && [ "$(grep -c ": warning: " second.txt)" -eq 2 ] &&
+	 grep -q "^$FAULT:80:[0-9]*: warning: .*\[preempt-guard\]$" second.txt &&
+	 grep -q "^$FAULT:80:[0-9]*: warning: .*\[local-cap-check\]$" second.txt'
+python3 - base.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert b['trapcheck_baseline'] == 2, b
+fps = [e['fingerprint'] for e in b['findings']]
+assert len(fps) == len(set(fps)), fps
+pg = [f for f in fps if f.startswith('preempt-guard:is_el1_permission_fault_hot@arch/arm64/mm/fault.c:this_cpu_has_cap:')]
+assert sorted(pg) == sorted([
+    'preempt-guard:is_el1_permission_fault_hot@arch/arm64/mm/fault.c:this_cpu_has_cap:ARM64_WORKAROUND_1418040:page-fault:1',
+    'preempt-guard:is_el1_permission_fault_hot@arch/arm64/mm/fault.c:this_cpu_has_cap:ARM64_HAS_PAN:page-fault:1']), pg
+PY
+check "baseline version 2: unique fingerprints, a static function named with its file, the argument and ordinal in each" [ $? -eq 0 ]
+
+# A version 1 baseline (fingerprints rule:function:sink:register:root,
+# one entry for two sites) is still read, by line: the site it was
+# written at is known, the other one is new.
+TRAPCHECK="$TRAPCHECK" python3 - "$FX" <<'PY' > v1.json
+import json, os, subprocess, sys
+out = subprocess.run([os.environ['TRAPCHECK'], '-p', sys.argv[1], '-q',
+                      '--roots', sys.argv[1] + '/variants.roots',
+                      '--format=json'], capture_output=True, text=True).stdout
+seen, entries = set(), []
+for f in json.loads(out)['findings']:
+    for r in [f] + f['also_reached']:
+        fp = ':'.join([f['rule'], f['function'], f['sink'],
+                       f['register'] or '-', r['root']])
+        # Version 1 kept the first site of a shared fingerprint only.
+        if fp in seen or (f['line'] == 80 and f['file'].endswith('fault.c')):
+            continue
+        seen.add(fp)
+        entries.append({'fingerprint': fp, 'file': f['file'], 'line': f['line']})
+print(json.dumps({'trapcheck_baseline': 1, 'findings': entries}))
+PY
+"$TRAPCHECK" -p "$FX" $ROOTS --baseline v1.json > v1.txt 2> v1.err
+rc=$?
+check_that "a version 1 baseline: matched by fingerprint and line, a note says to write it again; the second site is new" \
+	'[ $rc -eq 1 ] && grep -q "^v1.json: note: a version 1 baseline" v1.err &&
+	 [ "$(grep -c ": warning: " v1.txt)" -eq 2 ] &&
+	 [ "$(grep -c "^$FAULT:80:[0-9]*: warning: " v1.txt)" -eq 2 ]'
 
 # The pre-submit flow on a git repository of the fixture.
 cp -a "$FX" repo
