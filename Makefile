@@ -156,6 +156,13 @@ $(PROG): $(PROG_OBJS) $(LIB)
 
 checker/main.o: checker/options.def checker/exits.def
 
+# The LD_PRELOAD shim that makes the Nth write to the database fail
+# (tests/e2e/dbfail.t).
+FAULT_SHIM := tests/fault/failwrite.so
+$(FAULT_SHIM): tests/fault/failwrite.c
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
+
 tests/unit/%: tests/unit/%.c $(LIB)
 	$(quiet) CC $@
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
@@ -175,7 +182,7 @@ demo: all
 # binary; check-full runs ASAN_E2E with the release binary too, and
 # check-asan runs them under the sanitizers alone.
 ASAN_E2E := tests/e2e/db.t tests/e2e/badinput.t tests/e2e/shard.t \
-	    tests/e2e/trust.t tests/e2e/fixture.t
+	    tests/e2e/trust.t tests/e2e/fixture.t tests/e2e/dbfail.t
 CHECK_E2E := $(patsubst tests/e2e/%,tests/asan/%,$(ASAN_E2E)) \
 	     $(if $(filter full,$(TRAPCHECK_KERNEL_PROFILE)),$(wildcard tests/e2e/*.t),\
 	     $(filter-out $(ASAN_E2E),$(wildcard tests/e2e/*.t)))
@@ -184,7 +191,11 @@ CHECK_E2E := $(patsubst tests/e2e/%,tests/asan/%,$(ASAN_E2E)) \
 # real-kernel suites on the focus trees, side by side (what they share is
 # made under a lock: trees, cold runs, variants; docs/testing.md: what runs
 # where, and how long it takes).
-check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
+# dbfail.t: every third write failed and kill point in make check, every
+# one in check-full (docs/testing.md).
+TRAPCHECK_DBFAIL_STEP ?= 3
+export TRAPCHECK_DBFAIL_STEP
+check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
 	+$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
 	    echo "== unit tests under sanitizers (ASan, UBSan, LSan)"; \
@@ -201,7 +212,7 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
 # with what is too slow for every change: -j1 against -jN, the whole
 # database under ASan, --emit-cocci with verification, the quick bench.
 FULL_ENV := TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
-	    EMITCOCCI_VERIFY=1
+	    EMITCOCCI_VERIFY=1 TRAPCHECK_DBFAIL_STEP=1
 check-full:
 	+$(Q)$(FULL_ENV) $(MAKE) check
 	$(Q)bench/run --quick
@@ -228,7 +239,7 @@ $(ASAN_DIR)/test-%: tests/unit/test-%.c $(ASAN_OBJS)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -o $@ $< $(ASAN_OBJS) \
 	    $(LDLIBS) -lcmocka
 
-check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS)
+check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
 	$(Q)fail=0; for t in $(ASAN_TESTS); do echo "== $$t"; \
 	    $(ASAN_ENV) ./$$t || fail=1; done; \
 	    $(ASAN_ENV) TRAPCHECK_BIN=$(CURDIR)/$(ASAN_DIR)/trapcheck \
@@ -264,7 +275,7 @@ bench/parse-modes: bench/parse-modes.c
 clean:
 	$(quiet) CLEAN
 	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*.o checker/*.d checker/arch/*.[od] $(UNIT_TESTS) \
-	    checker/rule-help.inc
+	    checker/rule-help.inc $(FAULT_SHIM)
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
 .PHONY: all check check-full check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci

@@ -51,6 +51,8 @@ struct pool {
 	pthread_mutex_t merge_lock;
 	pthread_mutex_t take_lock;	/* threads: one take_tu() at a time */
 	struct db *fdb;			/* the facts database, or NULL */
+	bool store;			/* parsed facts go into it (not:
+					 * unsaved files, a read-only one) */
 	struct CXUnsavedFile *cx_unsaved; /* opts->unsaved, for libclang */
 	pthread_mutex_t db_lock;
 	size_t *work;			/* entries to parse, in db order */

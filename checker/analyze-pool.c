@@ -35,11 +35,14 @@
 #include "analyze-internal.h"
 
 static volatile sig_atomic_t interrupted;
+/* Stop handing out TUs: a signal, or the database failed (take_tu()). */
+static volatile sig_atomic_t halt;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
+	halt = 1;
 }
 
 bool analysis_interrupted(void)
@@ -154,18 +157,21 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 		if (facts->funcs[k].file &&
 		    strcmp(facts->funcs[k].file, facts->file))
 			claims_take(&p->claims, facts->funcs[k].key, (int)i);
-	if (p->fdb && !p->opts->unsaved) {
+	if (p->fdb && p->store) {
 		/* Stored now (one transaction), read back at the link. */
 		char *key = tu_key(p, fhash, facts->file, facts->includes,
 				   facts->nr_includes);
 
 		pthread_mutex_lock(&p->db_lock);
-		db_store(p->fdb, st->dbkey, key, facts);
+		/* A failed write ends the run: nothing after it is parsed. */
+		if (db_store(p->fdb, st->dbkey, key, facts))
+			halt = 1;
 		pthread_mutex_unlock(&p->db_lock);
 		free(key);
 		tu_facts_free(facts);
 	} else if (p->fdb) {
-		st->facts = *facts;	/* unsaved contents: never stored */
+		/* Unsaved contents, or a read-only database: in memory. */
+		st->facts = *facts;
 		memset(facts, 0, sizeof(*facts));
 	} else {
 		if (!facts->parse_error) {
@@ -211,7 +217,7 @@ static void *worker(void *arg)
 	struct body_skip *skip = new_skip(p);
 	size_t i;
 
-	while (!interrupted &&
+	while (!halt &&
 	       (i = atomic_fetch_add(&p->next, 1)) < p->nr_work) {
 		struct tu_facts facts;
 		uint64_t fhash;
@@ -361,7 +367,7 @@ void run_workers(struct pool *p)
 	struct procpool_opts po = {
 		.jobs = p->opts->jobs,
 		.timeout = p->opts->tu_timeout,
-		.stop = &interrupted,
+		.stop = &halt,
 	};
 	struct procpool_ops ops = {
 		.ctx = p,
@@ -375,10 +381,10 @@ void run_workers(struct pool *p)
 	atomic_store(&p->next, 0);
 	atomic_store(&p->done, 0);
 	p->start = time(NULL);
+	halt = interrupted;
 	if (p->opts->no_isolate)
 		run_threads(p);
-	else if (procpool_run(p->work, p->nr_work, &po, &ops) &&
-		 !interrupted)
+	else if (procpool_run(p->work, p->nr_work, &po, &ops) && !halt)
 		diag_warning("parser processes failed; some TUs were not "
 			     "analysed");
 }

@@ -371,12 +371,13 @@ static void graph_start(struct analysis *a, const struct analysis_opts *o)
  * Every TU the facts database @fdb holds, into the graph; a TU in @seen
  * (linked from an earlier database) is counted, not linked again.
  */
-static void link_stored(struct analysis *a, struct db *fdb,
-			struct strmap *seen)
+static int link_stored(struct analysis *a, struct db *fdb,
+		       struct strmap *seen)
 {
 	struct run_summary *s = &a->summary;
 	char **tus;
 	size_t n, i;
+	int ret = 0;
 
 	n = db_tus(fdb, &tus);
 	for (i = 0; i < n; i++) {
@@ -389,7 +390,7 @@ static void link_stored(struct analysis *a, struct db *fdb,
 		}
 		strmap_put(seen, tus[i], 0);
 		s->entries++;
-		if (!db_load(fdb, tus[i], &f)) {
+		if (!ret && !db_load(fdb, tus[i], &f)) {
 			if (!f.parse_error)
 				s->tus++;
 			if (f.parse_error || f.nr_errors)
@@ -401,9 +402,11 @@ static void link_stored(struct analysis *a, struct db *fdb,
 				graph_merge(&a->graph, &f);
 			tu_facts_free(&f);
 		}
+		ret = db_error(fdb, NULL, 0);
 		free(tus[i]);
 	}
 	free(tus);
+	return ret ? ret : db_error(fdb, NULL, 0);
 }
 
 /*
@@ -424,14 +427,8 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 	strmap_init(&seen);
 	graph_start(a, o);
 	for (i = 0; i < nr && !ret; i++) {
-		/* Read, never made: db_open() would create a missing one. */
-		if (access(paths[i], F_OK)) {
-			snprintf(err, errlen, "%s: cannot read the database: "
-				 "%s", paths[i], strerror(errno));
-			ret = -ENOENT;
-			break;
-		}
-		ret = db_open(&fdb, paths[i], err, errlen);
+		/* Read, never made nor written. */
+		ret = db_open(&fdb, paths[i], DB_READ, err, errlen);
 		if (ret)
 			break;
 		if (!db_root(fdb)) {
@@ -441,7 +438,9 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 		} else {
 			if (!a->root)
 				a->root = xstrdup(db_root(fdb));
-			link_stored(a, fdb, &seen);
+			ret = link_stored(a, fdb, &seen);
+			if (ret)
+				db_error(fdb, err, errlen);
 		}
 		db_close(fdb);
 	}
@@ -483,8 +482,7 @@ static int dbs_arch(const char *const *paths, size_t nr, char *err,
 		size_t n = config_name_len(paths[i]);
 		const char *file = n ? paths[i] + n + 1 : paths[i];
 
-		if (access(file, F_OK) ||
-		    db_open(&fdb, file, ignore, sizeof(ignore)))
+		if (db_open(&fdb, file, DB_READ, ignore, sizeof(ignore)))
 			continue;
 		if (!db_arch(fdb)) {
 			db_close(fdb);
@@ -877,6 +875,40 @@ static void parse_all(struct pool *p, struct strmap *prev_owned)
 	restore_signals(old);
 }
 
+/*
+ * The facts database of a run: the architecture checked before anything
+ * is written (a refused run leaves the file as it was), then the tree
+ * and the run recorded. One this process may not write is read: what
+ * changed is parsed into memory, nothing stored.
+ */
+static int open_db(struct pool *p, const struct analysis_opts *o,
+		   struct analysis *a, char *err, size_t errlen)
+{
+	int ret = db_open(&p->fdb, o->db_path, DB_WRITE, err, errlen);
+
+	if (ret)
+		return ret;
+	ret = db_check_arch(p->fdb, arch_current()->name, err, errlen);
+	if (ret)
+		return ret;
+	p->store = !o->unsaved && !db_readonly(p->fdb);
+	if (db_readonly(p->fdb)) {
+		diag_at(o->db_path, "note", "cannot write the database (%s): "
+			"what changed is analysed in memory, not stored",
+			db_readonly_why(p->fdb));
+		return 0;
+	}
+	/*
+	 * Keys and paths are relative to the tree: the database of a tree
+	 * that moved, or of the tree a copy was made from, is this tree's
+	 * now (what differs is parsed again).
+	 */
+	ret = db_begin_run(p->fdb, a->root, arch_current()->name, p->store);
+	if (ret)
+		db_error(p->fdb, err, errlen);
+	return ret;
+}
+
 /* The link: every TU's facts, stored or new, in db order. */
 static void link_from_db(struct pool *p)
 {
@@ -897,8 +929,11 @@ static void link_from_db(struct pool *p)
 			keep[nr_keep++] = rel;
 			continue;
 		}
-		/* Kept or just stored; with unsaved files, in memory. */
-		if ((st->reused || !p->opts->unsaved) &&
+		/*
+		 * Kept or just stored; with unsaved files or a read-only
+		 * database, parsed into memory.
+		 */
+		if ((st->reused || p->store) &&
 		    !db_load(p->fdb, rel, &st->facts)) {
 			a->summary.from_db += st->reused;
 			st->parse_error = st->facts.parse_error;
@@ -911,7 +946,7 @@ static void link_from_db(struct pool *p)
 		tu_facts_free(&st->facts);
 		keep[nr_keep++] = rel;
 	}
-	if (!p->opts->unsaved)
+	if (p->store && !db_error(p->fdb, NULL, 0))
 		a->summary.removed = db_prune(p->fdb, keep, nr_keep);
 	for (i = 0; i < nr_keep; i++)
 		free((char *)keep[i]);
@@ -954,18 +989,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	strmap_init(&prev_owned);
 
 	if (o->db_path) {
-		ret = db_open(&p.fdb, o->db_path, err, errlen);
-		if (ret)
-			goto out_free;
-		/*
-		 * Keys and paths are relative to the tree: the database of a
-		 * tree that moved, or of the tree a copy was made from, is
-		 * this tree's now (what differs is parsed again).
-		 */
-		if (!db_root(p.fdb) || strcmp(db_root(p.fdb), a->root))
-			db_set_root(p.fdb, a->root);
-		ret = db_claim_arch(p.fdb, arch_current()->name, err,
-				    errlen);
+		ret = open_db(&p, o, a, err, errlen);
 		if (ret)
 			goto out_free;
 	}
@@ -978,16 +1002,30 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			p.work[p.nr_work++] = i;
 	a->summary.parsed = p.nr_work;
 
-	parse_all(&p, &prev_owned);
+	ret = p.fdb ? db_error(p.fdb, err, errlen) : 0;
+	if (!ret)
+		parse_all(&p, &prev_owned);
+	if (!ret && p.fdb)
+		ret = db_error(p.fdb, err, errlen);
+	if (ret)
+		goto out_free;
 	if (analysis_interrupted()) {
 		snprintf(err, errlen, "interrupted: %zu TUs parsed%s",
-			 (size_t)atomic_load(&p.done), p.fdb ?
+			 (size_t)atomic_load(&p.done), p.store ?
 			 " and stored in the database" : "");
+		if (p.fdb)
+			db_end_run(p.fdb, false);
 		ret = -EINTR;
 		goto out_free;
 	}
-	if (p.fdb)
+	if (p.fdb) {
 		link_from_db(&p);
+		ret = db_end_run(p.fdb, true);
+		if (ret) {
+			db_error(p.fdb, err, errlen);
+			goto out_free;
+		}
+	}
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise(&p);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prog.h"
@@ -25,6 +26,13 @@
 #include "trapcheck/emit.h"
 #include "trapcheck/flags.h"
 #include "trapcheck/rules.h"
+
+static bool is_regular(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISREG(sb.st_mode);
+}
 
 /* Functions other TUs already stored the bodies of: not extracted again. */
 static void preclaim(struct db *fdb, struct claims *c, const char *self)
@@ -60,8 +68,11 @@ static bool store_facts(struct db *fdb, const char *dbpath, const char *rel,
 	 */
 	char *key = xasprintf("check:%s", rel);
 	bool ok = !db_store(fdb, rel, key, facts);
+	char err[1024];
 
-	if (!ok)
+	if (!ok && db_error(fdb, err, sizeof(err)))
+		diag_error("%s", err);
+	else if (!ok)
 		diag_error("%s: cannot store the facts of %s", dbpath, rel);
 	free(key);
 	return ok;
@@ -124,21 +135,43 @@ int cmd_check(int argc, char **argv)
 	if (arch)
 		arch_set(arch);
 
-	if (db_open(&fdb, ca.dbpath, err, sizeof(err))) {
+	/* Nothing is stored for a file that is not there. */
+	if (access(e.file, R_OK) || !is_regular(e.file)) {
+		diag_error("%s: cannot read: %s", ca.file, access(e.file, R_OK) ?
+			   strerror(errno) : "not a regular file");
+		ret = TC_EXIT_USAGE;
+		goto out_free_entry;
+	}
+	if (db_open(&fdb, ca.dbpath, DB_WRITE, err, sizeof(err))) {
 		diag_error("%s", err);
 		ret = TC_EXIT_USAGE;
 		goto out_free_entry;
+	}
+	if (db_readonly(fdb)) {
+		diag_error("%s: cannot write the database: %s", ca.dbpath,
+			   db_readonly_why(fdb));
+		ret = TC_EXIT_OUTPUT;
+		goto out_close;
+	}
+	if (db_check_arch(fdb, arch_current()->name, err, sizeof(err))) {
+		diag_error("%s", err);
+		ret = TC_EXIT_USAGE;
+		goto out_close;
 	}
 	if (!db_root(fdb)) {
 		/* kbuild runs CHECK in the build tree; O=: BUILD/source */
 		char *src = compdb_srctree_of_build(e.directory);
 
-		db_set_root(fdb, src);
+		ret = db_begin_run(fdb, src, arch_current()->name, false);
 		free(src);
+	} else {
+		ret = db_begin_run(fdb, db_root(fdb), arch_current()->name,
+				   false);
 	}
-	if (db_claim_arch(fdb, arch_current()->name, err, sizeof(err))) {
+	if (ret) {
+		db_error(fdb, err, sizeof(err));
 		diag_error("%s", err);
-		ret = TC_EXIT_USAGE;
+		ret = TC_EXIT_OUTPUT;
 		goto out_close;
 	}
 	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE) {
@@ -166,6 +199,13 @@ int cmd_check(int argc, char **argv)
 		diag_at(rel, "note", "parsed with %u error%s, first: %s",
 			facts.nr_errors, facts.nr_errors == 1 ? "" : "s",
 			facts.first_error);
+	if (facts.parse_error == TU_NOT_READ) {
+		/* Not stored: no phantom TU for a later report. */
+		diag_at(rel, "warning", "trapcheck: not analysed: %s",
+			facts.first_error ? facts.first_error : "not read");
+		ret = ca.fail ? TC_EXIT_OUTPUT : 0;
+		goto out_free_facts;
+	}
 	if (!store_facts(fdb, ca.dbpath, rel, &facts))
 		ret = TC_EXIT_OUTPUT;
 	if (report_one(&facts) && ca.fail && !ret)

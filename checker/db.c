@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -18,6 +19,21 @@ struct db {
 	char *path;
 	char *root;
 	char *arch;
+	enum db_mode mode;
+	bool readonly;		/* opened for reading only */
+	bool running;		/* this process marked a run in progress */
+	/*
+	 * What db_begin_run() asked to record, written with the run's first
+	 * write (a run that writes nothing leaves the file as it was).
+	 */
+	bool pending, new_root, new_arch, track;
+	bool was_unclean;	/* its last run did not end */
+	/*
+	 * The first failure: -EIO (a write), -EBADMSG (damage found on a
+	 * read); its message in error[].
+	 */
+	int failed;
+	char error[512];
 	/* This run's file hashes: each file is stat()ed and looked up once. */
 	struct strmap hashes;
 	char **hash_v;
@@ -83,18 +99,75 @@ static char *schema_sql(void)
 	return (char *)b.data;
 }
 
+/* The reason of SQLite's last failure, with the system's where known. */
+static void why(struct db *db, char *buf, size_t len)
+{
+	int sys = sqlite3_system_errno(db->h);
+
+	if (sys && sqlite3_errcode(db->h) != SQLITE_CORRUPT)
+		snprintf(buf, len, "%s (%s)", sqlite3_errmsg(db->h),
+			 strerror(sys));
+	else
+		snprintf(buf, len, "%s", sqlite3_errmsg(db->h));
+}
+
+/* Remember the first failure; returns @ret. */
+static int db_fail(struct db *db, int ret)
+{
+	char reason[256];
+	int code = sqlite3_errcode(db->h);
+
+	if (db->failed)
+		return ret;
+	why(db, reason, sizeof(reason));
+	if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) {
+		db->failed = -EBADMSG;
+		snprintf(db->error, sizeof(db->error), "%s: a damaged database "
+			 "(%s): remove it to start again", db->path, reason);
+	} else {
+		db->failed = ret;
+		snprintf(db->error, sizeof(db->error), "%s: cannot %s the "
+			 "database: %s", db->path, ret == -EIO ? "write" :
+			 "read", reason);
+	}
+	return ret;
+}
+
 static int exec(struct db *db, const char *sql)
 {
 	return sqlite3_exec(db->h, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 :
 	       -EIO;
 }
 
+/* A write: its failure is the run's (db_error()). */
+static int exec_w(struct db *db, const char *sql)
+{
+	return exec(db, sql) ? db_fail(db, -EIO) : 0;
+}
+
+/* The end of a read loop: SQLITE_DONE, or damage (or I/O) recorded. */
+static int read_end(struct db *db, int rc)
+{
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	return db_fail(db, -EBADMSG);
+}
+
+int db_error(const struct db *db, char *err, size_t errlen)
+{
+	if (db->failed)
+		snprintf(err, errlen, "%s", db->error);
+	return db->failed;
+}
+
 static sqlite3_stmt *prep(struct db *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+		db_fail(db, -EBADMSG);
 		return NULL;
+	}
 	return st;
 }
 
@@ -103,12 +176,15 @@ static char *select_text(struct db *db, const char *sql, const char *arg)
 {
 	sqlite3_stmt *st = prep(db, sql);
 	char *v = NULL;
+	int rc;
 
 	if (!st)
 		return NULL;
 	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
 		v = xstrdup((const char *)sqlite3_column_text(st, 0));
+	read_end(db, rc);
 	sqlite3_finalize(st);
 	return v;
 }
@@ -120,63 +196,146 @@ static char *meta_get(struct db *db, const char *key)
 
 static int meta_set(struct db *db, const char *key, const char *value)
 {
-	sqlite3_stmt *st = prep(db, "INSERT OR REPLACE INTO meta VALUES (?, ?)");
+	sqlite3_stmt *st;
 	int ret;
 
+	if (db->readonly)
+		return db_fail(db, -EIO);
+	st = prep(db, "INSERT OR REPLACE INTO meta VALUES (?, ?)");
 	if (!st)
-		return -EIO;
+		return db_fail(db, -EIO);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
-	ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, -EIO);
 	sqlite3_finalize(st);
 	return ret;
 }
 
-int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
+/* The first line PRAGMA quick_check gives: "ok", or the damage. */
+static char *quick_check(struct db *db)
+{
+	char *v = select_text(db, "PRAGMA quick_check(1)", NULL);
+
+	return v ? v : xstrdup(db->failed ? db->error : "no answer");
+}
+
+/*
+ * Before SQLite opens @path: a FIFO, a directory or a device is refused
+ * (SQLite would wait on a FIFO, or take a device), and so is an empty
+ * file or a missing one where nothing may be created. Also notes a file
+ * this process may not write.
+ */
+static int check_file(struct db *db, const char *path, enum db_mode mode,
+		      char *err, size_t errlen)
+{
+	struct stat sb;
+
+	if (!*path) {
+		snprintf(err, errlen, "'': cannot open the database: an "
+			 "empty path");
+		return -EINVAL;
+	}
+	if (stat(path, &sb)) {
+		if (errno != ENOENT || mode == DB_READ) {
+			snprintf(err, errlen, "%s: cannot read the database: "
+				 "%s", path, strerror(errno));
+			return errno == ENOENT ? -ENOENT : -EACCES;
+		}
+		return 0;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a trapcheck database: %s, not "
+			 "a regular file", path, S_ISDIR(sb.st_mode) ?
+			 "a directory" : S_ISFIFO(sb.st_mode) ? "a FIFO" :
+			 "a device or socket");
+		return -EINVAL;
+	}
+	if (mode == DB_READ && !sb.st_size) {
+		snprintf(err, errlen, "%s: not a trapcheck database (an empty "
+			 "file)", path);
+		return -EINVAL;
+	}
+	if (mode == DB_WRITE && access(path, W_OK)) {
+		db->readonly = true;
+		snprintf(db->error, sizeof(db->error), "%s", strerror(errno));
+	}
+	return 0;
+}
+
+/*
+ * Tables of a new database, under the write lock, so that a process
+ * never sees the tables of another one half made.
+ */
+static int set_up(struct db *db, bool fresh, const char *want, char *err,
+		  size_t errlen)
+{
+	char *schema = schema_sql();
+	int ret = exec(db, schema);
+
+	free(schema);
+	if (ret || (fresh && meta_set(db, "trapcheck_schema", want)) ||
+	    exec(db, "COMMIT")) {
+		why(db, err, errlen);
+		schema = xstrdup(err);
+		snprintf(err, errlen, "%s: cannot set up the database: %s",
+			 db->path, schema);
+		free(schema);
+		exec(db, "ROLLBACK");
+		return -EIO;
+	}
+	return 0;
+}
+
+int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
+	    size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	sqlite3_stmt *st;
-	char *ver, want[16], *schema;
-	bool fresh;
-	int i, ret;
+	char *ver, want[16], *state = NULL, *qc;
+	bool fresh, write;
+	int i, ret, flags;
 
 	*dbp = NULL;
 	db->path = xstrdup(path);
+	db->mode = mode;
 	strmap_init(&db->hashes);
-	if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE |
-			    SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+	ret = check_file(db, path, mode, err, errlen);
+	if (ret)
+		goto err_close;
+	db->readonly |= mode == DB_READ;
+	write = !db->readonly;
+	flags = write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
+			SQLITE_OPEN_READONLY;
+	ret = -EINVAL;
+	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open the database: %s", path,
 			 sqlite3_errmsg(db->h));
 		goto err_close;
 	}
+	sqlite3_extended_result_codes(db->h, 0);
 	sqlite3_busy_timeout(db->h, 60000);
+	/* Damage in a page's cells is found when it is read. */
+	exec(db, "PRAGMA cell_size_check=ON");
 	/* Is it a database at all? */
 	st = prep(db, "SELECT count(*) FROM sqlite_master");
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
 		snprintf(err, errlen, "%s: not a trapcheck database (not "
-			 "SQLite, or corrupt): %s", path, sqlite3_errmsg(db->h));
+			 "SQLite, or damaged): %s", path, sqlite3_errmsg(db->h));
 		sqlite3_finalize(st);
 		goto err_close;
 	}
-	sqlite3_finalize(st);
-	/* WAL: readers and one writer at a time (make -j runs many of us). */
-	for (i = 0; i < 100 && exec(db, "PRAGMA journal_mode=WAL"); i++)
-		sqlite3_sleep(50);
-	exec(db, "PRAGMA synchronous=NORMAL");
-	/*
-	 * Creation and the version check under the write lock, so that a
-	 * process never sees the tables of another one half made.
-	 */
-	if (exec(db, "BEGIN IMMEDIATE")) {
-		snprintf(err, errlen, "%s: cannot lock the database: %s", path,
-			 sqlite3_errmsg(db->h));
-		goto err_close;
-	}
-	st = prep(db, "SELECT count(*) FROM sqlite_master");
-	fresh = st && sqlite3_step(st) == SQLITE_ROW &&
-		sqlite3_column_int(st, 0) == 0;
+	fresh = !sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	snprintf(want, sizeof(want), "%d", DB_SCHEMA_VERSION);
+	if (fresh && db->readonly) {
+		if (mode == DB_READ)
+			snprintf(err, errlen, "%s: not a trapcheck database "
+				 "(no tables)", path);
+		else
+			snprintf(err, errlen, "%s: cannot write the database: "
+				 "%s", path, db->error);
+		goto err_close;
+	}
 	if (!fresh) {
 		ver = meta_get(db, "trapcheck_schema");
 		if (!ver || strcmp(ver, want)) {
@@ -186,29 +345,83 @@ int db_open(struct db **dbp, const char *path, char *err, size_t errlen)
 				     : "not a trapcheck database",
 				 ver ? ver : "none", want);
 			free(ver);
-			exec(db, "ROLLBACK");
 			goto err_close;
 		}
 		free(ver);
+		/*
+		 * A run that did not end (killed, a failed write, no space)
+		 * may have left damage a clean one would not: look first.
+		 */
+		state = meta_get(db, "run");
+		db->was_unclean = state && strcmp(state, "done");
+		if (db->was_unclean) {
+			qc = quick_check(db);
+			if (strcmp(qc, "ok")) {
+				one_line(qc);
+				snprintf(err, errlen, "%s: a damaged database "
+					 "(%s): remove it to start again",
+					 path, qc);
+				free(qc);
+				ret = -EBADMSG;
+				goto err_close;
+			}
+			free(qc);
+		}
+		if (db->failed) {
+			snprintf(err, errlen, "%s", db->error);
+			ret = db->failed;
+			goto err_close;
+		}
 	}
-	schema = schema_sql();
-	ret = exec(db, schema);
-	free(schema);
-	if (ret || (fresh && meta_set(db, "trapcheck_schema", want)) ||
-	    exec(db, "COMMIT")) {
-		snprintf(err, errlen, "%s: cannot set up the database: %s",
-			 path, sqlite3_errmsg(db->h));
-		exec(db, "ROLLBACK");
+	if (mode == DB_READ && state && strcmp(state, "done")) {
+		snprintf(err, errlen, "%s: its last run did not end (%s): its "
+			 "facts may be incomplete; run trapcheck -p TREE --db "
+			 "%s to finish it", path, !strcmp(state, "interrupted") ?
+			 "interrupted" : "killed, failed or still running",
+			 path);
 		goto err_close;
 	}
+	if (write) {
+		/* WAL: readers and one writer at a time (make -j runs us). */
+		for (i = 0; (ret = exec(db, "PRAGMA journal_mode=WAL")) &&
+		     sqlite3_errcode(db->h) == SQLITE_BUSY && i < 100; i++)
+			sqlite3_sleep(50);
+		if (ret || exec(db, "PRAGMA synchronous=NORMAL")) {
+			why(db, err, errlen);
+			qc = xstrdup(err);
+			snprintf(err, errlen, "%s: cannot set up the database: "
+				 "%s", path, qc);
+			free(qc);
+			ret = -EIO;
+			goto err_close;
+		}
+		if (exec(db, "BEGIN IMMEDIATE")) {
+			snprintf(err, errlen, "%s: cannot lock the database: "
+				 "%s", path, sqlite3_errmsg(db->h));
+			ret = sqlite3_errcode(db->h) == SQLITE_BUSY ? -EINVAL :
+								   -EIO;
+			goto err_close;
+		}
+		ret = set_up(db, fresh, want, err, errlen);
+		if (ret)
+			goto err_close;
+	}
+	free(state);
 	db->root = meta_get(db, "root");
 	db->arch = meta_get(db, "arch");
+	if (db->failed) {
+		snprintf(err, errlen, "%s", db->error);
+		ret = db->failed;
+		db_close(db);
+		return ret;
+	}
 	*dbp = db;
 	return 0;
 
 err_close:
+	free(state);
 	db_close(db);
-	return -EINVAL;
+	return ret;
 }
 
 void db_close(struct db *db)
@@ -224,16 +437,19 @@ void db_close(struct db *db)
 	free(db);
 }
 
+bool db_readonly(const struct db *db)
+{
+	return db->readonly;
+}
+
+const char *db_readonly_why(const struct db *db)
+{
+	return db->readonly && db->mode == DB_WRITE ? db->error : NULL;
+}
+
 const char *db_root(struct db *db)
 {
 	return db->root;
-}
-
-int db_set_root(struct db *db, const char *root)
-{
-	free(db->root);
-	db->root = xstrdup(root);
-	return meta_set(db, "root", root);
 }
 
 const char *db_arch(struct db *db)
@@ -241,8 +457,7 @@ const char *db_arch(struct db *db)
 	return db->arch;
 }
 
-int db_claim_arch(struct db *db, const char *arch, char *err,
-		  size_t errlen)
+int db_check_arch(struct db *db, const char *arch, char *err, size_t errlen)
 {
 	if (db->arch && strcmp(db->arch, arch)) {
 		snprintf(err, errlen, "%s: its facts are of arch/%s, this run "
@@ -250,14 +465,61 @@ int db_claim_arch(struct db *db, const char *arch, char *err,
 			 db->path, db->arch, arch);
 		return -EINVAL;
 	}
-	if (db->arch)
+	return 0;
+}
+
+int db_begin_run(struct db *db, const char *root, const char *arch,
+		 bool track)
+{
+	if (db->readonly)
 		return 0;
-	db->arch = xstrdup(arch);
-	if (meta_set(db, "arch", arch)) {
-		snprintf(err, errlen, "%s: cannot store the architecture: %s",
-			 db->path, sqlite3_errmsg(db->h));
-		return -EIO;
+	db->new_root = !db->root || strcmp(db->root, root);
+	if (db->new_root) {
+		free(db->root);
+		db->root = xstrdup(root);
 	}
+	db->new_arch = !db->arch;
+	if (db->new_arch)
+		db->arch = xstrdup(arch);
+	db->track = track;
+	db->pending = db->new_root || db->new_arch || track;
+	return 0;
+}
+
+/*
+ * Before the run's first write (in its transaction): the tree, the
+ * architecture and, tracked, "a run in progress", as db_begin_run()
+ * asked.
+ */
+static int first_write(struct db *db)
+{
+	if (!db->pending)
+		return 0;
+	if ((db->new_root && meta_set(db, "root", db->root)) ||
+	    (db->new_arch && meta_set(db, "arch", db->arch)) ||
+	    (db->track && meta_set(db, "run", "running")))
+		return -EIO;
+	db->pending = false;
+	db->running = db->track;
+	return 0;
+}
+
+int db_end_run(struct db *db, bool done)
+{
+	if (db->readonly || db->failed)
+		return db->failed;
+	/* A run that wrote nothing ends one that did not end, too. */
+	if (!db->running && !(done && db->track && db->was_unclean))
+		return 0;
+	if (first_write(db) ||
+	    meta_set(db, "run", done ? "done" : "interrupted"))
+		return -EIO;
+	db->running = false;
+	/* What the WAL holds, into the database file: failures are said. */
+	if (sqlite3_wal_checkpoint_v2(db->h, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+				      NULL, NULL) != SQLITE_OK &&
+	    sqlite3_errcode(db->h) != SQLITE_BUSY)
+		return db_fail(db, -EIO);
 	return 0;
 }
 
@@ -293,13 +555,17 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 	st = prep(db, "SELECT hash FROM file WHERE path = ? AND mtime = ? AND "
 		  "size = ?");
 	if (st) {
+		int rc;
+
 		sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 2, (sqlite3_int64)sb.st_mtim.tv_sec *
 				   1000000000 + sb.st_mtim.tv_nsec);
 		sqlite3_bind_int64(st, 3, sb.st_size);
-		if (sqlite3_step(st) == SQLITE_ROW)
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
 			hash = xstrdup((const char *)sqlite3_column_text(st,
 									   0));
+		read_end(db, rc);
 		sqlite3_finalize(st);
 	}
 	if (hash) {
@@ -317,6 +583,10 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 		}
 	fclose(f);
 	hash = xasprintf("%016llx", (unsigned long long)h);
+	if (db->readonly || db->failed)
+		return hash;	/* the cache is not kept */
+	if (first_write(db))
+		return hash;	/* the failure is the run's */
 	st = prep(db, "INSERT OR REPLACE INTO file VALUES (?, ?, ?, ?)");
 	if (st) {
 		sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
@@ -324,8 +594,11 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 				   1000000000 + sb.st_mtim.tv_nsec);
 		sqlite3_bind_int64(st, 3, sb.st_size);
 		sqlite3_bind_text(st, 4, hash, -1, SQLITE_STATIC);
-		sqlite3_step(st);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			db_fail(db, -EIO);
 		sqlite3_finalize(st);
+	} else {
+		db_fail(db, -EIO);
 	}
 	return hash;
 }
@@ -334,12 +607,15 @@ static sqlite3_int64 tu_id(struct db *db, const char *path)
 {
 	sqlite3_stmt *st = prep(db, "SELECT id FROM tu WHERE path = ?");
 	sqlite3_int64 id = -1;
+	int rc;
 
 	if (!st)
 		return -1;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
 		id = sqlite3_column_int64(st, 0);
+	read_end(db, rc);
 	sqlite3_finalize(st);
 	return id;
 }
@@ -347,6 +623,13 @@ static sqlite3_int64 tu_id(struct db *db, const char *path)
 char *db_tu_key(struct db *db, const char *path)
 {
 	return select_text(db, "SELECT key FROM tu WHERE path = ?", path);
+}
+
+static char *col_str(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
 }
 
 static size_t column_list(struct db *db, const char *sql, const char *arg,
@@ -357,15 +640,20 @@ static size_t column_list(struct db *db, const char *sql, const char *arg,
 	char **v = NULL, **v2 = NULL;
 
 	if (st) {
+		int rc;
+
 		if (arg)
 			sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			*PUSH(v, nr, alloc) = xstrdup((const char *)
-				sqlite3_column_text(st, 0));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const unsigned char *a = sqlite3_column_text(st, 0);
+			const unsigned char *b = sqlite3_column_text(st, 1);
+
+			*PUSH(v, nr, alloc) = xstrdup(a ? (const char *)a : "");
 			if (out2)
-				*PUSH(v2, nr2, alloc2) = xstrdup((const char *)
-					sqlite3_column_text(st, 1));
+				*PUSH(v2, nr2, alloc2) =
+					xstrdup(b ? (const char *)b : "");
 		}
+		read_end(db, rc);
 		sqlite3_finalize(st);
 	}
 	*out = v;
@@ -406,7 +694,7 @@ static int delete_from(struct db *db, const char *table, sqlite3_int64 id)
 {
 	char *sql = xasprintf("DELETE FROM \"%s\" WHERE tu = %lld", table,
 			      (long long)id);
-	int r = exec(db, sql);
+	int r = exec_w(db, sql);
 
 	free(sql);
 	return r;
@@ -426,9 +714,9 @@ static int delete_tu(struct db *db, sqlite3_int64 id)
 }
 
 /* Run @st to completion and reset it for the next row. */
-static int done(sqlite3_stmt *st)
+static int done(struct db *db, sqlite3_stmt *st)
 {
-	int r = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	int r = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, -EIO);
 
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
@@ -482,14 +770,14 @@ static int store_record(struct db *db, sqlite3_int64 id,
 	char *v = *fact_array(f, r->array);
 	size_t nr = *fact_count(f, r->count), i, k;
 	sqlite3_stmt *st = insert(db, r->table, r->nr_fields);
-	int ret = st ? 0 : -EIO;
+	int ret = st ? 0 : db_fail(db, -EIO);
 
 	for (i = 0; !ret && i < nr; i++) {
 		sqlite3_bind_int64(st, 1, id);
 		for (k = 0; k < r->nr_fields; k++)
 			bind_field(st, (int)k + 2, &r->fields[k],
 				   v + i * r->size);
-		ret = done(st);
+		ret = done(db, st);
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -502,12 +790,12 @@ static int store_strlist(struct db *db, sqlite3_int64 id,
 	char **v = *(char ***)fact_array(f, l->array);
 	size_t nr = *fact_count(f, l->count), i;
 	sqlite3_stmt *st = insert(db, l->table, 1);
-	int ret = st ? 0 : -EIO;
+	int ret = st ? 0 : db_fail(db, -EIO);
 
 	for (i = 0; !ret && i < nr; i++) {
 		sqlite3_bind_int64(st, 1, id);
 		bind_str(st, 2, v[i]);
-		ret = done(st);
+		ret = done(db, st);
 	}
 	sqlite3_finalize(st);
 	return ret;
@@ -521,14 +809,17 @@ int db_store(struct db *db, const char *path, const char *key,
 	size_t i;
 	int r = 0;
 
-	if (exec(db, "BEGIN IMMEDIATE"))
+	if (db->readonly || db->failed)
 		return -EIO;
-	id = tu_id(db, path);
+	if (exec_w(db, "BEGIN IMMEDIATE"))
+		return -EIO;
+	r = first_write(db);
+	id = r ? -1 : tu_id(db, path);
 	if (id >= 0)
 		r = delete_tu(db, id);
 	st = prep(db, "INSERT OR REPLACE INTO tu VALUES (?, ?, ?, ?, ?, ?, ?, "
 		  "?, ?)");
-	if (r || !st)
+	if (r || !st || db->failed)
 		goto err_rollback;
 	if (id >= 0)
 		sqlite3_bind_int64(st, 1, id);
@@ -542,33 +833,25 @@ int db_store(struct db *db, const char *path, const char *key,
 	sqlite3_bind_int(st, 7, f->retried);
 	sqlite3_bind_int(st, 8, f->have_ftr);
 	sqlite3_bind_int(st, 9, f->have_caps);
-	if (done(st))
-		goto err_rollback;
+	r = done(db, st);
 	sqlite3_finalize(st);
+	st = NULL;
+	if (r)
+		goto err_rollback;
 	id = sqlite3_last_insert_rowid(db->h);
 	for (i = 0; !r && i < fact_records_size; i++)
 		r = store_record(db, id, f, &fact_records[i]);
 	for (i = 0; !r && i < fact_strlists_size; i++)
 		r = store_strlist(db, id, f, &fact_strlists[i]);
-	if (r)
-		goto err_rollback;
-	st = NULL;
-	if (exec(db, "COMMIT"))
+	if (r || exec_w(db, "COMMIT"))
 		goto err_rollback;
 	return 0;
 
 err_rollback:
 	sqlite3_finalize(st);
+	db_fail(db, -EIO);
 	exec(db, "ROLLBACK");
-	(void)r;
 	return -EIO;
-}
-
-static char *col_str(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
 }
 
 /* Read one column of a row into a field; false: a sink this build dropped. */
@@ -608,6 +891,7 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	sqlite3_stmt *st;
 	size_t k;
 	char *s;
+	int rc;
 
 	bytes_put(&b, "SELECT ", 7);
 	for (k = 0; k < r->nr_fields; k++) {
@@ -623,7 +907,7 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		void *e = fact_push(f, r);
 		bool keep = true;
 
@@ -637,6 +921,7 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 			(*fact_count(f, r->count))--;
 		}
 	}
+	read_end(db, rc);
 	sqlite3_finalize(st);
 }
 
@@ -648,13 +933,15 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	sqlite3_stmt *st = prep(db, sql);
 	char ***v = (char ***)fact_array(f, l->array);
 	size_t *nr = fact_count(f, l->count), *alloc = fact_count(f, l->alloc);
+	int rc;
 
 	free(sql);
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		*PUSH(*v, *nr, *alloc) = col_str(st, 0);
+	read_end(db, rc);
 	sqlite3_finalize(st);
 }
 
@@ -663,6 +950,7 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	sqlite3_int64 id;
 	sqlite3_stmt *st;
 	size_t i;
+	int rc;
 
 	memset(f, 0, sizeof(*f));
 	st = prep(db, "SELECT id, parse_error, nr_errors, first_error, retried,"
@@ -670,9 +958,11 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	if (!st)
 		return -EIO;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		read_end(db, rc);
 		sqlite3_finalize(st);
-		return -ENOENT;
+		return db->failed ? db->failed : -ENOENT;
 	}
 	id = sqlite3_column_int64(st, 0);
 	f->file = xstrdup(path);
@@ -687,13 +977,21 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 		load_record(db, id, f, &fact_records[i]);
 	for (i = 0; i < fact_strlists_size; i++)
 		load_strlist(db, id, f, &fact_strlists[i]);
+	if (db->failed) {
+		tu_facts_free(f);
+		return db->failed;
+	}
 	return 0;
 }
 
 size_t db_prune(struct db *db, const char *const *keep, size_t nr)
 {
 	char **all;
-	size_t n = db_tus(db, &all), i, j, removed = 0;
+	size_t n, i, j, removed = 0;
+
+	if (db->readonly)
+		return 0;
+	n = db_tus(db, &all);
 
 	for (i = 0; i < n; i++) {
 		bool kept = false;
@@ -705,9 +1003,9 @@ size_t db_prune(struct db *db, const char *const *keep, size_t nr)
 			char *sql = xasprintf("DELETE FROM tu WHERE id = %lld",
 					      (long long)id);
 
-			if (!exec(db, "BEGIN IMMEDIATE") &&
-			    !delete_tu(db, id) && !exec(db, sql) &&
-			    !exec(db, "COMMIT"))
+			if (!db->failed && !exec_w(db, "BEGIN IMMEDIATE") &&
+			    !first_write(db) && !delete_tu(db, id) &&
+			    !exec_w(db, sql) && !exec_w(db, "COMMIT"))
 				removed++;
 			else
 				exec(db, "ROLLBACK");

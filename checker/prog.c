@@ -106,6 +106,8 @@ int prog_analyse(struct prog *p, struct analysis *a)
 		diag_status("%s", err);
 		return TC_EXIT_INTERRUPTED;
 	}
+	if (ret == -EIO)
+		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (ret)
 		return prog_fail(err, TC_EXIT_USAGE);
 	if (strcmp(p->context, "all")) {

@@ -95,8 +95,9 @@ struct analysis {
 };
 
 /*
- * Run the whole pipeline with root sets @roots. Returns 0, or a negative
- * errno with a one-line message in @err (the database could not be read).
+ * Run the whole pipeline with root sets @roots. Returns 0, -EINTR (interrupted), -EIO (the facts database could not be
+ * written: exit 3) or another negative errno (bad input: exit 2), the
+ * message in @err.
  */
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);

@@ -27,24 +27,55 @@
 
 struct db;
 
-/* Open (creating it if needed) @path; -EINVAL for a foreign file. */
-int db_open(struct db **dbp, const char *path, char *err, size_t errlen);
+enum db_mode {
+	DB_WRITE,	/* a run: created if missing, facts stored */
+	DB_READ,	/* report and queries: read only, never made */
+};
+
+/*
+ * Open @path. Refused (-errno, one line in @err): not a regular file, a
+ * database of another version or program, damage (-EBADMSG: PRAGMA
+ * quick_check when the last run did not end), and, read only, a missing
+ * or empty file or one whose last run did not end. DB_WRITE on a file
+ * this process may not write opens it read only (db_readonly()): facts
+ * are read, none stored. A refused database is not written to.
+ */
+int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
+	    size_t errlen);
 void db_close(struct db *db);
+/* Opened read only; and why, for DB_WRITE (strerror()), or NULL. */
+bool db_readonly(const struct db *db);
+const char *db_readonly_why(const struct db *db);
+/*
+ * The first failure since db_open(): 0, -EIO (a write failed: SQLITE_FULL,
+ * SQLITE_IOERR, ...) or -EBADMSG (damage found reading), the message in
+ * @err. After one, nothing more is stored; the run must end.
+ */
+int db_error(const struct db *db, char *err, size_t errlen);
 
 /* The tree the database describes (set on first use). */
 const char *db_root(struct db *db);
-int db_set_root(struct db *db, const char *root);
 /*
  * The architecture its facts are of (kbuild's SRCARCH: sink indices and
  * trap classes are that architecture's), or NULL before the first run.
  */
 const char *db_arch(struct db *db);
-/*
- * A run for @arch uses the database: stored when it has none yet; a
- * database of another architecture is refused (-EINVAL, @err says so).
- */
-int db_claim_arch(struct db *db, const char *arch, char *err,
+/* Would a run for @arch use it? -EINVAL (@err says why) when not. */
+int db_check_arch(struct db *db, const char *arch, char *err,
 		  size_t errlen);
+/*
+ * A run for @root and @arch begins (db_check_arch() first): both are
+ * recorded and, with @track, the run marked in progress until
+ * db_end_run() (so that a report never reads an unfinished one as
+ * complete, and the next open looks for damage), all with the run's
+ * first write: a run that writes nothing (nothing changed, or refused
+ * for damage found reading) leaves the file as it was. Read only:
+ * nothing.
+ */
+int db_begin_run(struct db *db, const char *root, const char *arch,
+		 bool track);
+/* The run ended: @done, or interrupted. 0 or db_error()'s. */
+int db_end_run(struct db *db, bool done);
 
 /*
  * A file's content hash, cached in the database by (mtime, size): a file
