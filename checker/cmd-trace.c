@@ -277,7 +277,7 @@ static void trace_summary(const struct join *j, const struct analysis *a)
 
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_text(s) : json_null();
 }
 
 static int trace_json(FILE *out, const struct join *j,
@@ -292,17 +292,17 @@ static int trace_json(FILE *out, const struct join *j,
 		const struct msite *m = &j->v[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "file", json_string(m->file));
+		json_object_set_new(o, "file", json_text(m->file));
 		json_object_set_new(o, "line", json_integer(m->line));
-		json_object_set_new(o, "function", json_string(m->func));
+		json_object_set_new(o, "function", json_text(m->func));
 		json_object_set_new(o, "kind",
-				    json_string(kind_names[m->kind]));
-		json_object_set_new(o, "what", json_string(m->what));
+				    json_text(kind_names[m->kind]));
+		json_object_set_new(o, "what", json_text(m->what));
 		json_object_set_new(o, "count",
 				    json_integer((json_int_t)m->count));
 		json_object_set_new(o, "share", json_real(share(j, m->count) /
 							  100));
-		json_object_set_new(o, "status", json_string(
+		json_object_set_new(o, "status", json_text(
 			m->reported ? (m->note ? "note" : "reported") :
 			"missed"));
 		json_object_set_new(o, "rule", jstr(m->rule));
@@ -316,13 +316,13 @@ static int trace_json(FILE *out, const struct join *j,
 		unsigned long n = measured(j, f);
 		json_t *o = json_object();
 
-		json_object_set_new(o, "rule", json_string(f->rule));
-		json_object_set_new(o, "file", json_string(f->file));
+		json_object_set_new(o, "rule", json_text(f->rule));
+		json_object_set_new(o, "file", json_text(f->file));
 		json_object_set_new(o, "line", json_integer(f->line));
-		json_object_set_new(o, "function", json_string(f->function));
+		json_object_set_new(o, "function", json_text(f->function));
 		json_object_set_new(o, "root", jstr(f->root));
 		json_object_set_new(o, "confidence",
-				    json_string(f->low ? "low" : "high"));
+				    json_text(f->low ? "low" : "high"));
 		if (n) {
 			json_t *mo = json_object();
 
@@ -506,8 +506,8 @@ static void trace_sarif_missed(const struct join *j, json_t **rules,
 	json_t *r = json_object();
 	size_t i;
 
-	json_object_set_new(r, "id", json_string("trace-missed"));
-	json_object_set_new(r, "name", json_string("TraceMissed"));
+	json_object_set_new(r, "id", json_text("trace-missed"));
+	json_object_set_new(r, "name", json_text("TraceMissed"));
 	json_object_set_new(r, "shortDescription", json_pack("{s:s}", "text",
 		"A line the hypervisor trace saw trap that trapcheck does "
 		"not report"));
@@ -619,6 +619,7 @@ out_free_trace:
 int cmd_trace(struct prog *p)
 {
 	const char *in[2] = { p->words[0], p->vmlinux };
+	const char *what[2] = { "the trace", "the vmlinux" };
 	size_t i;
 
 	if (!p->vmlinux) {
@@ -626,13 +627,17 @@ int cmd_trace(struct prog *p)
 			   "needed");
 		return TC_EXIT_USAGE;
 	}
-	/* Before the tree is analysed: a wrong path costs no parse. */
+	/*
+	 * Before the tree is analysed: a wrong path costs no parse, and a
+	 * FIFO or a device is refused at once.
+	 */
 	for (i = 0; i < ARRAY_SIZE(in); i++) {
-		if (access(in[i], R_OK)) {
-			diag_error("%s: cannot read: %s", in[i],
-				   strerror(errno));
-			return TC_EXIT_USAGE;
-		}
+		char err[1024];
+		FILE *f;
+
+		if (input_open(in[i], what[i], 0, &f, err, sizeof(err)))
+			return prog_fail(err, TC_EXIT_USAGE);
+		fclose(f);
 	}
 	return prog_analysed(p, trace_mode);
 }

@@ -8,9 +8,13 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-cmd.h>
@@ -20,6 +24,18 @@
 
 /* CPUs whose MSR exit waits for its kvm_msr line. */
 #define TRACE_CPUS	4096
+
+/* The limits of docs/trace.md: a line, sites, the reader's memory. */
+#define TRACE_MAX_LINE		65536
+#define TRACE_MAX_LINE_TEXT	"65536"
+#define TRACE_MAX_SITES		1000000
+#define TRACE_MAX_SITES_TEXT	"1000000"
+#define TRACE_MAX_MEMORY	(4ULL << 30)
+
+#if defined(__SANITIZE_ADDRESS__)
+/* ASan maps terabytes of shadow: no address-space limit then. */
+#define TRAPCHECK_SANITIZED 1
+#endif
 
 struct reader {
 	struct trace *t;
@@ -32,13 +48,21 @@ struct reader {
 	size_t errlen;
 };
 
-static void count(struct reader *r, unsigned long long pc,
-		  enum trace_kind kind, const char *what)
+static int bad(struct reader *r, const char *why);
+
+static int count(struct reader *r, unsigned long long pc,
+		 enum trace_kind kind, const char *what)
 {
 	char *key = xasprintf("%llx %d %s", pc, (int)kind, what);
 	int i = strmap_get(&r->index, key);
 	struct trace_site *s;
 
+	if (i < 0 && r->t->nr >= TRACE_MAX_SITES) {
+		free(key);
+		return bad(r, "more than " TRACE_MAX_SITES_TEXT " trapping "
+			   "sites: not the trace of one guest (the limit of "
+			   "docs/trace.md)");
+	}
 	if (i < 0) {
 		s = PUSH(r->t->sites, r->t->nr, r->t->alloc);
 		s->pc = pc;
@@ -51,6 +75,7 @@ static void count(struct reader *r, unsigned long long pc,
 	r->t->sites[i].count++;
 	r->t->total++;
 	free(key);
+	return 0;
 }
 
 static int bad(struct reader *r, const char *why)
@@ -112,9 +137,7 @@ static int sys_access_raw(struct reader *r, const char *p)
 				   "Op0, Op1, CRn, CRm and Op2 fields");
 	snprintf(name, sizeof(name), "S%llu_%llu_C%llu_C%llu_%llu", v[2], v[3],
 		 v[4], v[5], v[6]);
-	if (!v[1])
-		count(r, v[0], TRACE_SYSREG, name);
-	return 0;
+	return v[1] ? 0 : count(r, v[0], TRACE_SYSREG, name);
 }
 
 /* "PC: ffff8000801234 ID_AA64MMFR1_EL1 (3,0,0,7,1) read" */
@@ -145,19 +168,22 @@ static int sys_access(struct reader *r, const char *p)
 		snprintf(name, sizeof(name), "S%d_%d_C%d_C%d_%d", f[0], f[1],
 			 f[2], f[3], f[4]);
 	if (!strcmp(e, "read"))
-		count(r, pc, TRACE_SYSREG, name);
-	else if (strcmp(e, "write"))
+		return count(r, pc, TRACE_SYSREG, name);
+	if (strcmp(e, "write"))
 		return bad(r, "kvm_sys_access: neither read nor write");
 	return 0;
 }
 
 /* The PC of an MSR exit on @cpu, counted with no MSR named. */
-static void flush_msr(struct reader *r, unsigned int cpu)
+static int flush_msr(struct reader *r, unsigned int cpu)
 {
-	if (cpu < TRACE_CPUS && r->msr_pc[cpu]) {
-		count(r, r->msr_pc[cpu], TRACE_MSR, "MSR");
-		r->msr_pc[cpu] = 0;
-	}
+	unsigned long long pc;
+
+	if (cpu >= TRACE_CPUS || !r->msr_pc[cpu])
+		return 0;
+	pc = r->msr_pc[cpu];
+	r->msr_pc[cpu] = 0;
+	return count(r, pc, TRACE_MSR, "MSR");
 }
 
 /*
@@ -187,18 +213,18 @@ static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
 	info = info ? NULL : strstr(e, " info ");
 	if (info && !hex(info + 6, &info1, &e))
 		return bad(r, "kvm_exit: bad info");
-	flush_msr(r, cpu);
+	if (flush_msr(r, cpu))
+		return -EINVAL;
 	if ((n == 5 && !strncmp(reason, "CPUID", 5)) ||
 	    (n == 5 && !strncmp(reason, "cpuid", 5)) ||
 	    (n == 10 && !strncmp(reason, "EXIT_CPUID", 10)))
-		count(r, pc, TRACE_CPUID, "CPUID");
-	else if ((n == 8 && !strncmp(reason, "MSR_READ", 8)) ||
-		 (n == 3 && !strncmp(reason, "msr", 3) && !info1) ||
-		 (n == 8 && !strncmp(reason, "EXIT_MSR", 8) && !info1)) {
-		if (cpu < TRACE_CPUS)
-			r->msr_pc[cpu] = pc ? pc : 1;
-		else
-			count(r, pc, TRACE_MSR, "MSR");
+		return count(r, pc, TRACE_CPUID, "CPUID");
+	if ((n == 8 && !strncmp(reason, "MSR_READ", 8)) ||
+	    (n == 3 && !strncmp(reason, "msr", 3) && !info1) ||
+	    (n == 8 && !strncmp(reason, "EXIT_MSR", 8) && !info1)) {
+		if (cpu >= TRACE_CPUS)
+			return count(r, pc, TRACE_MSR, "MSR");
+		r->msr_pc[cpu] = pc ? pc : 1;
 	}
 	return 0;
 }
@@ -215,9 +241,11 @@ static int kvm_msr(struct reader *r, unsigned int cpu, const char *p)
 	if (strncmp(p, "msr_read ", 9) || !hex(p + 9, &msr, &e))
 		return bad(r, "kvm_msr: no \"msr_read <hex>\"");
 	if (cpu < TRACE_CPUS && r->msr_pc[cpu]) {
+		unsigned long long pc = r->msr_pc[cpu];
+
 		snprintf(what, sizeof(what), "MSR 0x%llx", msr);
-		count(r, r->msr_pc[cpu], TRACE_MSR, what);
 		r->msr_pc[cpu] = 0;
+		return count(r, pc, TRACE_MSR, what);
 	}
 	return 0;
 }
@@ -335,14 +363,23 @@ static void reader_init(struct reader *r, struct trace *t, const char *name,
 	}
 }
 
-static void reader_done(struct reader *r)
+/* The MSR exits still waiting for their MSR; @ret, or the first error. */
+static int reader_done(struct reader *r, int ret)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < TRACE_CPUS; cpu++)
-		flush_msr(r, cpu);
+		if (flush_msr(r, cpu) && !ret)
+			ret = -EINVAL;
 	free(r->msr_pc);
 	strmap_free(&r->index);
+	return ret;
+}
+
+static int too_long(struct reader *r)
+{
+	return bad(r, "a line longer than " TRACE_MAX_LINE_TEXT " bytes: "
+		   "not trace text (the limit of docs/trace.md)");
 }
 
 int trace_read_text(struct trace *t, const char *name, const char *text,
@@ -355,15 +392,19 @@ int trace_read_text(struct trace *t, const char *name, const char *text,
 	reader_init(&r, t, name, err, errlen);
 	while (*p && !ret) {
 		size_t n = strcspn(p, "\n");
-		char *line = xstrndup(p, n);
+		char *line;
 
 		r.lineno++;
+		if (n > TRACE_MAX_LINE) {
+			ret = too_long(&r);
+			break;
+		}
+		line = xstrndup(p, n);
 		ret = read_line(&r, line);
 		free(line);
 		p += n + (p[n] == '\n');
 	}
-	reader_done(&r);
-	return ret;
+	return reader_done(&r, ret);
 }
 
 /* trace.dat's magic: \027\010D, then "tracing". */
@@ -448,51 +489,220 @@ static int trace_read_dat(struct trace *t, const char *path, char *err,
 		d.ret = -EINVAL;
 	}
 	trace_seq_destroy(&d.seq);
-	reader_done(&r);
+	d.ret = reader_done(&r, d.ret);
 	tracecmd_close(h);
 	return d.ret;
 }
 
-int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
+/*
+ * The next line of @f into @buf (TRACE_MAX_LINE + 2 bytes), its length
+ * in *@len: 1, 0 at the end, -1 for a line too long, -2 for a NUL byte,
+ * -3 for a read error.
+ */
+static int next_line(FILE *f, char *buf, size_t *len)
 {
-	struct reader r;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
-	int ret = 0;
+	size_t n = 0;
+	int c;
 
-	f = fopen(path, "r");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 strerror(errno));
-		return ret;
+	while ((c = getc_unlocked(f)) != EOF) {
+		if (!c)
+			return -2;
+		if (n == TRACE_MAX_LINE)
+			return -1;
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
 	}
-	n = getline(&line, &cap, f);
-	if (n >= (ssize_t)sizeof(dat_magic) - 1 &&
-	    !memcmp(line, dat_magic, sizeof(dat_magic) - 1)) {
-		free(line);
-		fclose(f);
-		return trace_read_dat(t, path, err, errlen);
-	}
-	rewind(f);
+	buf[n] = '\0';
+	*len = n;
+	if (ferror(f))
+		return -3;
+	return n ? 1 : 0;
+}
+
+/* A text trace from @f (opened, at its start). */
+static int read_text_file(struct trace *t, const char *path, FILE *f,
+			  char *err, size_t errlen)
+{
+	char *buf = xmalloc(TRACE_MAX_LINE + 2);
+	struct reader r;
+	size_t n;
+	int ret = 0, got;
+
 	reader_init(&r, t, path, err, errlen);
-	while (!ret && (n = getline(&line, &cap, f)) >= 0) {
+	while (!ret && (got = next_line(f, buf, &n)) > 0) {
 		r.lineno++;
-		if ((size_t)n != strlen(line))
+		ret = read_line(&r, buf);
+	}
+	if (!ret && got < 0) {
+		r.lineno++;
+		if (got == -1)
+			ret = too_long(&r);
+		else if (got == -2)
 			ret = bad(&r, "a NUL byte: not trace text, and no "
 				  "trace.dat (its magic is not there)");
 		else
-			ret = read_line(&r, line);
+			ret = bad(&r, "read error");
 	}
-	if (!ret && ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		ret = -EIO;
+	free(buf);
+	return reader_done(&r, ret);
+}
+
+/* Read @path in this process: a trace.dat, or text. */
+static int read_here(struct trace *t, const char *path, FILE *f, char *err,
+		     size_t errlen)
+{
+	char magic[sizeof(dat_magic) - 1];
+
+	if (fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	    !memcmp(magic, dat_magic, sizeof(magic)))
+		return trace_read_dat(t, path, err, errlen);
+	rewind(f);
+	return read_text_file(t, path, f, err, errlen);
+}
+
+/*
+ * The child's answer on @fd: "ok TOTAL LINES NR", then a line a site
+ * "PC KIND COUNT WHAT"; or "error MESSAGE".
+ */
+static void send_answer(int fd, const struct trace *t, int ret,
+			const char *err)
+{
+	FILE *out = fdopen(fd, "w");
+	size_t i;
+
+	if (!out)
+		_exit(4);
+	if (ret) {
+		fprintf(out, "error %d %s\n", -ret, err);
+	} else {
+		fprintf(out, "ok %lu %lu %zu\n", t->total, t->lines, t->nr);
+		for (i = 0; i < t->nr; i++)
+			fprintf(out, "%llx %d %lu %s\n", t->sites[i].pc,
+				(int)t->sites[i].kind, t->sites[i].count,
+				t->sites[i].what);
 	}
-	free(line);
+	if (fflush(out) || ferror(out))
+		_exit(4);
+	_exit(0);
+}
+
+/* The child's answer into @t; false when it is not one. */
+static bool take_answer(struct trace *t, char *text, int *ret, char *err,
+			size_t errlen)
+{
+	char *line = strtok(text, "\n"), *what;
+	unsigned long total, lines, count;
+	unsigned long long pc;
+	size_t nr, i;
+	int kind, n, e;
+
+	if (!line)
+		return false;
+	if (sscanf(line, "error %d %n", &e, &n) == 1 && n > 0) {
+		snprintf(err, errlen, "%s", line + n);
+		*ret = e > 0 ? -e : -EINVAL;
+		return true;
+	}
+	if (sscanf(line, "ok %lu %lu %zu", &total, &lines, &nr) != 3 ||
+	    nr > TRACE_MAX_SITES)
+		return false;
+	for (i = 0; i < nr; i++) {
+		line = strtok(NULL, "\n");
+		if (!line || sscanf(line, "%llx %d %lu %n", &pc, &kind, &count,
+				    &n) != 3 || !n || kind < TRACE_SYSREG ||
+		    kind > TRACE_MSR)
+			return false;
+		what = line + n;
+		*PUSH(t->sites, t->nr, t->alloc) = (struct trace_site){
+			.pc = pc, .kind = kind, .count = count,
+			.what = xstrdup(what),
+		};
+	}
+	t->total += total;
+	t->lines += lines;
+	*ret = 0;
+	return true;
+}
+
+int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
+{
+	struct bytes b = { 0 };
+	char buf[65536];
+	int fds[2], status, ret = -EINVAL;
+	ssize_t n;
+	pid_t pid;
+	FILE *f;
+
+	ret = input_open(path, "the trace", 0, &f, err, errlen);
+	if (ret)
+		return ret;
+	if (pipe2(fds, O_CLOEXEC)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(errno));
+		fclose(f);
+		return ret;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		fclose(f);
+		return ret;
+	}
+	if (!pid) {
+		/*
+		 * The child: libtracecmd may crash on a damaged trace.dat,
+		 * and both readers stay under a memory limit.
+		 */
+		struct trace mine = { 0 };
+		int null = open("/dev/null", O_WRONLY);
+
+		close(fds[0]);
+		/* The parent says what went wrong, in one line. */
+		if (null >= 0)
+			dup2(null, STDERR_FILENO);
+#ifndef TRAPCHECK_SANITIZED
+		setrlimit(RLIMIT_AS, &(struct rlimit){ TRACE_MAX_MEMORY,
+						       TRACE_MAX_MEMORY });
+#endif
+		ret = read_here(&mine, path, f, err, errlen);
+		one_line(err);
+		send_answer(fds[1], &mine, ret, err);
+	}
+	close(fds[1]);
 	fclose(f);
-	reader_done(&r);
+	while ((n = read(fds[0], buf, sizeof(buf))) > 0 ||
+	       (n < 0 && errno == EINTR))
+		if (n > 0)
+			bytes_put(&b, buf, (size_t)n);
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	bytes_put(&b, "", 1);
+	if (WIFSIGNALED(status))
+		snprintf(err, errlen, "%s: reading it crashed (signal %d: %s): "
+			 "a damaged trace.dat?", path, WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == TC_EXIT_INTERNAL)
+		snprintf(err, errlen, "%s: reading it ran out of memory (the "
+			 "limit is %llu MiB)", path, TRACE_MAX_MEMORY >> 20);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+		 !take_answer(t, (char *)b.data, &ret, err, errlen))
+		snprintf(err, errlen, "%s: reading it failed (exit status "
+			 "%d)", path, WIFEXITED(status) ?
+			 WEXITSTATUS(status) : -1);
+	else
+		goto out_free;
+	ret = -EINVAL;
+out_free:
+	bytes_free(&b);
+	one_line(err);
 	return ret;
 }
 

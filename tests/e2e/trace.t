@@ -305,6 +305,59 @@ head -c 3000 x86.dat > cut.dat
 rc=$?
 check_that "a trace.dat cut short: exit 2, one line naming it" \
 	'[ $rc -eq 2 ] && one_line cut.err "cut.dat: .*libtracecmd cannot read"'
+# Cut anywhere: libtracecmd reads it in a child process, so that its
+# crash on a damaged file is an input error (docs/trace.md).
+bad=0 cuts=0
+for dat in arm.dat x86.dat; do
+	size=$(stat -c %s $dat)
+	vm=vmlinux tree="$ARM"
+	[ $dat = x86.dat ] && vm=vmlinux86 tree="$X86"
+	k=1
+	while [ $k -lt 40 ]; do
+		head -c $((size * k / 40)) $dat > cut.dat
+		"$TRAPCHECK" trace cut.dat --vmlinux $vm -p "$tree" -q \
+			--format=json -o cut.json 2> cut.err
+		rc=$?
+		cuts=$((cuts + 1))
+		# Exit 2 with one line; or, cut between whole pages, a
+		# trace with fewer traps (exit 0), never a crash.
+		if ! { [ $rc -eq 2 ] && [ "$(wc -l < cut.err)" -eq 1 ] &&
+		       grep -q "^trapcheck: error: cut.dat: " cut.err; } &&
+		   ! { [ $rc -eq 0 ] && [ -s cut.json ]; }; then
+			bad=$((bad + 1))
+			echo "# $dat cut at $((size * k / 40)): exit $rc: $(head -c 200 cut.err)"
+		fi
+		k=$((k + 1))
+	done
+done
+check_that "trace.dat cut at $cuts places: exit 2 and one line naming it, or the traps before the cut; never a crash" \
+	'[ $bad -eq 0 ]'
+"$TRAPCHECK" trace /dev/zero --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> zero.err
+rc=$?
+check_that "/dev/zero as the trace: exit 2 at once, one line (a device)" \
+	'[ $rc -eq 2 ] && one_line zero.err "/dev/zero: cannot read the trace: a device, not a regular file"'
+mkfifo fifo.trace
+timeout 20 "$TRAPCHECK" trace fifo.trace --vmlinux vmlinux -p "$ARM" -q \
+	> /dev/null 2> fifo.err
+rc=$?
+check_that "a FIFO as the trace: exit 2 at once, one line" \
+	'[ $rc -eq 2 ] && one_line fifo.err "fifo.trace: cannot read the trace: a FIFO, not a regular file"'
+head -c 50000000 /dev/zero | tr '\0' x > long.trace
+"$TRAPCHECK" trace long.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> long.err
+rc=$?
+check_that "a 50 MB line: exit 2, one line (the 64 KiB line limit), not a dropped trace" \
+	'[ $rc -eq 2 ] && one_line long.err "long.trace:1: a line longer than 65536 bytes"'
+{ cat arm.trace; head -c 10000000 /dev/zero; } > nul.trace
+"$TRAPCHECK" trace nul.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> nul.err
+rc=$?
+check_that "a trace followed by 10 MB of NUL bytes: exit 2, one line naming the line" \
+	'[ $rc -eq 2 ] && one_line nul.err "nul.trace:[0-9]*: a NUL byte"'
+awk 'BEGIN { for (i = 0; i <= 1000000; i++)
+	printf "CPU 0/KVM-1 [000] ..... 1.%06d: kvm_sys_access: PC: %x ID_AA64MMFR1_EL1 (3,0,0,7,1) read\n", i % 1000000, 4096 + 4 * i }' > many.trace
+"$TRAPCHECK" trace many.trace --vmlinux vmlinux -p "$ARM" -q > /dev/null 2> many.err
+rc=$?
+check_that "1,000,001 trapping sites: exit 2, one line (the sites limit), not memory without bound" \
+	'[ $rc -eq 2 ] && one_line many.err "many.trace:1000001: more than 1000000 trapping sites"'
 "$TRAPCHECK" trace arm.trace --vmlinux nothere -p "$ARM" -q > /dev/null 2> nv.err
 rc=$?
 check_that "a missing vmlinux: exit 2, one line naming it" \
