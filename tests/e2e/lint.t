@@ -124,4 +124,80 @@ lint stale stale.patch fixed
 check_that "a patch that does not apply: exit 2, one line naming the patch line and the file" \
 	'[ $rc -eq 2 ] && [ "$(wc -l < stale.err)" -eq 1 ] &&
 	 grep -q "^trapcheck: error: stale.patch:[0-9]*: the hunk does not apply to $CF$" stale.err'
+# git's renames and copies (format-patch -M -C), with and without edits,
+# and mode changes. The header that has the read is renamed (its
+# includers follow) and regressed in the same patch: reported at its new
+# name. A pure rename (no hunk) changes nothing. Before, a renamed file
+# was "no file of the tree".
+rm -rf mv && mkdir mv && cp -a fixed/. mv/ && (
+	cd mv && git init -q && git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm base &&
+	cp -a . ../mv0 &&
+	chmod +x mm/memory.c && git add mm/memory.c &&
+	git -c user.name=t -c user.email=t@t commit -qm "mm: mode" &&
+	git format-patch -q -1 -o ../mode && cp -a . ../mv1 &&
+	cp mm/filemap.c mm/filemap_copy.c && echo '/* copied */' >> mm/filemap_copy.c &&
+	git add -A && git -c user.name=t -c user.email=t@t commit -qm "mm: copy" &&
+	git format-patch -q -C -C -1 -o ../copy && cp -a . ../mv2 &&
+	git mv "$CF" arch/arm64/include/asm/cpufeature_moved.h &&
+	cp "../regressed/$CF" arch/arm64/include/asm/cpufeature_moved.h &&
+	grep -rl 'asm/cpufeature\.h>' --include='*.[ch]' . | xargs sed -i \
+		's|<asm/cpufeature\.h>|<asm/cpufeature_moved.h>|' &&
+	git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm "arm64: move and read" &&
+	git format-patch -q -M -1 -o ../mvp && cp -a . ../mv3 &&
+	git mv drivers/char/rng_variants.c drivers/char/rng_renamed.c &&
+	git -c user.name=t -c user.email=t@t commit -qm "char: pure rename" &&
+	git format-patch -q -M -1 -o ../pure) > /dev/null 2>&1
+check "format-patch -M wrote a rename with an edit" \
+	grep -q '^rename to arch/arm64/include/asm/cpufeature_moved.h$' mvp/0001-*.patch
+lint mv mvp/0001-*.patch mv2
+python3 - mv.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d['findings']
+# The other sites of the moved header were there before: not new.
+assert [x['function'] for x in f] == ['cpu_has_hw_af'], f
+assert f[0]['file'] == 'arch/arm64/include/asm/cpufeature_moved.h', f[0]
+assert f[0]['root'] == 'page-fault', f[0]
+PY
+py=$?
+check_that "a git rename with an edit: only the read put back reported, at the new name, from page-fault" \
+	'[ $rc -eq 1 ] && [ $py -eq 0 ]'
+check "format-patch -M wrote a pure rename (no hunk)" \
+	sh -c "grep -q '^similarity index 100%' pure/0001-*.patch && ! grep -q '^@@' pure/0001-*.patch"
+lint pure pure/0001-*.patch mv3
+check_that "a pure rename: applied, nothing new, the new .c named as not analysed" \
+	'grep -q "^drivers/char/rng_renamed.c: note: a new file: not analysed" pure.err &&
+	 [ "$(grep -c ": warning: " pure.err)" -eq 0 ] &&
+	 python3 -c "import json,sys; sys.exit(len(json.load(open(\"pure.json\"))[\"findings\"]))"'
+lint mode mode/0001-*.patch mv0
+check_that "a mode change: nothing to lint, exit 0" '[ $rc -eq 0 ]'
+check "format-patch -C -C wrote a copy" grep -q '^copy to mm/filemap_copy.c$' copy/0001-*.patch
+lint copy copy/0001-*.patch mv1
+check_that "a git copy with an edit: applied, exit 0" '[ $rc -eq 0 ]'
+
+# A patch through a symbolic link that leaves the tree: refused, as git
+# apply refuses it ("beyond a symbolic link"); nothing outside is read.
+mkdir -p outside && echo 'int outside;' > outside/x.h
+cp -a fixed linked && ln -s "$SCRATCH/outside" linked/include/evil
+printf -- '--- a/include/evil/x.h\n+++ b/include/evil/x.h\n@@ -1 +1 @@\n-int outside;\n+int inside;\n' > link.patch
+lint link link.patch linked
+check_that "a path through a symbolic link out of the tree: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < link.err)" -eq 1 ] &&
+	 grep -q "^trapcheck: error: link.patch:2: a path through a symbolic link out of the tree: include/evil/x.h$" link.err'
+# A site added above another of the same sink and argument in one
+# function: the old one's ordinal moves to 2, but the new one is the
+# line reported (the patch added it), and only it.
+F=arch/arm64/mm/fault.c
+cp -a fixed above
+sed -i 's/^	return this_cpu_has_cap(ARM64_HAS_AMU_EXTN);$/	if (this_cpu_has_cap(ARM64_HAS_AMU_EXTN))\n		return true;\n&/' above/$F
+line=$(grep -n '^	if (this_cpu_has_cap(ARM64_HAS_AMU_EXTN))$' above/$F | cut -d: -f1)
+(cd fixed && diff -u --label a/$F --label b/$F $F ../above/$F) > above.patch
+lint above above.patch fixed
+check_that "a site added above one of the same sink: reported at the added line ($line), the old one not" \
+	'[ $rc -eq 1 ] && [ -n "$line" ] &&
+	 python3 -c "import json,sys
+d = json.load(open(\"above.json\"))[\"findings\"]
+sys.exit(not d or {(f[\"file\"], f[\"line\"]) for f in d} != {(\"$F\", $line)})"'
 done_testing
