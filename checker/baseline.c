@@ -38,8 +38,12 @@ static size_t site_fingerprints(const struct finding *f, char ***out,
 
 	for (i = 0; i < n; i++) {
 		const struct finding *g = i ? &f->also[i - 1] : f;
+		char *fp = v1 ? finding_fingerprint_v1(g) :
+				finding_fingerprint(g);
 
-		v[i] = v1 ? finding_fingerprint_v1(g) : finding_fingerprint(g);
+		/* As the file has it: bytes that are not UTF-8 as %XX. */
+		v[i] = utf8_escape(fp);
+		free(fp);
 	}
 	*out = v;
 	return n;
@@ -119,6 +123,7 @@ struct base_filter {
 static struct v1_entry *v1_match(struct base_filter *b,
 				 const struct finding *f, const char *fp)
 {
+	char *file = f->file ? utf8_escape(f->file) : NULL;
 	struct v1_entry *best = NULL;
 	long dist = -1;
 	size_t i;
@@ -129,7 +134,7 @@ static struct v1_entry *v1_match(struct base_filter *b,
 
 		if (e->used || strcmp(e->fp, fp))
 			continue;
-		if (e->file && f->file && !strcmp(e->file, f->file))
+		if (e->file && file && !strcmp(e->file, file))
 			d = labs(e->line - (long)f->line);
 		else
 			d = LONG_MAX / 2;
@@ -138,6 +143,7 @@ static struct v1_entry *v1_match(struct base_filter *b,
 			dist = d;
 		}
 	}
+	free(file);
 	return best;
 }
 
@@ -268,15 +274,14 @@ static char *trim(char *s)
 int waivers_load(struct waivers *w, const char *path, char *err,
 		 size_t errlen)
 {
-	FILE *f = fopen(path, "r");
 	char line[1024];
 	unsigned int n = 0;
+	FILE *f;
+	int ret = input_open(path, "waivers", INPUT_MAX_LIST, &f, err,
+			     errlen);
 
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot read waivers: %s", path,
-			 strerror(errno));
-		return -errno;
-	}
+	if (ret)
+		return ret;
 	while (fgets(line, sizeof(line), f)) {
 		char *p = trim(line), *rule, *what, *reason, *colon;
 		struct waiver *v;

@@ -279,8 +279,8 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 {
 	json_error_t jerr;
 	json_t *root, *obj;
-	struct stat sb;
 	char *abs, *slash, cwd[4096];
+	FILE *in;
 	size_t i;
 	int ret = 0;
 
@@ -295,26 +295,15 @@ int compdb_load(struct compdb *db, const char *path, char *err,
 	if (slash)
 		*(slash == db->root ? slash + 1 : slash) = '\0';
 
-	if (!stat(path, &sb) && S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 strerror(EISDIR));
-		ret = -EISDIR;
+	/* A FIFO, a device or a directory is refused at once. */
+	ret = input_open(path, NULL, INPUT_MAX_TEXT, &in, err, errlen);
+	if (ret)
 		goto out_free_db;
-	}
-	if (access(path, R_OK)) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 strerror(errno));
-		ret = errno == ENOENT ? -ENOENT : -EACCES;
-		goto out_free_db;
-	}
-	root = json_load_file(path, 0, &jerr);
+	root = json_loadf(in, 0, &jerr);
+	fclose(in);
 	if (!root) {
-		if (jerr.line < 0 || strstr(jerr.text, "unable to open"))
-			snprintf(err, errlen, "%s: cannot read: %s", path,
-				 jerr.text);
-		else
-			snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s",
-				 path, jerr.line, jerr.column, jerr.text);
+		snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s", path,
+			 jerr.line, jerr.column, jerr.text);
 		ret = -EINVAL;
 		goto out_free_db;
 	}

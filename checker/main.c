@@ -370,6 +370,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		goto out_free;
 	}
+	if (p.tree && !*p.tree) {
+		diag_error("-p: an empty path (give the tree, or its compile "
+			   "database)");
+		goto out_free;
+	}
+	if (!p.tree && mode(&p) == cmd_fix) {
+		diag_error("--fix, --fix-dir, --apply and --emit-cocci verify "
+			   "each fix by parsing the patched files again: they "
+			   "need -p TREE (its compile database)");
+		goto out_free;
+	}
 	if (p.nr_more_dbs && (p.tree || !p.cmd || strcmp(p.cmd, "report"))) {
 		diag_error("--db given %zu times: only trapcheck report "
 			   "(without -p) joins databases",

@@ -111,14 +111,45 @@ void picture_dot(FILE *out, const struct finding *f)
 static int run_dot(const char *in, const char *out)
 {
 	char *argv[] = { "dot", "-Tsvg", (char *)in, "-o", (char *)out, NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
-	int status;
+	int status, r;
 
-	if (posix_spawnp(&pid, "dot", NULL, NULL, argv, environ))
+	/* Its messages are not ours: the failure is said in one line. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	r = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (r)
 		return -ENOENT;
 	if (waitpid(pid, &status, 0) < 0)
 		return -1;
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+}
+
+/*
+ * The SVG of @dot into @svg (taken), written by dot under a temporary
+ * name and renamed when dot succeeded; *@svg_on false when graphviz is
+ * not there. A failure (a full disk) is the run's.
+ */
+static int make_svg(const char *dot, char *svg, bool *svg_on, char *err,
+		    size_t errlen)
+{
+	char *tmp = xasprintf("%s.tmp.%d", svg, (int)getpid());
+	int ret = run_dot(dot, tmp);
+
+	if (ret == -ENOENT) {
+		*svg_on = false;
+		ret = 0;
+	} else if (ret || rename(tmp, svg)) {
+		snprintf(err, errlen, "%s: cannot write (graphviz's dot "
+			 "failed)", svg);
+		ret = -EIO;
+	}
+	unlink(tmp);
+	free(tmp);
+	free(svg);
+	return ret;
 }
 
 static char *graph_name(const char *dir, size_t i, const struct finding *f,
@@ -141,32 +172,33 @@ int picture_graphs(const char *dir, const struct findings *fs, char *err,
 			 strerror(-ret));
 		return ret;
 	}
-	for (i = 0; i < fs->nr; i++) {
+	for (i = 0; !ret && i < fs->nr; i++) {
 		char *path = graph_name(dir, i, &fs->v[i], ".dot");
-		FILE *out = fopen(path, "w");
+		struct out_file o;
 
-		if (!out) {
+		/* Through a temporary name: a failed write leaves no file. */
+		ret = out_open(&o, path);
+		if (ret) {
 			snprintf(err, errlen, "%s: cannot write: %s", path,
-				 strerror(errno));
+				 strerror(-ret));
 			free(path);
-			return -errno;
+			return ret;
 		}
-		picture_dot(out, &fs->v[i]);
-		if (fclose(out)) {
-			snprintf(err, errlen, "%s: write failed", path);
+		picture_dot(o.f, &fs->v[i]);
+		ret = out_close(&o);
+		if (ret) {
+			snprintf(err, errlen, "%s: write failed: %s", path,
+				 strerror(-ret));
 			free(path);
-			return -EIO;
+			return ret;
 		}
-		if (svg) {
-			char *s = graph_name(dir, i, &fs->v[i], ".svg");
-
-			if (run_dot(path, s) == -ENOENT)
-				svg = false;
-			free(s);
-		}
+		if (svg)
+			ret = make_svg(path, graph_name(dir, i, &fs->v[i],
+							".svg"), &svg, err,
+				       errlen);
 		free(path);
 	}
-	return 0;
+	return ret;
 }
 
 /* @s, the characters that mean something to HTML written as entities. */

@@ -49,12 +49,9 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 	FILE *f;
 	int ret = 0;
 
-	f = fopen(path, "r");
-	if (!f) {
-		snprintf(err, errlen, "%s: cannot read roots file: %s", path,
-			 strerror(errno));
-		return -errno;
-	}
+	ret = input_open(path, "roots file", INPUT_MAX_LIST, &f, err, errlen);
+	if (ret)
+		return ret;
 	name = xstrdup(base ? base + 1 : path);
 	dot = strstr(name, ".roots");
 	if (dot)
@@ -201,6 +198,12 @@ int roots_select(struct root_sets *rs, const char *names, char *err,
 	size_t i, k = 0;
 	int ret = 0;
 
+	if (!*names) {
+		snprintf(err, errlen, "--root-set: no root set named (the "
+			 "sets are %s%s)", rs->nr ? rs->sets[0].name : "none",
+			 rs->nr > 1 ? ", ..." : "");
+		ret = -EINVAL;
+	}
 	for (n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
 		bool found = false;
 

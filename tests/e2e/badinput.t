@@ -135,6 +135,18 @@ tc isdir -p isdir -q
 check_that "compile_commands.json is a directory: exit 2, and says so" \
 	'[ $rc -eq 2 ] && one_error isdir "isdir/compile_commands.json: .*([Ii]s a directory|not a regular file)"'
 
+mkdir fifodb && mkfifo fifodb/compile_commands.json
+timeout 20 "$TRAPCHECK" -p fifodb -q > fifodb.out 2> fifodb.err
+rc=$?
+check_that "compile_commands.json is a FIFO: exit 2 at once (no writer is waited for), one line" \
+	'[ $rc -eq 2 ] && one_error fifodb "fifodb/compile_commands.json: cannot read: a FIFO, not a regular file$"'
+tc emptyp -p "" -q
+check_that "-p '': exit 2, one line (not /compile_commands.json)" \
+	'[ $rc -eq 2 ] && one_error emptyp "-p: an empty path"'
+tc emptyset -p "$FX" -q --root-set=
+check_that "--root-set= (no name): exit 2, one line, no run without root sets" \
+	'[ $rc -eq 2 ] && one_error emptyset "--root-set: no root set named"'
+
 # 4. An entry whose file does not exist: the run goes on.
 tree gone
 add_tu gone mm/gone.c
@@ -419,6 +431,56 @@ else
 	fail "--write-baseline/--html to a full device: cannot mknod a private /dev/full"
 	fail "--html to a full device: cannot mknod a private /dev/full"
 fi
+# --graph on a full disk: no 0-byte .dot or .svg left, exit 3, one line.
+mkdir gsmall
+if mount -t tmpfs -o size=8k tmpfs gsmall 2> /dev/null; then
+	how="an 8k tmpfs"
+	tc gfull -p good -q --graph gsmall/g
+	left=$(find gsmall -type f -size 0 | wc -l)
+	umount gsmall
+else
+	how="ENOSPC from the first write (no tmpfs mount here)"
+	LD_PRELOAD="$TOP/tests/fault/failwrite.so" \
+	TRAPCHECK_FAILWRITE_PATH="$SCRATCH/gsmall" \
+	TRAPCHECK_FAILWRITE=1:ENOSPC:sticky tc gfull -p good -q --graph gsmall/g
+	left=$(find gsmall -type f -size 0 | wc -l)
+fi
+check_that "--graph on a full disk ($how): exit 3, one line, no empty .dot or .svg left" \
+	'[ $rc -eq 3 ] && one_error gfull "gsmall/g/[^:]*: (write failed|cannot write)" &&
+	 [ "$left" -eq 0 ]'
+# File names that are not UTF-8: a header "caf\351.h" (Latin-1) with a
+# hot read, in a tree under a directory named the same way. No field is
+# dropped: JSON, the baseline and SARIF write the name with %XX for the
+# byte (and SARIF's uri and SRCROOT percent-encoded).
+nu=$(printf 'tree-\351')
+tree "$nu"
+printf '#include <asm/sysreg.h>\nstatic inline unsigned long caf_read(void)\n{\n\treturn read_sysreg_s(SYS_ID_AA64MMFR0_EL1);\n}\n' \
+	> "$nu/include/linux/$(printf 'caf\351.h')"
+sed -i "s|^#include <asm/pgtable.h>$|&\n#include <linux/$(printf 'caf\351.h')>|; s|^	if (!vmf->pte)$|	caf_read();\n&|" \
+	"$nu/mm/memory.c"
+tc nutf -p "$nu" -q --format=json -o nutf.json --write-baseline nutf.base
+tc nutfs -p "$nu" -q --format=sarif -o nutf.sarif
+python3 - nutf.json nutf.base nutf.sarif <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d['findings'] if x['function'] == 'caf_read']
+assert len(f) == 1 and f[0]['file'] == 'include/linux/caf%E9.h', f
+assert f[0]['fingerprint'].startswith('trapping-idreg-read:caf_read@include/linux/caf%E9.h:'), f[0]['fingerprint']
+b = json.load(open(sys.argv[2]))
+assert all(e.get('file') for e in b['findings']), b
+assert any(e['file'] == 'include/linux/caf%E9.h' for e in b['findings']), b
+s = json.load(open(sys.argv[3]))
+run = s['runs'][0]
+base = run['originalUriBaseIds']['SRCROOT']['uri']
+assert base.startswith('file://') and base.endswith('/tree-%E9/'), base
+uris = [r['locations'][0]['physicalLocation']['artifactLocation'].get('uri')
+        for r in run['results']]
+assert all(uris) and 'include/linux/caf%E9.h' in uris, uris
+PY
+py=$?
+tc nutfb -p "$nu" -q --baseline nutf.base
+check_that "a file and a tree named with a byte that is not UTF-8: JSON's file and fingerprint, the baseline's file, SARIF's uri and SRCROOT all kept (%E9); the baseline round trip is clean" \
+	'[ $py -eq 0 ] && [ $rc -eq 0 ]'
 tc htmlnodir -p good -q --html /nonexistent-dir/x.html
 check_that "--html /nonexistent-dir/x.html: exit 3 (output not written)" \
 	'[ $rc -eq 3 ] && one_error htmlnodir "/nonexistent-dir/x.html: "'
@@ -698,5 +760,21 @@ check_that "check with -include last, without its file: exit 2, one usage line n
 check_that "check --db= (no file): exit 2, one usage line saying so" \
 	'[ $tc_rc5 -eq 2 ] && one_error cu5 "check: usage: .*: --db= names no file$"'
 check "... and no database was made" [ ! -e "$SCRATCH/u.db" ]
+
+# 22. trapcheck check on a file that is not there: exit 2, one line, and
+# no phantom TU stored (a later report would count it as not analysed).
+tree ck
+rm -f ck.db
+(cd ck && "$TRAPCHECK" check --db="$SCRATCH/ck.db" -D__aarch64__ -Iinclude \
+	mm/nothere.c) > ckmiss.out 2> ckmiss.err
+rc=$?
+check_that "check on a missing file: exit 2, one line naming it, nothing stored" \
+	'[ $rc -eq 2 ] && one_error ckmiss "mm/nothere.c: cannot read: No such file or directory$" &&
+	 { [ ! -e ck.db ] || [ "$(db_tus ck.db)" -eq 0 ]; }'
+# report --fix without -p: refused before anything is done.
+"$TRAPCHECK" -p good -q --db rf.db -o /dev/null
+tc repfix report --db rf.db --fix
+check_that "report --fix without -p: exit 2, one line saying it needs -p TREE" \
+	'[ $rc -eq 2 ] && one_error repfix "--fix, --fix-dir, --apply and --emit-cocci .* need -p TREE"'
 
 done_testing

@@ -79,6 +79,36 @@ done
 check_that "every write failing ($tried of $n: EIO once, or ENOSPC from then on): exit 3, one line, no output; the rerun's findings are a clean run's" \
 	'[ $tried -gt 0 ] && [ $bad -eq 0 ]'
 
+# A real full disk: a small tmpfs (mount works as root here); where a
+# mount is not allowed, the shim's ENOSPC from the first write stands in.
+mkdir small
+for size in 64k 160k 200k; do
+	if mount -t tmpfs -o size=$size tmpfs small 2> /dev/null; then
+		how="a $size tmpfs"
+		"$TRAPCHECK" -p tree -q $ROOTS --db small/f.db --format=json \
+			-o f.json 2> f.err
+		rc=$?
+		cp small/f.db* . 2> /dev/null
+		umount small
+	else
+		how="ENOSPC from the first write (no tmpfs mount here)"
+		rm -f f.db*
+		LD_PRELOAD="$SHIM" TRAPCHECK_FAILWRITE_PATH="$SCRATCH/f.db" \
+		TRAPCHECK_FAILWRITE=1:ENOSPC:sticky \
+			"$TRAPCHECK" -p tree -q $ROOTS --db f.db --format=json \
+			-o f.json 2> f.err
+		rc=$?
+	fi
+	"$TRAPCHECK" -p tree -q $ROOTS --db f.db --format=json -o f2.json \
+		2> /dev/null
+	rc2=$?
+	check_that "a full disk under --db ($how): exit 3, one line, no crash; the database copied out gives a clean run's findings" \
+		'[ $rc -eq 3 ] && [ "$(wc -l < f.err)" -eq 1 ] &&
+		 grep -q "^trapcheck: error: .*f.db: cannot \(write\|set up\) the database: database or disk is full$" f.err &&
+		 [ ! -e f.json ] && [ $rc2 -eq 1 ] && keys f2.json | cmp -s - clean.keys'
+	rm -f f.db*
+done
+
 # kill -9 at increasing delays: during a cold run (empty database), and
 # during runs that re-parse what an edit changed. Only kills that found
 # the run still going count.
