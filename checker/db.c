@@ -155,8 +155,10 @@ static int read_end(struct db *db, int rc)
 
 int db_error(const struct db *db, char *err, size_t errlen)
 {
-	if (db->failed)
+	if (db->failed && errlen) {
 		snprintf(err, errlen, "%s", db->error);
+		one_line(err);
+	}
 	return db->failed;
 }
 
@@ -411,6 +413,7 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	db->arch = meta_get(db, "arch");
 	if (db->failed) {
 		snprintf(err, errlen, "%s", db->error);
+		one_line(err);
 		ret = db->failed;
 		db_close(db);
 		return ret;
@@ -419,6 +422,8 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	return 0;
 
 err_close:
+	/* SQLite quotes a damaged schema: one line all the same. */
+	one_line(err);
 	free(state);
 	db_close(db);
 	return ret;
@@ -854,14 +859,22 @@ err_rollback:
 	return -EIO;
 }
 
-/* Read one column of a row into a field; false: a sink this build dropped. */
+/*
+ * Read one column of a row into a field; false: a sink this build
+ * dropped. A value SQLite's own checks cannot find wrong (a missing key,
+ * a function index out of the TU's @nr_funcs) sets *@bad.
+ */
 static bool load_field(sqlite3_stmt *st, int col,
-		       const struct fact_field *fd, void *e)
+		       const struct fact_field *fd, void *e, size_t nr_funcs,
+		       bool *bad)
 {
 	int s;
 
 	switch (fd->kind) {
 	case FACT_KEY:
+		*fact_str(e, fd) = col_str(st, col);
+		*bad |= !*fact_str(e, fd);
+		break;
 	case FACT_STR:
 		*fact_str(e, fd) = col_str(st, col);
 		break;
@@ -877,11 +890,26 @@ static bool load_field(sqlite3_stmt *st, int col,
 		*fact_bool(e, fd) = sqlite3_column_int(st, col);
 		break;
 	case FACT_INT:
+		*fact_int(e, fd) = sqlite3_column_int(st, col);
+		break;
 	case FACT_FUNC:
 		*fact_int(e, fd) = sqlite3_column_int(st, col);
+		*bad |= sqlite3_column_int64(st, col) < 0 ||
+			(size_t)sqlite3_column_int64(st, col) >= nr_funcs;
 		break;
 	}
 	return true;
+}
+
+/* A value that cannot be: the database is damaged (its pages are not). */
+static void bad_value(struct db *db, const char *table)
+{
+	if (db->failed)
+		return;
+	db->failed = -EBADMSG;
+	snprintf(db->error, sizeof(db->error), "%s: a damaged database (a "
+		 "value missing or out of range in its %s table): remove it "
+		 "to start again", db->path, table);
 }
 
 static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
@@ -908,11 +936,17 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 		return;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t nr_funcs = f->nr_funcs;
 		void *e = fact_push(f, r);
-		bool keep = true;
+		bool keep = true, bad = false;
 
 		for (k = 0; k < r->nr_fields; k++)
-			keep &= load_field(st, (int)k, &r->fields[k], e);
+			keep &= load_field(st, (int)k, &r->fields[k], e,
+					   nr_funcs, &bad);
+		if (bad) {
+			bad_value(db, r->table);
+			keep = false;
+		}
 		if (!keep) {
 			/* Free what was read, and forget the element. */
 			for (k = 0; k < r->nr_fields; k++)
@@ -939,8 +973,15 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	if (!st)
 		return;
 	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		*PUSH(*v, *nr, *alloc) = col_str(st, 0);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char *c = col_str(st, 0);
+
+		if (!c) {
+			bad_value(db, l->table);
+			break;
+		}
+		*PUSH(*v, *nr, *alloc) = c;
+	}
 	read_end(db, rc);
 	sqlite3_finalize(st);
 }

@@ -9,11 +9,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -31,6 +35,8 @@
 #define TRACE_MAX_SITES		1000000
 #define TRACE_MAX_SITES_TEXT	"1000000"
 #define TRACE_MAX_MEMORY	(4ULL << 30)
+/* The reader's time: this, and a second more per MiB of the file. */
+#define TRACE_BASE_SECONDS	10ULL
 
 #if defined(__SANITIZE_ADDRESS__)
 /* ASan maps terabytes of shadow: no address-space limit then. */
@@ -548,6 +554,198 @@ static int read_text_file(struct trace *t, const char *path, FILE *f,
 	return reader_done(&r, ret);
 }
 
+/*
+ * A trace.dat's layout (trace-cmd.dat.v6(5)), checked before libtracecmd
+ * reads it: every section's size within the file, the CPUs' data within
+ * it, each data page's commit within its page. libtracecmd trusts these
+ * and crashes on a file cut short; what passes here is still read in a
+ * child process (trace_read()).
+ */
+struct dat_check {
+	int fd;
+	unsigned long long size, pos;
+	bool big;		/* the file's integers are big-endian */
+	unsigned int long_size, page_size;
+	const char *path;
+	char *err;
+	size_t errlen;
+	bool bad;
+};
+
+static bool dat_bad(struct dat_check *c, const char *what)
+{
+	if (!c->bad)
+		snprintf(c->err, c->errlen, "%s: not a trace.dat libtracecmd "
+			 "can read: %s at byte %llu (trace-cmd.dat.v6)",
+			 c->path, what, c->pos);
+	c->bad = true;
+	return false;
+}
+
+static bool dat_read(struct dat_check *c, void *buf, size_t n)
+{
+	if (c->bad)
+		return false;
+	if (n > c->size || c->pos > c->size - n ||
+	    pread(c->fd, buf, n, (off_t)c->pos) != (ssize_t)n)
+		return dat_bad(c, "the file ends");
+	c->pos += n;
+	return true;
+}
+
+/* An integer of @n bytes in the file's byte order. */
+static unsigned long long dat_int(struct dat_check *c, size_t n)
+{
+	unsigned char b[8];
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!dat_read(c, b, n))
+		return 0;
+	for (i = 0; i < n; i++)
+		v |= (unsigned long long)b[c->big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* Skip @n bytes of a section; its end within the file. */
+static bool dat_skip(struct dat_check *c, unsigned long long n)
+{
+	if (c->bad)
+		return false;
+	if (n > c->size - c->pos)
+		return dat_bad(c, "a section runs past the end");
+	c->pos += n;
+	return true;
+}
+
+/* A NUL-terminated string of at most @max bytes; @out gets its start. */
+static bool dat_str(struct dat_check *c, char *out, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max; i++) {
+		if (!dat_read(c, &out[i], 1))
+			return false;
+		if (!out[i])
+			return true;
+	}
+	return dat_bad(c, "a name too long");
+}
+
+/* "label\0", as the format spells it. */
+static bool dat_label(struct dat_check *c, const char *label)
+{
+	char buf[32];
+
+	if (!dat_str(c, buf, sizeof(buf)))
+		return false;
+	if (strcmp(buf, label))
+		return dat_bad(c, "an unexpected section label");
+	return true;
+}
+
+/* The CPUs' ring-buffer pages: each page's commit inside the page. */
+static bool dat_cpu_data(struct dat_check *c, unsigned long long off,
+			 unsigned long long len)
+{
+	unsigned long long p, head = 8 + c->long_size, commit;
+	unsigned long long save = c->pos;
+
+	if (off > c->size || len > c->size - off)
+		return dat_bad(c, "a CPU's data past the end of the file");
+	for (p = 0; p + head <= len && !c->bad; p += c->page_size) {
+		c->pos = off + p + 8;
+		commit = dat_int(c, c->long_size);
+		/* The high bits are flags (missed events). */
+		commit &= (1ULL << 27) - 1;
+		if (commit > c->page_size - head ||
+		    commit > len - p - head)
+			return dat_bad(c, "a page's commit past the page");
+	}
+	c->pos = save;
+	return !c->bad;
+}
+
+static int trace_dat_check(const char *path, int fd, unsigned long long size,
+			   char *err, size_t errlen)
+{
+	struct dat_check c = { .fd = fd, .size = size, .path = path,
+			       .err = err, .errlen = errlen };
+	char buf[64];
+	unsigned long long n, i, j, cpus, sys, off, len;
+
+	if (!dat_read(&c, buf, sizeof(dat_magic) - 1) ||
+	    memcmp(buf, dat_magic, sizeof(dat_magic) - 1))
+		return dat_bad(&c, "no magic"), -EINVAL;
+	if (!dat_str(&c, buf, 8) || strcmp(buf, "6"))
+		return dat_bad(&c, "not version 6"), -EINVAL;
+	if (!dat_read(&c, buf, 2) || buf[0] > 1 ||
+	    (buf[1] != 4 && buf[1] != 8))
+		return dat_bad(&c, "no endianness and long size"), -EINVAL;
+	c.big = buf[0];
+	c.long_size = (unsigned char)buf[1];
+	c.page_size = (unsigned int)dat_int(&c, 4);
+	if (!c.bad && (c.page_size < 64 || c.page_size > (1U << 20)))
+		dat_bad(&c, "a page size out of range");
+	dat_label(&c, "header_page");
+	dat_skip(&c, dat_int(&c, 8));
+	dat_label(&c, "header_event");
+	dat_skip(&c, dat_int(&c, 8));
+	n = dat_int(&c, 4);				/* ftrace formats */
+	for (i = 0; i < n && !c.bad; i++)
+		dat_skip(&c, dat_int(&c, 8));
+	sys = dat_int(&c, 4);				/* event systems */
+	for (i = 0; i < sys && !c.bad; i++) {
+		dat_str(&c, buf, sizeof(buf));
+		n = dat_int(&c, 4);
+		for (j = 0; j < n && !c.bad; j++)
+			dat_skip(&c, dat_int(&c, 8));
+	}
+	dat_skip(&c, dat_int(&c, 4));			/* kallsyms */
+	dat_skip(&c, dat_int(&c, 4));			/* printk formats */
+	dat_skip(&c, dat_int(&c, 8));			/* cmdlines */
+	cpus = dat_int(&c, 4);
+	if (!c.bad && (!cpus || cpus > TRACE_CPUS))
+		dat_bad(&c, "a CPU count out of range");
+	if (c.bad)
+		return -EINVAL;
+	if (!dat_str(&c, buf, 16))
+		return -EINVAL;
+	if (!strcmp(buf, "options  ")) {
+		/* Options: a type and a size each, type 0 ends them. */
+		while (!c.bad && dat_int(&c, 2))
+			dat_skip(&c, dat_int(&c, 4));
+		dat_str(&c, buf, 16);
+	}
+	if (c.bad)
+		return -EINVAL;
+	if (!strcmp(buf, "latency  "))
+		return 0;	/* text, read by libtracecmd as is */
+	if (strcmp(buf, "flyrecord"))
+		return dat_bad(&c, "no flyrecord section"), -EINVAL;
+	for (i = 0; i < cpus && !c.bad; i++) {
+		off = dat_int(&c, 8);
+		len = dat_int(&c, 8);
+		if (!c.bad)
+			dat_cpu_data(&c, off, len);
+	}
+	return c.bad ? -EINVAL : 0;
+}
+
+/*
+ * Under a sanitizer's runtime: a libFuzzer target sets a death callback
+ * that writes the input out as its crash. The child's crash is the
+ * child's (the parent reports it as bad input), so the child drops it.
+ * Not linked in other builds (weak).
+ */
+extern void __sanitizer_set_death_callback(void (*cb)(void))
+	__attribute__((weak));
+
+/* Signals a crash of the reading child is. */
+static const int crash_signals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+};
+
 /* Read @path in this process: a trace.dat, or text. */
 static int read_here(struct trace *t, const char *path, FILE *f, char *err,
 		     size_t errlen)
@@ -625,11 +823,43 @@ static bool take_answer(struct trace *t, char *text, int *ret, char *err,
 	return true;
 }
 
+/*
+ * The child's answer from @fd into @b, until the end of the pipe or
+ * @deadline; false when the deadline passed.
+ */
+static bool read_answer(int fd, struct bytes *b, time_t deadline)
+{
+	char buf[65536];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	time_t now;
+
+	for (;;) {
+		now = time(NULL);
+		if (now >= deadline)
+			return false;
+		if (poll(&pfd, 1, (int)(deadline - now) * 1000) < 0) {
+			if (errno == EINTR)
+				continue;
+			return true;	/* read() below says what it is */
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return true;
+		bytes_put(b, buf, (size_t)n);
+	}
+}
+
 int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 {
 	struct bytes b = { 0 };
-	char buf[65536];
+	char buf[64];
+	unsigned long long size = 0;
 	int fds[2], status, ret = -EINVAL;
+	struct stat sb;
+	bool hung;
 	ssize_t n;
 	pid_t pid;
 	FILE *f;
@@ -637,6 +867,18 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 	ret = input_open(path, "the trace", 0, &f, err, errlen);
 	if (ret)
 		return ret;
+	if (!fstat(fileno(f), &sb))
+		size = (unsigned long long)sb.st_size;
+	/* A trace.dat's layout first, here: most damage costs no child. */
+	if (fread(buf, 1, sizeof(dat_magic) - 1, f) == sizeof(dat_magic) - 1 &&
+	    !memcmp(buf, dat_magic, sizeof(dat_magic) - 1)) {
+		ret = trace_dat_check(path, fileno(f), size, err, errlen);
+		if (ret) {
+			fclose(f);
+			return ret;
+		}
+	}
+	rewind(f);
 	if (pipe2(fds, O_CLOEXEC)) {
 		ret = -errno;
 		snprintf(err, errlen, "%s: cannot read: %s", path,
@@ -667,6 +909,11 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 		/* The parent says what went wrong, in one line. */
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
+		/* A crash ends the child, plainly: no handler of ours. */
+		for (n = 0; n < (ssize_t)ARRAY_SIZE(crash_signals); n++)
+			signal(crash_signals[n], SIG_DFL);
+		if (__sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(NULL);
 #ifndef TRAPCHECK_SANITIZED
 		setrlimit(RLIMIT_AS, &(struct rlimit){ TRACE_MAX_MEMORY,
 						       TRACE_MAX_MEMORY });
@@ -677,15 +924,19 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 	}
 	close(fds[1]);
 	fclose(f);
-	while ((n = read(fds[0], buf, sizeof(buf))) > 0 ||
-	       (n < 0 && errno == EINTR))
-		if (n > 0)
-			bytes_put(&b, buf, (size_t)n);
+	hung = !read_answer(fds[0], &b, time(NULL) + TRACE_BASE_SECONDS +
+			    (time_t)(size >> 20));
 	close(fds[0]);
+	if (hung)
+		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	bytes_put(&b, "", 1);
-	if (WIFSIGNALED(status))
+	if (hung)
+		snprintf(err, errlen, "%s: reading it took more than %llu s "
+			 "(the limit of docs/trace.md): a damaged trace.dat?",
+			 path, TRACE_BASE_SECONDS + (size >> 20));
+	else if (WIFSIGNALED(status))
 		snprintf(err, errlen, "%s: reading it crashed (signal %d: %s): "
 			 "a damaged trace.dat?", path, WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));

@@ -154,7 +154,8 @@ bool ident_start(char c)
 int site_cmp(const char *fa, unsigned int la, unsigned int ca,
 	     const char *fb, unsigned int lb, unsigned int cb)
 {
-	int c = strcmp(fa, fb);
+	/* A site without a file (a damaged database's) sorts first. */
+	int c = strcmp(fa ? fa : "", fb ? fb : "");
 
 	if (c)
 		return c;

@@ -255,4 +255,20 @@ rc=$?
 check_that "... and given to report" \
 	'[ $rc -eq 2 ] && grep -q "a FIFO, not a regular file" f.err'
 
+# Values SQLite cannot find wrong (the fuzzer's damaged databases,
+# tests/fuzz/regressions/db/): refused with exit 2, never a crash.
+bad=0
+for r in "$TOP"/tests/fuzz/regressions/db/*.db; do
+	cp "$r" reg.db
+	"$TRAPCHECK" report -q --db reg.db $ROOTS -o reg.txt 2> reg.err
+	rc=$?
+	if [ $rc -ne 2 ] || [ "$(wc -l < reg.err)" -ne 1 ] ||
+	   ! grep -q "^trapcheck: error: reg.db: a damaged database (a value missing or out of range in its [a-z_]* table)" reg.err; then
+		bad=$((bad + 1))
+		echo "# $(basename "$r"): exit $rc: $(head -c 200 reg.err)"
+	fi
+done
+check_that "a valid SQLite file with a missing key, a function index out of range, a site without a file: exit 2, one line" \
+	'[ $bad -eq 0 ]'
+
 done_testing

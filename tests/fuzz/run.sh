@@ -43,7 +43,7 @@ SECS=${1:-10}
 case $SECS in
 ''|*[!0-9]*) echo "usage: $0 [SECONDS] [TARGET...]" >&2; exit 2 ;;
 esac
-ALL="compdb flags checkargs roots waivers baseline guards paths factsio trace"
+ALL="compdb flags checkargs roots waivers baseline guards paths factsio trace db tracedat"
 TARGETS=${*:-$ALL}
 BUILD=${FUZZ_BUILD:-$TOP/build-fuzz}
 SEEDS=${FUZZ_CORPUS:-$TOP/tests/fuzz/corpus}
@@ -149,6 +149,8 @@ run_one() {
 	cp "$SEEDS/$t/"* "$dir/corpus/" 2>/dev/null
 	max_len=4096
 	[ "$t" = compdb ] && max_len=16384
+	# Whole files: a small database (512-byte pages), trace.dat pages.
+	[ "$t" = db ] || [ "$t" = tracedat ] && max_len=65536
 	# exec: the subshell's pid is the fuzzer's, which names its files.
 	(cd "$dir" &&
 	 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
