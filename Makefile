@@ -47,23 +47,11 @@ Q := @
 quiet = @printf '  %-7s %s\n'
 endif
 
-LIB_OBJS := checker/util.o checker/compdb.o checker/flags.o \
-	    checker/checkargs.o \
-	    checker/extract.o checker/extract-stmt.o checker/extract-guards.o \
-	    checker/extract-ops.o checker/graph.o checker/graph-regions.o checker/sinks.o \
-	    checker/arch.o checker/arch/arm64.o checker/arch/arm64-rules.o \
-	    checker/arch/x86.o checker/arch/x86-rules.o \
-	    checker/roots.o checker/reach.o checker/finding.o checker/kconfig.o \
-	    checker/rules.o $(patsubst %.c,%.o,$(wildcard checker/rule-*.c)) \
-	    checker/emit.o checker/emit-sarif.o checker/analyze.o \
-	    checker/caps.o checker/guards.o checker/patchlint.o checker/fix.o \
-	    checker/baseline.o checker/picture.o checker/db.o \
-	    checker/query.o checker/analyze-one.o checker/analyze-pool.o \
-	    checker/factsio.o checker/procpool.o checker/cocci-emit.o \
-	    checker/cocci-rule.o checker/cocci-lex.o \
-	    checker/dispatch.o checker/facts.o checker/tables.o \
-	    checker/edit.o checker/patch.o checker/verify.o checker/diag.o \
-	    checker/claims.o checker/bodyskip.o checker/tokens.o checker/trace.o checker/dwsym.o
+# The library: every module of every layer folder but the programs'
+# (docs/design.md; the layer order is checker/LAYERS).
+LIB_SRCS := $(filter-out checker/programs/%,$(wildcard checker/*/*.c)) \
+	    $(wildcard checker/arch/*/*.c)
+LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB := libtrapcheck.a
 PROG := trapcheck
 
@@ -106,31 +94,23 @@ deps-checked: .deps-installed
 	$(quiet) CC $@
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-checker/flags.o: checker/flags.def
-checker/checkargs.o: checker/checkflags.def
-checker/arch/arm64.o: checker/arch/arm64/sinks.def \
-		      checker/arch/arm64/registers.def \
-		      checker/arch/arm64/phases.def \
-		      checker/arch/arm64/context.def \
-		      checker/arch/arm64/tables.def
-checker/arch/x86.o: checker/arch/x86/sinks.def checker/arch/x86/registers.def \
-		    checker/arch/x86/context.def checker/arch/x86/tables.def \
-		    checker/arch/x86/live-msrs.def
-$(LIB_OBJS) $(ASAN_OBJS): checker/facts.def
-checker/guards.o: checker/phases.def
-checker/extract-stmt.o: checker/cold.def
-checker/extract-ops.o: checker/dispatch.def
-checker/extract-guards.o: checker/regions.def
-checker/dispatch.o: checker/dispatch.def
-checker/rules.o: checker/rules.def
-checker/graph.o: checker/cold.def
-checker/emit-sarif.o: checker/rule-help.inc
-checker/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
+checker/input/flags.o: checker/input/flags.def
+checker/input/checkargs.o: checker/input/checkflags.def
+$(LIB_OBJS) $(ASAN_OBJS): checker/model/facts.def
+checker/model/guards.o: checker/model/phases.def
+checker/clang/extract-stmt.o: checker/model/cold.def
+checker/clang/extract-ops.o: checker/model/dispatch.def
+checker/clang/extract-guards.o: checker/model/regions.def
+checker/model/dispatch.o: checker/model/dispatch.def
+checker/rules/rules.o: checker/rules/rules.def
+checker/graph/graph.o: checker/model/cold.def
+checker/output/emit-sarif.o: checker/output/rule-help.inc
+checker/output/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@
 	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
 
-# README's option table and the man page come from checker/options.def.
-docs: scripts/gen-options.py checker/options.def checker/exits.def
+# README's option table and the man page come from checker/programs/options.def.
+docs: scripts/gen-options.py checker/programs/options.def checker/base/exits.def
 	$(quiet) GEN "README.md docs/trapcheck.1"
 	$(Q)python3 scripts/gen-options.py readme README.md
 	$(Q)python3 scripts/gen-options.py man docs/trapcheck.1
@@ -147,14 +127,15 @@ $(LIB): $(LIB_OBJS)
 	$(quiet) AR $@
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-# The program: main.c's options and modes, one file a mode (checker/prog.h).
-PROG_OBJS := checker/main.o checker/prog.o $(patsubst %.c,%.o,$(wildcard checker/cmd-*.c))
+# The program: main.c's options and modes, one file a mode
+# (checker/programs/prog.h).
+PROG_OBJS := $(patsubst %.c,%.o,$(wildcard checker/programs/*.c))
 
 $(PROG): $(PROG_OBJS) $(LIB)
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-checker/main.o: checker/options.def checker/exits.def
+checker/programs/main.o: checker/programs/options.def checker/base/exits.def
 
 # The LD_PRELOAD shim that makes the Nth write to the database fail
 # (tests/e2e/dbfail.t).
@@ -228,7 +209,7 @@ check-kernel: all $(ASAN_DIR)/trapcheck
 	+$(Q)$(if $(FULL),$(FULL_ENV)) \
 	    prove -j$$(nproc) --timer -v $(KERNEL_SUITES)
 
-$(ASAN_DIR)/%.o: checker/%.c checker/rule-help.inc
+$(ASAN_DIR)/%.o: checker/%.c checker/output/rule-help.inc
 	$(quiet) ASAN $@
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(ASAN_FLAGS) -MMD -MP -c -o $@ $<
@@ -252,11 +233,11 @@ check-asan: all $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
 # make fuzz: each libFuzzer target of tests/fuzz/ for FUZZ_TIME seconds,
 # after replaying the regression inputs (build-fuzz/).
 FUZZ_TIME ?= 60
-fuzz: all checker/rule-help.inc
+fuzz: all checker/output/rule-help.inc
 	$(Q)tests/fuzz/run.sh $(FUZZ_TIME)
 
 # What make check runs: the regressions, then 5 s per target.
-fuzz-ci: all checker/rule-help.inc
+fuzz-ci: all checker/output/rule-help.inc
 	$(Q)tests/fuzz/run.sh 5
 
 install: all
@@ -277,8 +258,8 @@ bench/parse-modes: bench/parse-modes.c
 
 clean:
 	$(quiet) CLEAN
-	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*.o checker/*.d checker/arch/*.[od] $(UNIT_TESTS) \
-	    checker/rule-help.inc $(FAULT_SHIM)
+	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*/*.[od] checker/arch/*/*.[od] $(UNIT_TESTS) \
+	    checker/output/rule-help.inc $(FAULT_SHIM)
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
 .PHONY: all check check-full check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci

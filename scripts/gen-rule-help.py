@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Generate checker/rule-help.inc from docs/diagnostics.md: the help text
+"""Generate checker/output/rule-help.inc from docs/diagnostics.md: the help text
 of every rule, word for word as documented, for SARIF's rules array.
 
-Usage: gen-rule-help.py docs/diagnostics.md > checker/rule-help.inc
+Usage: gen-rule-help.py docs/diagnostics.md > checker/output/rule-help.inc
 """
 import re
 import sys

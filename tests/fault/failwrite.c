@@ -21,7 +21,9 @@
  * itself ignores a failed truncation after a checkpoint (the file keeps
  * its size; nothing is lost), so no caller can see one.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -48,11 +48,11 @@ aim() {
 }
 
 mkdir -p "$COV" || die "cannot create $COV"
-make -s -C "$TOP" checker/rule-help.inc || die "cannot generate checker/rule-help.inc"
+make -s -C "$TOP" checker/output/rule-help.inc || die "cannot generate checker/output/rule-help.inc"
 objs=
-for src in "$TOP"/checker/*.c; do
+for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*/*.c; do
 	name=$(basename "$src" .c)
-	[ "$name" = main ] && continue
+	case $src in */checker/programs/*) continue ;; esac
 	$CLANG $PROF $CFLAGS $CPPFLAGS "$RES" -c -o "$COV/$name.o" "$src" ||
 		die "$src did not build"
 	objs="$objs $COV/$name.o"

@@ -5,9 +5,9 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/baseline.h"
-#include "trapcheck/finding.h"
-#include "trapcheck/util.h"
+#include "trapcheck/output/baseline.h"
+#include "trapcheck/finding/finding.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,10 +9,10 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/db.h"
-#include "trapcheck/graph.h"
-#include "trapcheck/rules.h"
-#include "trapcheck/util.h"
+#include "trapcheck/store/db.h"
+#include "trapcheck/graph/graph.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,8 +7,8 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/factsio.h"
-#include "trapcheck/sinks.h"
+#include "trapcheck/store/factsio.h"
+#include "trapcheck/model/sinks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -7,9 +7,9 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/compdb.h"
-#include "trapcheck/flags.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/compdb.h"
+#include "trapcheck/input/flags.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,8 +9,8 @@
 
 #include "fuzz.h"
 
-#include "trapcheck/guards.h"
-#include "trapcheck/util.h"
+#include "trapcheck/model/guards.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

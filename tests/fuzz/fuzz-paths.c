@@ -6,7 +6,7 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/util.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

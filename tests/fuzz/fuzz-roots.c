@@ -5,8 +5,8 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/roots.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/roots.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

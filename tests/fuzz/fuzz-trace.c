@@ -6,8 +6,8 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/trace.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/trace.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
  */
 #include "fuzz.h"
 
-#include "trapcheck/baseline.h"
-#include "trapcheck/util.h"
+#include "trapcheck/output/baseline.h"
+#include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

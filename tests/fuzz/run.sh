@@ -70,18 +70,18 @@ for t in $TARGETS; do
 done
 mkdir -p "$BUILD/obj" || die "cannot create $BUILD"
 
-# checker/emit.c includes the generated rule help.
-make -s -C "$TOP" checker/rule-help.inc || die "cannot generate checker/rule-help.inc"
+# checker/output/emit.c includes the generated rule help.
+make -s -C "$TOP" checker/output/rule-help.inc || die "cannot generate checker/output/rule-help.inc"
 
 # The library, instrumented; an object is rebuilt when its source, or
 # any header or table, is newer.
-newest_dep=$(ls -t "$TOP"/include/trapcheck/*.h "$TOP"/checker/*.def \
-	"$TOP"/checker/arch/*/*.def "$TOP"/checker/*.inc "$0" 2>/dev/null |
+newest_dep=$(ls -t "$TOP"/include/trapcheck/*/*.h "$TOP"/checker/*/*.def \
+	"$TOP"/checker/*/*.h "$TOP"/checker/arch/*/*.def "$TOP"/checker/*/*.inc "$0" 2>/dev/null |
 	head -n 1)
 objs=
-for src in "$TOP"/checker/*.c "$TOP"/checker/arch/*.c; do
+for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*/*.c; do
 	name=$(basename "$src" .c)
-	[ "$name" = main ] && continue
+	case $src in */checker/programs/*) continue ;; esac
 	obj="$BUILD/obj/$name.o"
 	objs="$objs $obj"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_dep" -nt "$obj" ]; then

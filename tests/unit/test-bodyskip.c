@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapcheck/bodyskip.h"
+#include "trapcheck/clang/bodyskip.h"
 
 static const char header[] =
 	"static inline int f(int x)\n"

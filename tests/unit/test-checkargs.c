@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/checkargs.h"
-#include "trapcheck/compdb.h"
-#include "trapcheck/flags.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/checkargs.h"
+#include "trapcheck/input/compdb.h"
+#include "trapcheck/input/flags.h"
+#include "trapcheck/base/util.h"
 
 /*
  * What kbuild passed to $(CHECK) for the arm64 vDSO's vgetrandom.c of

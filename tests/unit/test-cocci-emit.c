@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trapcheck/cocci-emit.h"
-#include "trapcheck/util.h"
+#include "trapcheck/output/cocci-emit.h"
+#include "trapcheck/base/util.h"
 
 /* One site: @text is the file, lines [first, last] become @new. */
 struct one {

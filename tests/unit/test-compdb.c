@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapcheck/compdb.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/compdb.h"
+#include "trapcheck/base/util.h"
 
 /* The temporary directory the databases are written to, realpath'd. */
 static char tmpdir[PATH_MAX];

@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/factsio.h"
-#include "trapcheck/sinks.h"
+#include "trapcheck/store/factsio.h"
+#include "trapcheck/model/sinks.h"
 
-/* Facts with every field set, NULL strings where NULL is allowed. */
+/*
+ * Facts with every field set, NULL strings where NULL is allowed (a
+ * site's file is not: facts.def makes it a KEY).
+ */
 static void sample(struct tu_facts *f)
 {
 	struct tu_func *fn;
@@ -76,6 +79,7 @@ static void sample(struct tu_facts *f)
 	cap->reg = xstrdup("ID_AA64ISAR0_EL1");
 	cap->midr = true;
 	cap->scope = 5;
+	cap->file = xstrdup("arch/arm64/kernel/cpufeature.c");
 	*PUSH(f->ftr_regs, f->nr_ftr, f->alloc_ftr) = xstrdup("ID_AA64PFR0_EL1");
 	as = PUSH(f->assigns, f->nr_assigns, f->alloc_assigns);
 	memset(as, 0, sizeof(*as));
@@ -88,6 +92,7 @@ static void sample(struct tu_facts *f)
 	memset(ic, 0, sizeof(*ic));
 	ic->caller = 0;
 	ic->member = xstrdup("vm_operations_struct.map_pages");
+	ic->file = xstrdup("mm/filemap.c");
 	ic->loop = 2;
 	ic->loop_guess = 1;
 	*PUSH(f->includes, f->nr_includes, f->alloc_includes) =

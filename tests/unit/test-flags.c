@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test-flags.c - gcc to clang flag translation (checker/flags.def).
+ * test-flags.c - gcc to clang flag translation (checker/input/flags.def).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/flags.h"
-#include "trapcheck/util.h"
+#include "trapcheck/input/flags.h"
+#include "trapcheck/base/util.h"
 
 static enum flag_action classify(const char *arg, size_t *len)
 {

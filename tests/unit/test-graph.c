@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/extract.h"
-#include "trapcheck/finding.h"
-#include "trapcheck/graph.h"
-#include "trapcheck/reach.h"
-#include "trapcheck/roots.h"
-#include "trapcheck/rules.h"
-#include "trapcheck/sinks.h"
-#include "trapcheck/util.h"
+#include "trapcheck/clang/extract.h"
+#include "trapcheck/finding/finding.h"
+#include "trapcheck/graph/graph.h"
+#include "trapcheck/graph/reach.h"
+#include "trapcheck/input/roots.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/model/sinks.h"
+#include "trapcheck/base/util.h"
 
 #define MEMORY_C	"mm/memory.c"
 #define RANDOM_C	"drivers/char/random.c"

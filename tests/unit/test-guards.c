@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/arch.h"
-#include "trapcheck/guards.h"
+#include "trapcheck/model/arch.h"
+#include "trapcheck/model/guards.h"
 
 /* Split a space-separated token list and normalise it. */
 static char *atoms(const char *text, bool negated)

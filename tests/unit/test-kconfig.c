@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapcheck/kconfig.h"
+#include "trapcheck/input/kconfig.h"
 
 static char tree[] = "/tmp/trapcheck-kconfig-XXXXXX";
 

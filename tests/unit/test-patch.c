@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "trapcheck/patch.h"
+#include "trapcheck/output/patch.h"
 
 static void check_name(unsigned int n, const char *subject, const char *want)
 {

@@ -13,11 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/arch.h"
-#include "trapcheck/edit.h"
-#include "trapcheck/rules.h"
-#include "trapcheck/sinks.h"
-#include "trapcheck/tables.h"
+#include "trapcheck/model/arch.h"
+#include "trapcheck/finding/edit.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/model/sinks.h"
+#include "trapcheck/clang/tables.h"
 
 static const struct reg_def *via(enum sink_how how, const char *name,
 				 const char *arg)

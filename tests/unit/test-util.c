@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trapcheck/util.h"
+#include "trapcheck/base/util.h"
 
 static void check_normalize(const char *in, const char *want)
 {

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * arm64.h - what the files of checker/arch/arm64/ share: the rules' part
+ * (arm64-rules.c), which arm64.c's struct arch points at.
+ */
+#ifndef TRAPCHECK_ARCH_ARM64_H
+#define TRAPCHECK_ARCH_ARM64_H
+
+#include "trapcheck/model/arch.h"
+
+extern const struct arch_rules arm64_rules;
+
+#endif /* TRAPCHECK_ARCH_ARM64_H */

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * finding.c - the finding list.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/finding/finding.h"
+
+/* A guest's reads before a KVM host's; steady before boot; costliest. */
+static int rank(const struct finding *f)
+{
+	bool nested = f->context && !strcmp(f->context, "nested");
+
+	return nested * 2 + f->per_boot;
+}
+
+int finding_site_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	c = strcmp(x->rule, y->rule);
+	if (c)
+		return c;
+	return strcmp(x->root ? x->root : "", y->root ? y->root : "");
+}
+
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+
+	if (rank(x) != rank(y))
+		return rank(x) - rank(y);
+	/* The costliest first; then by place. */
+	if (x->estimate != y->estimate)
+		return x->estimate > y->estimate ? -1 : 1;
+	return finding_site_cmp(a, b);
+}
+
+void findings_sort(struct findings *fs)
+{
+	sort_n(fs->v, fs->nr, sizeof(*fs->v), finding_cmp);
+}
+
+void finding_free(struct finding *f)
+{
+	size_t j;
+
+	free(f->message);
+	free(f->unless);
+	free(f->fix_note);
+	free(f->waiver);
+	free(f->chain.steps);
+	for (j = 0; j < f->nr_others; j++)
+		free(f->others[j].steps);
+	free(f->others);
+	for (j = 0; j < f->nr_also; j++)
+		finding_free(&f->also[j]);
+	free(f->also);
+	free(f->configs);
+	strv_free(f->config_syms, f->nr_config_syms);
+}
+
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+json_t *finding_configs_json(const struct finding *f)
+{
+	return strings_json(f->configs, f->nr_configs);
+}
+
+json_t *finding_config_syms_json(const struct finding *f)
+{
+	return strings_json((const char *const *)f->config_syms,
+			    f->nr_config_syms);
+}
+
+char *finding_configs_text(const struct finding *f)
+{
+	char *s, *t;
+	size_t i;
+
+	if (!f->nr_configs || f->in_all_configs)
+		return xstrdup("");
+	s = xstrdup(" (");
+	for (i = 0; i < f->nr_configs; i++) {
+		t = xasprintf("%s%s%s", s, i ? ", " : "", f->configs[i]);
+		free(s);
+		s = t;
+	}
+	t = xasprintf("%s only", s);
+	free(s);
+	for (i = 0; i < f->nr_config_syms; i++) {
+		s = xasprintf("%s%s%s", t, i ? ", " : ": ",
+			      f->config_syms[i]);
+		free(t);
+		t = s;
+	}
+	s = xasprintf("%s)", t);
+	free(t);
+	return s;
+}
+
+json_t *json_text(const char *s)
+{
+	json_t *j;
+	char *e;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	e = utf8_escape(s);
+	j = json_string(e);
+	free(e);
+	return j ? j : json_null();
+}
+
+char *chain_text(const struct chain *c, bool calls)
+{
+	char *s = xstrdup(""), *t;
+	size_t i;
+
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *st = &c->steps[i];
+		const char *p = calls ? "()" : "";
+
+		if (st->via)
+			t = xasprintf("%s%s%s%s (%s %s%s)", s, i ? " -> " : "",
+				      st->function, p, st->inferred ? "via" :
+				      "as", st->via, st->inferred ? "" : p);
+		else
+			t = xasprintf("%s%s%s%s", s, i ? " -> " : "",
+				      st->function, p);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+char *finding_fingerprint(const struct finding *f)
+{
+	const char *arg = f->site_arg ? f->site_arg : "-";
+	unsigned int n = f->ordinal ? f->ordinal : 1;
+
+	if (f->func_static && f->func_file)
+		return xasprintf("%s:%s@%s:%s:%s:%s:%u", f->rule, f->function,
+				 f->func_file, f->sink, arg,
+				 f->root ? f->root : "-", n);
+	return xasprintf("%s:%s:%s:%s:%s:%u", f->rule, f->function, f->sink,
+			 arg, f->root ? f->root : "-", n);
+}
+
+char *finding_fingerprint_v1(const struct finding *f)
+{
+	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,
+			 f->reg ? f->reg : "-", f->root ? f->root : "-");
+}
+
+char *finding_fingerprint_hash(const struct finding *f)
+{
+	char *text = finding_fingerprint(f);
+	char *h = xasprintf("%016llx", (unsigned long long)hash_str(text));
+
+	free(text);
+	return h;
+}
+
+void findings_filter(struct findings *fs,
+		     bool (*keep)(const struct finding *f, void *data),
+		     void *data)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < fs->nr; i++) {
+		if (keep(&fs->v[i], data))
+			fs->v[k++] = fs->v[i];
+		else
+			finding_free(&fs->v[i]);
+	}
+	fs->nr = k;
+}
+
+void findings_free(struct findings *fs)
+{
+	size_t i;
+
+	for (i = 0; i < fs->nr; i++)
+		finding_free(&fs->v[i]);
+	free(fs->v);
+	if (fs->pool) {
+		strpool_free(fs->pool);
+		free(fs->pool);
+	}
+	memset(fs, 0, sizeof(*fs));
+}
+
+void run_summary_free(struct run_summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_problems; i++) {
+		free(s->problems[i].file);
+		free(s->problems[i].first_error);
+	}
+	free(s->problems);
+	free(s->unresolved_caps);
+	free(s->unknown_regs);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph-finish.c - the graph once every TU is merged (graph.c): calls
+ * through struct members resolved (ops tables, then registrations:
+ * graph-dispatch.c), interrupts masked across calls (graph-regions.c),
+ * cold functions marked, and everything sorted so that every walk is
+ * the same for any -j.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/model/dispatch.h"
+#include "trapcheck/graph/graph.h"
+#include "trapcheck/model/guards.h"
+#include "trapcheck/model/sinks.h"
+
+static int edge_order(const void *a, const void *b, void *graph)
+{
+	const struct graph *g = graph;
+	const struct gedge *x = &g->edges[*(const int *)a];
+	const struct gedge *y = &g->edges[*(const int *)b];
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	c = strcmp(g->nodes[x->callee].key, g->nodes[y->callee].key);
+	if (c)
+		return c;
+	return strcmp(g->nodes[x->caller].key, g->nodes[y->caller].key);
+}
+
+static int sink_order(const void *a, const void *b)
+{
+	const struct gsink *x = a, *y = b;
+	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+
+	if (c)
+		return c;
+	return x->sink - y->sink;
+}
+
+/*
+ * Each sink's ordinal among its function's sites of the same sink and
+ * argument (g->sinks is in source order by now).
+ */
+static void number_sinks(struct graph *g)
+{
+	unsigned int *count = xcalloc(g->nr_sinks + 1, sizeof(*count));
+	struct strmap seen;
+	size_t i;
+
+	strmap_init(&seen);
+	for (i = 0; i < g->nr_sinks; i++) {
+		struct gsink *s = &g->sinks[i];
+		char *k = xasprintf("%d:%d:%s", s->func, s->sink,
+				    s->arg ? s->arg : "");
+		int n = strmap_put(&seen, k, (int)i);
+
+		s->ordinal = ++count[n];
+		free(k);
+	}
+	strmap_free(&seen);
+	free(count);
+}
+
+/* Cold by name: the oops and task-death paths (checker/model/cold.def). */
+static const char *const cold_functions[] = {
+#define COLD_FN(name) name,
+#include "model/cold.def"
+};
+
+static bool cold_by_name(const char *name)
+{
+	return str_in(name, cold_functions, ARRAY_SIZE(cold_functions));
+}
+
+static int cap_order(const void *a, const void *b)
+{
+	const struct cap *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int assign_order(const void *a, const void *b, void *graph)
+{
+	const struct graph *g = graph;
+	const struct gassign *x = a, *y = b;
+	int c = strcmp(x->member, y->member);
+
+	return c ? c : strcmp(g->nodes[x->fn].key, g->nodes[y->fn].key);
+}
+
+/*
+ * Calls through struct members: an inferred edge to every function stored
+ * in that member anywhere (ops tables, assignments), unless the member has
+ * more than max_targets of them (then it is pruned, and said so).
+ */
+static void resolve_icalls(struct graph *g)
+{
+	size_t i, lo, hi, j;
+
+	sort_r(g->assigns, g->nr_assigns, sizeof(*g->assigns), assign_order,
+		g);
+	for (i = 0; i < g->nr_icalls; i++) {
+		const struct gicall *ic = &g->icalls[i];
+		size_t targets = 0;
+
+		/*
+		 * Filled by registration: resolved per list head instead;
+		 * a control block's member on an object that can be named:
+		 * per object (dispatch.c).
+		 */
+		if (dispatch_member(ic->member) ||
+		    (ic->object && ctl_member(ic->member)))
+			continue;
+
+		/* The run of assignments of this member (sorted). */
+		lo = 0;
+		hi = g->nr_assigns;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (strcmp(g->assigns[mid].member, ic->member) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (j = lo; j < g->nr_assigns &&
+		     g->assigns[j].member == ic->member; j++)
+			if (j == lo || g->assigns[j].fn != g->assigns[j - 1].fn)
+				targets++;
+		if (!targets) {
+			g->dispatch.no_target++;
+			continue;
+		}
+		if (targets > g->max_targets) {
+			size_t p;
+			bool seen = false;
+
+			for (p = 0; p < g->nr_pruned; p++)
+				seen |= g->pruned[p].member == ic->member;
+			if (!seen) {
+				struct pruned *pr = PUSH(g->pruned,
+							 g->nr_pruned,
+							 g->alloc_pruned);
+
+				pr->member = ic->member;
+				pr->targets = targets;
+			}
+			continue;
+		}
+		g->dispatch.by_table++;
+		for (j = lo; j < g->nr_assigns &&
+		     g->assigns[j].member == ic->member; j++) {
+			struct tu_call c = {
+				.file = (char *)ic->file, .line = ic->line,
+				.col = ic->col, .via = (char *)ic->member,
+				.guards = (char *)ic->guards, .loop = ic->loop,
+				.loop_guess = ic->loop_guess,
+			};
+			size_t before = g->nr_edges;
+
+			graph_add_edge(g, ic->caller, g->assigns[j].fn, &c,
+				       true);
+			g->inferred_edges += g->nr_edges - before;
+		}
+	}
+}
+
+void graph_finish(struct graph *g)
+{
+	size_t i, k = 0;
+
+	resolve_icalls(g);
+	dispatch_resolve(g);
+	g->region_sites = graph_infer_regions(g);
+	for (i = 0; i < g->nr_nodes; i++)
+		if (cold_by_name(g->nodes[i].name))
+			g->nodes[i].cold = true;
+
+	sort_n(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
+	for (i = 0; i < g->nr_edges; i++)
+		g->nodes[g->edges[i].callee].nr_in++;
+	for (i = 0; i < g->nr_nodes; i++) {
+		g->nodes[i].in = xmalloc((g->nodes[i].nr_in + 1) * sizeof(int));
+		g->nodes[i].nr_in = 0;
+	}
+	for (i = 0; i < g->nr_edges; i++) {
+		struct gnode *n = &g->nodes[g->edges[i].callee];
+
+		n->in[n->nr_in++] = (int)i;
+	}
+	for (i = 0; i < g->nr_nodes; i++) {
+		sort_r(g->nodes[i].out, g->nodes[i].nr_out, sizeof(int),
+			edge_order, g);
+		sort_r(g->nodes[i].in, g->nodes[i].nr_in, sizeof(int),
+			edge_order, g);
+	}
+
+	sort_n(g->sinks, g->nr_sinks, sizeof(*g->sinks), sink_order);
+	/* A header's sink is seen once; a .c listed twice would repeat. */
+	for (i = 0; i < g->nr_sinks; i++) {
+		if (k && !sink_order(&g->sinks[k - 1], &g->sinks[i]))
+			continue;
+		g->sinks[k++] = g->sinks[i];
+	}
+	g->nr_sinks = k;
+	number_sinks(g);
+}

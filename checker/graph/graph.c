@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * graph.c - merge per-TU facts into one call graph.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/model/dispatch.h"
+#include "trapcheck/graph/graph.h"
+#include "trapcheck/model/guards.h"
+#include "trapcheck/model/sinks.h"
+
+void graph_init(struct graph *g)
+{
+	memset(g, 0, sizeof(*g));
+	strpool_init(&g->pool);
+	strmap_init(&g->node_index);
+	g->pairs_mask = 1023;
+	g->max_targets = GRAPH_MAX_TARGETS;
+	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
+}
+
+void graph_free(struct graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		free(g->nodes[i].out);
+		free(g->nodes[i].in);
+	}
+	free(g->nodes);
+	free(g->edges);
+	free(g->sinks);
+	free(g->caps.caps);
+	free(g->caps.ftr_regs);
+	free(g->caps.ftr_bits);
+	free(g->caps.msrs);
+	free(g->icalls);
+	free(g->assigns);
+	free(g->argsites);
+	free(g->pruned);
+	free(g->pairs);
+	strmap_free(&g->node_index);
+	strpool_free(&g->pool);
+	memset(g, 0, sizeof(*g));
+}
+
+static const char *intern(struct graph *g, const char *s)
+{
+	return s ? strpool_intern(&g->pool, s) : NULL;
+}
+
+/* The site of a graph record from its fact's, its strings interned. */
+#define INTERN_SITE(g, to, from) do {					\
+	SITE_COPY(to, from);						\
+	(to)->file = intern(g, (to)->file);				\
+	(to)->guards = intern(g, (to)->guards);				\
+} while (0)
+
+/* The same for a new record: no loop count (0) is one pass. */
+#define MERGE_SITE(g, to, from) do {					\
+	INTERN_SITE(g, to, from);					\
+	if (!(to)->loop)						\
+		(to)->loop = 1;						\
+} while (0)
+
+int graph_find(const struct graph *g, const char *key)
+{
+	return strmap_get(&g->node_index, key);
+}
+
+size_t graph_find_name(const struct graph *g, const char *name, int *out,
+		       size_t max)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (!strcmp(g->nodes[i].name, name) && n < max)
+			out[n++] = (int)i;
+	return n;
+}
+
+static int node_get(struct graph *g, const char *key, const char *name,
+		    const char *file, unsigned int line, unsigned int col,
+		    bool is_static)
+{
+	int idx = strmap_get(&g->node_index, key);
+	struct gnode *n;
+
+	if (idx >= 0)
+		return idx;
+	idx = strmap_put(&g->node_index, key, (int)g->nr_nodes);
+	n = PUSH(g->nodes, g->nr_nodes, g->alloc_nodes);
+	memset(n, 0, sizeof(*n));
+	n->key = intern(g, key);
+	n->name = intern(g, name);
+	n->file = intern(g, file);
+	n->line = line;
+	n->col = col;
+	n->is_static = is_static;
+	n->opaque = sink_is_opaque(name);
+	return idx;
+}
+
+static struct edge_slot *pair_slot(struct graph *g, uint64_t pair)
+{
+	size_t i = hash_mix(pair, 0) & g->pairs_mask;
+
+	while (g->pairs[i].pair && g->pairs[i].pair != pair)
+		i = (i + 1) & g->pairs_mask;
+	return &g->pairs[i];
+}
+
+static void pairs_grow(struct graph *g)
+{
+	struct edge_slot *old = g->pairs;
+	size_t n = g->pairs_mask + 1, i;
+
+	g->pairs_mask = n * 2 - 1;
+	g->pairs = xcalloc(n * 2, sizeof(*g->pairs));
+	for (i = 0; i < n; i++)
+		if (old[i].pair)
+			*pair_slot(g, old[i].pair) = old[i];
+	free(old);
+}
+
+int graph_add_edge(struct graph *g, int caller, int callee,
+		   const struct tu_call *c, bool inferred)
+{
+	/* +1 keeps pair 0 free as the empty marker. */
+	uint64_t pair = ((uint64_t)caller << 32 | (uint32_t)callee) + 1;
+	struct edge_slot *s = pair_slot(g, pair);
+	struct gedge *e;
+	struct gnode *n;
+
+	if (s->pair) {
+		/*
+		 * One edge per pair: a steady-phase site if there is one,
+		 * else the first in source order.
+		 */
+		bool boot = guards_boot(c->guards);
+		bool periodic = guards_periodic(c->guards);
+
+		e = &g->edges[s->edge];
+		/*
+		 * A direct call beats one inferred through a member; then a
+		 * site that is not rate-limited beats one that is; then a
+		 * steady site beats a boot one; then source order.
+		 */
+		if ((e->inferred && !inferred) ||
+		    (e->inferred == inferred &&
+		     ((e->periodic && !periodic) ||
+		      (e->periodic == periodic &&
+		       ((e->boot && !boot) ||
+			(e->boot == boot &&
+			 site_cmp(c->file, c->line, c->col, e->file,
+				  e->line, e->col) < 0)))))) {
+			e->inferred = inferred;
+			INTERN_SITE(g, e, c);
+			e->via = intern(g, c->via);
+			e->boot = boot;
+			e->periodic = periodic;
+		}
+		return s->edge;
+	}
+	s->pair = pair;
+	s->edge = (int)g->nr_edges;
+	e = PUSH(g->edges, g->nr_edges, g->alloc_edges);
+	e->caller = caller;
+	e->callee = callee;
+	MERGE_SITE(g, e, c);
+	e->via = intern(g, c->via);
+	e->boot = guards_boot(c->guards);
+	e->periodic = guards_periodic(c->guards);
+	e->inferred = inferred;
+	e->registered = false;
+	n = &g->nodes[caller];
+	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
+	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
+		pairs_grow(g);
+	return (int)g->nr_edges - 1;
+}
+
+/*
+ * A line of an arm64_ftr_bits array or of an MSR list, once (one TU
+ * defines them).
+ */
+static void merge_once(struct graph *g, const char ***v, size_t *nr,
+		       size_t *alloc, const char *b)
+{
+	const char *s = intern(g, b);
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if ((*v)[i] == s)
+			return;
+	*PUSH(*v, *nr, *alloc) = s;
+}
+
+static void merge_tables(struct graph *g, const struct tu_facts *f)
+{
+	struct cap_table *t = &g->caps;
+	size_t i;
+
+	t->have_ftr |= f->have_ftr;
+	t->have_caps |= f->have_caps;
+	for (i = 0; i < f->nr_ftr; i++)
+		if (!caps_is_sanitised(t, f->ftr_regs[i]))
+			*PUSH(t->ftr_regs, t->nr_ftr, t->alloc_ftr) =
+				intern(g, f->ftr_regs[i]);
+	for (i = 0; i < f->nr_ftr_bits; i++)
+		merge_once(g, &t->ftr_bits, &t->nr_bits, &t->alloc_bits,
+			   f->ftr_bits[i]);
+	for (i = 0; i < f->nr_msrs; i++)
+		merge_once(g, &t->msrs, &t->nr_msrs, &t->alloc_msrs,
+			   f->msrs[i]);
+	for (i = 0; i < f->nr_caps; i++) {
+		const struct tu_cap *tc = &f->caps[i];
+		struct cap *c = PUSH(t->caps, t->nr, t->alloc);
+
+		memset(c, 0, sizeof(*c));
+		c->name = intern(g, tc->name);
+		c->type = intern(g, tc->type);
+		c->matches = intern(g, tc->matches);
+		c->reg = intern(g, tc->reg);
+		c->field = intern(g, tc->field);
+		c->min = intern(g, tc->min);
+		c->table = intern(g, tc->table);
+		c->file = intern(g, tc->file);
+		c->line = tc->line;
+		c->scope = tc->scope;
+		c->midr = tc->midr;
+	}
+}
+
+/* The sink @k of the TU's function @func. */
+static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
+{
+	struct gsink *s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
+
+	s->func = func;
+	s->sink = k->sink;
+	s->arg = intern(g, k->arg);
+	s->mask = intern(g, k->mask);
+	s->feature = intern(g, k->feature);
+	MERGE_SITE(g, s, k);
+	s->boot = guards_boot(k->guards);
+	s->periodic = guards_periodic(k->guards);
+}
+
+/* The call through a member @ic in the TU's function @caller. */
+static void merge_icall(struct graph *g, const struct tu_icall *ic,
+			int caller)
+{
+	struct gicall *c = PUSH(g->icalls, g->nr_icalls, g->alloc_icalls);
+
+	c->caller = caller;
+	c->member = intern(g, ic->member);
+	c->object = intern(g, ic->object);
+	MERGE_SITE(g, c, ic);
+}
+
+void graph_merge(struct graph *g, const struct tu_facts *f)
+{
+	int *map = xmalloc((f->nr_funcs + 1) * sizeof(*map));
+	bool *dup = xcalloc(f->nr_funcs + 1, sizeof(*dup));
+	size_t i;
+
+	for (i = 0; i < f->nr_funcs; i++) {
+		const struct tu_func *fn = &f->funcs[i];
+		int idx = node_get(g, fn->key, fn->name, fn->file, fn->line,
+				   fn->col, fn->is_static);
+		struct gnode *n = &g->nodes[idx];
+
+		/*
+		 * A header function another TU brought already (parser
+		 * processes claim headers each for themselves): the first
+		 * body wins, as claims do within one process.
+		 */
+		dup[i] = n->defined && fn->file && f->file &&
+			 strcmp(fn->file, f->file);
+		if (!n->defined) {
+			/* A declaration seen first: now the definition. */
+			n->defined = true;
+			n->is_static = fn->is_static;
+			n->indirect_calls = fn->indirect_calls;
+			n->cold = fn->cold;
+			n->file = intern(g, fn->file);
+			n->line = fn->line;
+			n->col = fn->col;
+			/* Regions at entry and exit (graph-regions.c). */
+			n->region_in = fn->region_in;
+			n->region_seen = fn->region_seen;
+			n->region_out = fn->region_out;
+		}
+		map[i] = idx;
+	}
+	for (i = 0; i < f->nr_calls; i++) {
+		const struct tu_call *c = &f->calls[i];
+		int callee;
+
+		if (dup[c->caller])
+			continue;
+		callee = node_get(g, c->callee_key, c->callee_name,
+				  c->callee_file, c->callee_line, 0, false);
+		graph_add_edge(g, map[c->caller], callee, c, false);
+		if (c->args) {
+			struct gargsite *a = PUSH(g->argsites, g->nr_argsites,
+						  g->alloc_argsites);
+
+			a->caller = map[c->caller];
+			a->callee = callee;
+			a->args = intern(g, c->args);
+			MERGE_SITE(g, a, c);
+		}
+	}
+	for (i = 0; i < f->nr_sinks; i++)
+		if (!dup[f->sinks[i].func])
+			merge_sink(g, &f->sinks[i], map[f->sinks[i].func]);
+	for (i = 0; i < f->nr_assigns; i++) {
+		const struct tu_assign *as = &f->assigns[i];
+		struct gassign *a = PUSH(g->assigns, g->nr_assigns,
+					 g->alloc_assigns);
+
+		a->member = intern(g, as->member);
+		a->object = intern(g, as->object);
+		a->fn = node_get(g, as->fn_key, as->fn_name, as->fn_file,
+				 as->fn_line, 0, false);
+	}
+	for (i = 0; i < f->nr_icalls; i++)
+		if (!dup[f->icalls[i].caller])
+			merge_icall(g, &f->icalls[i], map[f->icalls[i].caller]);
+	merge_tables(g, f);
+	free(dup);
+	free(map);
+}

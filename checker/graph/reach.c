@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reach.c - reachability from a root set, by the most believable chains.
+ *
+ * A chain's cost is (inferred calls on it, calls on it), compared in that
+ * order: a chain of direct calls beats any chain through an ops table or
+ * a registration, and among equals the shorter one wins. The walk is
+ * Dijkstra's over that cost with a binary heap; ties go to the node
+ * found first, and nodes and edges are visited in key and call-site
+ * order, so every chain is the same for any -j. With no inferred edges it
+ * is the breadth-first walk.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/graph/reach.h"
+
+static int key_cmp(const void *a, const void *b, void *g)
+{
+	const struct graph *gr = g;
+
+	return strcmp(gr->nodes[*(const int *)a].key,
+		      gr->nodes[*(const int *)b].key);
+}
+
+struct heap_item {
+	unsigned int inferred, depth;
+	size_t seq;		/* insertion order: ties to the first */
+	int node;
+};
+
+struct heap {
+	struct heap_item *v;
+	size_t nr, alloc;
+};
+
+static bool before(const struct heap_item *a, const struct heap_item *b)
+{
+	if (a->inferred != b->inferred)
+		return a->inferred < b->inferred;
+	if (a->depth != b->depth)
+		return a->depth < b->depth;
+	return a->seq < b->seq;
+}
+
+static void heap_push(struct heap *h, struct heap_item it)
+{
+	size_t i = h->nr;
+
+	PUSH(h->v, h->nr, h->alloc);
+	while (i && before(&it, &h->v[(i - 1) / 2])) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = it;
+}
+
+static struct heap_item heap_pop(struct heap *h)
+{
+	struct heap_item top = h->v[0], last = h->v[--h->nr];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= h->nr)
+			break;
+		if (c + 1 < h->nr && before(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!before(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->nr)
+		h->v[i] = last;
+	return top;
+}
+
+void reach_compute(const struct graph *g, const struct root_set *set,
+		   bool steady, const bool *stop, struct reach *r)
+{
+	int *roots = xmalloc((g->nr_nodes + 1) * sizeof(*roots));
+	bool *done = xcalloc(g->nr_nodes + 1, sizeof(*done));
+	struct heap h = { 0 };
+	size_t nr = 0, seq = 0, i;
+
+	r->set = set;
+	r->steady = steady;
+	r->parent = xmalloc((g->nr_nodes + 1) * sizeof(*r->parent));
+	r->depth = xcalloc(g->nr_nodes + 1, sizeof(*r->depth));
+	r->inferred = xcalloc(g->nr_nodes + 1, sizeof(*r->inferred));
+	r->nr_roots = 0;
+	r->stopped = 0;
+	for (i = 0; i < g->nr_nodes; i++)
+		r->parent[i] = REACH_NONE;
+
+	/* Roots: every defined function of a listed name, in key order. */
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *n = &g->nodes[i];
+		size_t j;
+
+		if (!n->defined || n->opaque || n->cold)
+			continue;
+		for (j = 0; j < set->nr; j++) {
+			if (!strcmp(n->name, set->funcs[j])) {
+				roots[nr++] = (int)i;
+				r->parent[i] = REACH_ROOT;
+				break;
+			}
+		}
+	}
+	r->nr_roots = nr;
+	sort_r(roots, nr, sizeof(*roots), key_cmp, (void *)g);
+	for (i = 0; i < nr; i++)
+		heap_push(&h, (struct heap_item){ 0, 0, seq++, roots[i] });
+
+	while (h.nr) {
+		struct heap_item it = heap_pop(&h);
+		const struct gnode *n = &g->nodes[it.node];
+
+		if (done[it.node])
+			continue;
+		done[it.node] = true;
+		for (i = 0; i < n->nr_out; i++) {
+			const struct gedge *e = &g->edges[n->out[i]];
+			int v = e->callee;
+			unsigned int inf = it.inferred + e->inferred;
+			unsigned int depth = it.depth + 1;
+
+			/* Opaque sinks are reported at the call, not entered. */
+			if (done[v] || r->parent[v] == REACH_ROOT ||
+			    g->nodes[v].opaque || g->nodes[v].cold ||
+			    e->periodic || (steady && e->boot))
+				continue;
+			/*
+			 * Another root set's entry point: what runs from
+			 * there is that set's (a page fault that schedules
+			 * does not own what the scheduler runs).
+			 */
+			if (stop && stop[v]) {
+				r->stopped++;
+				continue;
+			}
+			if (r->parent[v] != REACH_NONE &&
+			    (r->inferred[v] < inf ||
+			     (r->inferred[v] == inf && r->depth[v] <= depth)))
+				continue;
+			r->parent[v] = n->out[i];
+			r->depth[v] = depth;
+			r->inferred[v] = inf;
+			heap_push(&h, (struct heap_item){ inf, depth, seq++, v });
+		}
+	}
+	free(h.v);
+	free(done);
+	free(roots);
+}
+
+void reach_free(struct reach *r)
+{
+	free(r->parent);
+	free(r->depth);
+	free(r->inferred);
+	memset(r, 0, sizeof(*r));
+}
+
+size_t reach_chain(const struct graph *g, const struct reach *r, int node,
+		   int **edges)
+{
+	size_t n = r->depth[node], i = n;
+	int *out = xmalloc((n + 1) * sizeof(*out));
+	int v = node;
+
+	while (i > 0) {
+		int e = r->parent[v];
+
+		out[--i] = e;
+		v = g->edges[e].caller;
+	}
+	*edges = out;
+	return n;
+}
+
+bool *reach_stops(const struct graph *g, const struct root_sets *sets,
+		  size_t set)
+{
+	bool *stop = xcalloc(g->nr_nodes + 1, sizeof(*stop));
+	size_t i, j, k;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const char *name = g->nodes[i].name;
+		bool mine = false, other = false;
+
+		for (j = 0; j < sets->nr; j++)
+			for (k = 0; k < sets->sets[j].nr; k++)
+				if (!strcmp(name, sets->sets[j].funcs[k])) {
+					if (j == set)
+						mine = true;
+					else
+						other = true;
+				}
+		stop[i] = other && !mine;
+	}
+	return stop;
+}

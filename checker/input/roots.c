@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roots.c - read the hot-path root set files.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/input/roots.h"
+#include "trapcheck/base/util.h"
+
+static struct root_set *set_get(struct root_sets *rs, const char *name,
+				const char *path)
+{
+	struct root_set *s;
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		if (!strcmp(rs->sets[i].name, name))
+			return &rs->sets[i];
+	s = PUSH(rs->sets, rs->nr, rs->alloc);
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->path = xstrdup(path);
+	s->weight = 1000;
+	return s;
+}
+
+static bool is_ident(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+int roots_load_file(struct root_sets *rs, const char *path, char *err,
+		    size_t errlen)
+{
+	const char *base = strrchr(path, '/');
+	char line[512], *name, *dot;
+	struct root_set *s;
+	unsigned int lineno = 0;
+	FILE *f;
+	int ret = 0;
+
+	ret = input_open(path, "roots file", INPUT_MAX_LIST, &f, err, errlen);
+	if (ret)
+		return ret;
+	name = xstrdup(base ? base + 1 : path);
+	dot = strstr(name, ".roots");
+	if (dot)
+		*dot = '\0';
+	s = set_get(rs, name, path);
+	free(name);
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end, *reason = "";
+
+		lineno++;
+		end = strchr(p, '#');
+		if (end) {
+			*end = '\0';
+			reason = end + 1;
+			while (*reason == ' ')
+				reason++;
+			reason[strcspn(reason, "\n")] = '\0';
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strlen(p);
+		while (end > p && (end[-1] == '\n' || end[-1] == ' ' ||
+				   end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (!*p)
+			continue;
+		if (!strcmp(p, "context: atomic")) {
+			s->atomic = true;
+			continue;
+		}
+		if (!strncmp(p, "config:", 7)) {
+			char *c, *save = NULL;
+
+			for (c = strtok_r(p + 7, " \t", &save); c;
+			     c = strtok_r(NULL, " \t", &save)) {
+				if (strncmp(c, "CONFIG_", 7) || !is_ident(c)) {
+					snprintf(err, errlen, "%s:%u: not a "
+						 "CONFIG_ symbol: '%s'", path,
+						 lineno, c);
+					ret = -EINVAL;
+					break;
+				}
+				*PUSH(s->configs, s->nr_configs,
+				      s->alloc_configs) = xstrdup(c);
+			}
+			if (ret)
+				break;
+			continue;
+		}
+		if (!strncmp(p, "weight:", 7)) {
+			char *num = p + 7;
+
+			s->weight = strtod(num, &end);
+			if (end == num || *end || s->weight <= 0) {
+				snprintf(err, errlen, "%s:%u: bad weight: '%s'",
+					 path, lineno, num);
+				ret = -EINVAL;
+				break;
+			}
+			continue;
+		}
+		if (!is_ident(p)) {
+			snprintf(err, errlen, "%s:%u: not a function name: "
+				 "'%s'", path, lineno, p);
+			ret = -EINVAL;
+			break;
+		}
+		GROW(s->reasons, s->alloc_reasons, s->nr + 1);
+		s->reasons[s->nr] = xstrdup(reason);
+		*PUSH(s->funcs, s->nr, s->alloc) = xstrdup(p);
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		ret = -EIO;
+	}
+	fclose(f);
+	return ret;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
+		   size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t nr = 0, alloc = 0, i;
+	int ret = 0;
+
+	if (!d) {
+		snprintf(err, errlen, "%s: cannot open roots directory: %s",
+			 dir, strerror(errno));
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		if (n > 6 && !strcmp(de->d_name + n - 6, ".roots"))
+			*PUSH(names, nr, alloc) = xstrdup(de->d_name);
+	}
+	closedir(d);
+	sort_n(names, nr, sizeof(*names), name_cmp);
+	for (i = 0; i < nr; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+
+		if (!ret)
+			ret = roots_load_file(rs, path, err, errlen);
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+static void root_set_free(struct root_set *s)
+{
+	strv_free(s->configs, s->nr_configs);
+	strv_free(s->funcs, s->nr);
+	strv_free(s->reasons, s->nr);
+	free(s->name);
+	free(s->path);
+}
+
+void roots_free(struct root_sets *rs)
+{
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++)
+		root_set_free(&rs->sets[i]);
+	free(rs->sets);
+	memset(rs, 0, sizeof(*rs));
+}
+
+int roots_select(struct root_sets *rs, const char *names, char *err,
+		 size_t errlen)
+{
+	char *copy = xstrdup(names), *save = NULL, *n;
+	bool *keep = xcalloc(rs->nr + 1, sizeof(*keep));
+	size_t i, k = 0;
+	int ret = 0;
+
+	if (!*names) {
+		snprintf(err, errlen, "--root-set: no root set named (the "
+			 "sets are %s%s)", rs->nr ? rs->sets[0].name : "none",
+			 rs->nr > 1 ? ", ..." : "");
+		ret = -EINVAL;
+	}
+	for (n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+		bool found = false;
+
+		for (i = 0; i < rs->nr; i++)
+			if (!strcmp(rs->sets[i].name, n))
+				found = keep[i] = true;
+		if (!found) {
+			snprintf(err, errlen, "no root set named '%s'", n);
+			ret = -ENOENT;
+		}
+	}
+	for (i = 0; !ret && i < rs->nr; i++) {
+		if (keep[i])
+			rs->sets[k++] = rs->sets[i];
+		else
+			root_set_free(&rs->sets[i]);
+	}
+	if (!ret)
+		rs->nr = k;
+	free(keep);
+	free(copy);
+	return ret;
+}

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * baseline.c - baselines (jansson) and waivers.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "trapcheck/base/diag.h"
+#include "trapcheck/output/baseline.h"
+#include "trapcheck/base/util.h"
+
+/*
+ * Version 2: fingerprints unique per site (finding.h). Version 1 ones
+ * ("rule:function:sink:register:root") could be shared by two sites of
+ * one function; they are still read, each matching one site (below).
+ */
+#define BASELINE_VERSION 2
+
+/*
+ * A finding is one site; each root set that reaches it keeps the
+ * fingerprint it had when findings were per root set: the site's own
+ * and those of also[]. A baseline lists them all, so baselines written
+ * before and after one finding per site match each other. @v1: the
+ * version 1 form.
+ */
+static size_t site_fingerprints(const struct finding *f, char ***out,
+				bool v1)
+{
+	size_t i, n = f->nr_also + 1;
+	char **v = xcalloc(n, sizeof(*v));
+
+	for (i = 0; i < n; i++) {
+		const struct finding *g = i ? &f->also[i - 1] : f;
+		char *fp = v1 ? finding_fingerprint_v1(g) :
+				finding_fingerprint(g);
+
+		/* As the file has it: bytes that are not UTF-8 as %XX. */
+		v[i] = utf8_escape(fp);
+		free(fp);
+	}
+	*out = v;
+	return n;
+}
+
+int baseline_write(const char *path, const struct findings *fs, char *err,
+		   size_t errlen)
+{
+	json_t *root = json_object(), *arr = json_array();
+	struct out_file o;
+	struct strmap seen;
+	size_t i, k, n;
+	int ret = 0;
+	char **fps;
+
+	strmap_init(&seen);
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->v[i];
+
+		n = site_fingerprints(f, &fps, false);
+		for (k = 0; k < n; k++) {
+			json_t *o;
+
+			if (strmap_get(&seen, fps[k]) >= 0)
+				continue;
+			strmap_put(&seen, fps[k], 1);
+			o = json_object();
+			json_object_set_new(o, "fingerprint",
+					    json_text(fps[k]));
+			json_object_set_new(o, "file", json_text(f->file));
+			json_object_set_new(o, "line", json_integer(f->line));
+			json_array_append_new(arr, o);
+		}
+		strv_free(fps, n);
+	}
+	strmap_free(&seen);
+	json_object_set_new(root, "trapcheck_baseline",
+			    json_integer(BASELINE_VERSION));
+	json_object_set_new(root, "findings", arr);
+	ret = out_open(&o, path);
+	if (!ret) {
+		if (json_dumpf(root, o.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER))
+			ret = -EIO;
+		if (ret)
+			out_abort(&o);
+		else if (out_close(&o))
+			ret = -EIO;
+	}
+	if (ret)
+		snprintf(err, errlen, "%s: cannot write the baseline: %s",
+			 path, strerror(ret == -EIO ? EIO : -ret));
+	json_decref(root);
+	return ret ? -EIO : 0;
+}
+
+/* A version 1 entry: its fingerprint, file and line. */
+struct v1_entry {
+	const char *fp, *file;
+	long line;
+	bool used;
+};
+
+struct base_filter {
+	struct strmap fps;	/* version 2: fingerprint -> entry */
+	struct v1_entry *v1;	/* version 1 entries */
+	size_t nr_v1;
+	bool *hit;		/* version 2: entry found */
+	size_t known;
+};
+
+/*
+ * The version 1 entry @f matches: one with @f's old fingerprint, at its
+ * line if there is one, else the nearest unused one in its file, else
+ * any unused one. An entry matches one site only: two sites that
+ * shared a fingerprint were one entry, so the second is new.
+ */
+static struct v1_entry *v1_match(struct base_filter *b,
+				 const struct finding *f, const char *fp)
+{
+	char *file = f->file ? utf8_escape(f->file) : NULL;
+	struct v1_entry *best = NULL;
+	long dist = -1;
+	size_t i;
+
+	for (i = 0; i < b->nr_v1; i++) {
+		struct v1_entry *e = &b->v1[i];
+		long d;
+
+		if (e->used || strcmp(e->fp, fp))
+			continue;
+		if (e->file && file && !strcmp(e->file, file))
+			d = labs(e->line - (long)f->line);
+		else
+			d = LONG_MAX / 2;
+		if (dist < 0 || d < dist) {
+			best = e;
+			dist = d;
+		}
+	}
+	free(file);
+	return best;
+}
+
+/* Known: any root set's fingerprint of the site is in the baseline. */
+static bool not_in_baseline(const struct finding *f, void *data)
+{
+	struct base_filter *b = data;
+	char **fps;
+	size_t n, k;
+	bool known = false;
+
+	n = site_fingerprints(f, &fps, false);
+	for (k = 0; k < n; k++) {
+		int i = strmap_get(&b->fps, fps[k]);
+
+		if (i >= 0) {
+			b->hit[i] = true;
+			known = true;
+		}
+	}
+	strv_free(fps, n);
+	if (!known && b->nr_v1) {
+		n = site_fingerprints(f, &fps, true);
+		for (k = 0; k < n && !known; k++) {
+			const struct finding *g = k ? &f->also[k - 1] : f;
+			struct v1_entry *e = v1_match(b, g, fps[k]);
+
+			if (e)
+				e->used = known = true;
+		}
+		strv_free(fps, n);
+	}
+	if (!known)
+		return true;
+	b->known++;
+	return false;
+}
+
+int baseline_apply(const char *path, struct findings *fs,
+		   struct run_summary *sum, char *err, size_t errlen)
+{
+	struct base_filter b = { .known = 0 };
+	json_error_t jerr;
+	json_t *root, *arr, *o;
+	size_t i, fixed = 0, nr;
+	json_int_t ver;
+	FILE *in;
+	int ret;
+
+	ret = input_open(path, "the baseline", INPUT_MAX_TEXT, &in, err,
+			 errlen);
+	if (ret)
+		return ret;
+	root = json_loadf(in, 0, &jerr);
+	fclose(in);
+	if (!root) {
+		snprintf(err, errlen, "%s:%d: not a baseline: %s", path,
+			 jerr.line, jerr.text);
+		one_line(err);
+		return -EINVAL;
+	}
+	arr = json_object_get(root, "findings");
+	ver = json_integer_value(json_object_get(root, "trapcheck_baseline"));
+	if ((ver != 1 && ver != BASELINE_VERSION) || !json_is_array(arr)) {
+		snprintf(err, errlen, "%s: not a trapcheck baseline (version "
+			 "1 or %d)", path, BASELINE_VERSION);
+		json_decref(root);
+		return -EINVAL;
+	}
+	nr = json_array_size(arr);
+	strmap_init(&b.fps);
+	b.hit = xcalloc(nr + 1, sizeof(*b.hit));
+	if (ver == 1)
+		b.v1 = xcalloc(nr + 1, sizeof(*b.v1));
+	json_array_foreach(arr, i, o) {
+		const char *fp = json_string_value(json_object_get(o,
+								"fingerprint"));
+
+		if (!fp)
+			continue;
+		if (ver == 1) {
+			struct v1_entry *e = &b.v1[b.nr_v1++];
+
+			e->fp = fp;
+			e->file = json_string_value(json_object_get(o,
+								   "file"));
+			e->line = (long)json_integer_value(
+					json_object_get(o, "line"));
+		} else {
+			strmap_put(&b.fps, fp, (int)i);
+		}
+	}
+	findings_filter(fs, not_in_baseline, &b);
+	/* Fixed: in the baseline, not found any more. */
+	json_array_foreach(arr, i, o)
+		if (ver != 1 && json_is_string(json_object_get(o,
+							"fingerprint")) &&
+		    !b.hit[i])
+			fixed++;
+	for (i = 0; i < b.nr_v1; i++)
+		fixed += !b.v1[i].used;
+	if (ver == 1)
+		diag_at(path, "note", "a version 1 baseline: its entries are "
+			"matched by fingerprint and line; write it again with "
+			"--write-baseline");
+	sum->baseline = true;
+	sum->known = b.known;
+	sum->fixed = fixed;
+	strmap_free(&b.fps);
+	free(b.hit);
+	free(b.v1);
+	json_decref(root);
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int waivers_load(struct waivers *w, const char *path, char *err,
+		 size_t errlen)
+{
+	char line[1024];
+	unsigned int n = 0;
+	FILE *f;
+	int ret = input_open(path, "waivers", INPUT_MAX_LIST, &f, err,
+			     errlen);
+
+	if (ret)
+		return ret;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = trim(line), *rule, *what, *reason, *colon;
+		struct waiver *v;
+
+		n++;
+		if (!*p || *p == '#')
+			continue;
+		rule = strtok(p, " \t");
+		what = strtok(NULL, " \t");
+		reason = strtok(NULL, "");
+		reason = reason ? trim(reason) : NULL;
+		if (!what || !reason || !*reason) {
+			snprintf(err, errlen, "%s:%u: waiver without a reason: "
+				 "\"<rule> <function | file:line> <reason>\"",
+				 path, n);
+			fclose(f);
+			return -EINVAL;
+		}
+		v = PUSH(w->v, w->nr, w->alloc);
+		memset(v, 0, sizeof(*v));
+		v->rule = xstrdup(rule);
+		colon = strrchr(what, ':');
+		if (colon && colon[1] && isdigit((unsigned char)colon[1])) {
+			v->file = xstrndup(what, colon - what);
+			v->line = (unsigned int)atoi(colon + 1);
+		} else {
+			v->func = xstrdup(what);
+		}
+		v->reason = xstrdup(reason);
+		v->origin = xasprintf("%s:%u", path, n);
+	}
+	fclose(f);
+	return 0;
+}
+
+void waivers_free(struct waivers *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr; i++) {
+		free(w->v[i].rule);
+		free(w->v[i].func);
+		free(w->v[i].file);
+		free(w->v[i].reason);
+		free(w->v[i].origin);
+	}
+	free(w->v);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Line @n (1-based) of @path under @root, or NULL. */
+static char *source_line(const char *root, const char *path, unsigned int n)
+{
+	char *full = path_join(root, path), buf[4096];
+	FILE *f = fopen(full, "r");
+	unsigned int i = 0;
+	char *out = NULL;
+
+	free(full);
+	if (!f)
+		return NULL;
+	while (fgets(buf, sizeof(buf), f))
+		if (++i == n) {
+			out = xstrdup(buf);
+			break;
+		}
+	fclose(f);
+	return out;
+}
+
+/*
+ * "trapcheck: allow <rule>: <reason>" in @line for @rule: 1 with the
+ * reason, -1 when the reason is missing, 0 when there is none.
+ */
+static int comment_waiver(const char *line, const char *rule, char **reason)
+{
+	const char *p = line ? strstr(line, "trapcheck: allow ") : NULL;
+	size_t n;
+	char *r, *end;
+
+	if (!p)
+		return 0;
+	p += 17;
+	n = strcspn(p, ": \t*");
+	if (n != strlen(rule) || strncmp(p, rule, n))
+		return 0;
+	if (p[n] != ':')
+		return -1;
+	r = xstrdup(p + n + 1);
+	end = strstr(r, "*/");
+	if (end)
+		*end = '\0';
+	end = trim(r);
+	if (!*end) {
+		free(r);
+		return -1;
+	}
+	*reason = xstrdup(end);
+	free(r);
+	return 1;
+}
+
+static bool is_comment_line(const char *line)
+{
+	line += strspn(line, " \t");
+	return !strncmp(line, "/*", 2) || !strncmp(line, "//", 2) ||
+	       *line == '*';
+}
+
+struct waive_ctx {
+	const struct waivers *w;
+	const char *root;
+	struct run_summary *sum;
+	bool keep;
+	int errors;
+};
+
+static bool not_waived(const struct finding *cf, void *data)
+{
+	struct waive_ctx *c = data;
+	struct finding *f = (struct finding *)cf;
+	char *reason = NULL, *line;
+	unsigned int l;
+	size_t i;
+	int r;
+
+
+	for (i = 0; c->w && i < c->w->nr && !reason; i++) {
+		const struct waiver *v = &c->w->v[i];
+
+		if (strcmp(v->rule, f->rule))
+			continue;
+		if ((v->func && !strcmp(v->func, f->function)) ||
+		    (v->file && v->line == f->line &&
+		     !strcmp(v->file, f->file)))
+			reason = xasprintf("%s (%s)", v->reason, v->origin);
+	}
+	/* On the sink's line, then the comment block heading the function. */
+	for (l = 0; !reason && l < 9; l++) {
+		const char *file = l ? f->func_file : f->file;
+		unsigned int at = l ? f->func_line - (l - 1) : f->line;
+		bool stop;
+
+		if (l && (!file || at < 1))
+			break;
+		line = source_line(c->root, file, at);
+		r = comment_waiver(line, f->rule, &reason);
+		/* Above the definition, only its comment block counts. */
+		stop = r < 0 || (l > 1 && line && !is_comment_line(line));
+		if (r < 0) {
+			char *where = xasprintf("%s:%u", file, at);
+
+			diag_at(where, "error", "trapcheck waiver for %s "
+				"without a reason", f->rule);
+			free(where);
+			c->errors++;
+		} else if (r > 0) {
+			char *s = xasprintf("%s (%s:%u)", reason, file, at);
+
+			free(reason);
+			reason = s;
+		}
+		free(line);
+		if (stop)
+			break;
+	}
+	if (!reason)
+		return true;
+	c->sum->waived++;
+	f->waiver = reason;
+	return c->keep;
+}
+
+int waivers_apply(const struct waivers *w, const char *root,
+		  struct findings *fs, struct run_summary *sum, bool keep)
+{
+	struct waive_ctx c = { w, root, sum, keep, 0 };
+
+	findings_filter(fs, not_waived, &c);
+	return c.errors ? -EINVAL : 0;
+}

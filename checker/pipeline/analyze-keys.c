@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * analyze-keys.c - what makes a TU's stored facts stale: the hash of its
+ * translated flags and of the contents of it and every file it included
+ * (analyze-internal.h). The run (analyze.c) plans with them, the parse
+ * (analyze-pool.c) stores under them.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/input/flags.h"
+#include "trapcheck/store/db.h"
+#include "trapcheck/base/util.h"
+
+#include "analyze-internal.h"
+
+/*
+ * The hash of a TU's translated flags, before any retry drops some. The
+ * tree's own path is left out (flags_translate() makes -I and -include
+ * paths absolute): a database keeps its facts when its tree is moved or
+ * copied (cp -a, a hard-linked copy), and only what changed is parsed.
+ */
+uint64_t flags_hash(const struct clang_args *args, const char *root)
+{
+	uint64_t h = hash_str(FACTS_VERSION);
+	size_t n = strlen(root);
+	int j;
+
+	for (j = 0; j < args->argc; j++) {
+		const char *a = args->argv[j], *at;
+		uint64_t v = 0xcbf29ce484222325ULL;
+
+		/* Each "ROOT/" or final "ROOT" counts as "$ROOT". */
+		while (n && (at = strstr(a, root)) &&
+		       (at[n] == '/' || !at[n])) {
+			char *head = xstrndup(a, (size_t)(at - a));
+
+			v = hash_mix(v, hash_str(head));
+			v = hash_mix(v, hash_str("$ROOT"));
+			free(head);
+			a = at + n;
+		}
+		v = hash_mix(v, hash_str(a));
+		h = hash_mix(h, v);
+	}
+	return h;
+}
+
+/* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
+char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
+	     size_t nr)
+{
+	uint64_t c = 0xcbf29ce484222325ULL;
+	size_t i;
+
+	pthread_mutex_lock(&p->db_lock);
+	for (i = 0; i <= nr; i++) {
+		const char *file = i ? includes[i - 1] : rel;
+		char *fh = db_file_hash(p->fdb, p->a->root, file);
+
+		c = hash_mix(c, hash_str(file));
+		c = hash_mix(c, hash_str(fh));
+		free(fh);
+	}
+	pthread_mutex_unlock(&p->db_lock);
+	return xasprintf("%016llx:%016llx", (unsigned long long)h,
+			 (unsigned long long)c);
+}

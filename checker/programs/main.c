@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trapcheck - find trapping ID register reads, local-CPU capability
+ * checks and slow entropy instructions reachable from kernel hot paths.
+ *
+ * The options (checker/programs/options.def), then a table of modes; each mode is
+ * a short program file (cmd-*.c) on the library.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "prog.h"
+#include "trapcheck/base/diag.h"
+#include "trapcheck/base/util.h"
+
+#ifndef TRAPCHECK_VERSION
+#define TRAPCHECK_VERSION "0.1"
+#endif
+
+enum {
+	OPT_FIRST = 256,
+#define OPTION(id, name, letter, arg, help) OPT_##id,
+#include "options.def"
+#undef OPTION
+};
+
+static const struct {
+	int id;
+	const char *name, *arg, *help;
+	char letter;
+} options[] = {
+#define OPTION(id, name, letter, arg, help) \
+	{ OPT_##id, name, arg, help, letter },
+#include "options.def"
+#undef OPTION
+};
+
+static const struct {
+	int code;
+	const char *meaning;
+} exits[] = {
+#define EXIT(id, code, meaning) { code, meaning },
+#include "base/exits.def"
+#undef EXIT
+};
+
+/* Subcommands and how many words follow their options. */
+static const struct {
+	const char *name;
+	int words;
+	const char *usage;
+} commands[] = {
+	{ "report", 0, "report --db FILE [--db FILE...] [options]" },
+	{ "callers", 1, "callers|callees FN  (-p TREE | --db FILE)" },
+	{ "callees", 1, NULL },
+	{ "path", 2, "path FROM TO        (-p TREE | --db FILE)" },
+	{ "why", 1, "why FILE:LINE       (-p TREE | --db FILE)" },
+	{ "trace", 1, "trace TRACE --vmlinux FILE [--kaslr-offset HEX | "
+		      "--guest-text HEX]\n                [--rank=measured] "
+		      "(-p TREE | --db FILE)" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: trapcheck [options] -p <tree | compile_commands.json>\n",
+	      f);
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].usage)
+			fprintf(f, "       trapcheck %s\n", commands[i].usage);
+	fputs("       trapcheck check --db=FILE <gcc flags> file.c  "
+	      "(make C=1 CHECK=...)\n", f);
+	for (i = 0; i < ARRAY_SIZE(options); i++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s%c%s%s%s%s%s",
+			 options[i].letter ? "-" : "",
+			 options[i].letter ? options[i].letter : ' ',
+			 options[i].letter && options[i].name ? ", " : "",
+			 options[i].name ? "--" : "",
+			 options[i].name ? options[i].name : "",
+			 options[i].arg ? " " : "",
+			 options[i].arg ? options[i].arg : "");
+		fprintf(f, "  %-24s %s\n", head + !options[i].letter,
+			options[i].help);
+	}
+	fputs("exit status:", f);
+	for (i = 0; i < ARRAY_SIZE(exits); i++)
+		fprintf(f, "%s %d %s", i ? "," : "", exits[i].code,
+			exits[i].meaning);
+	fputs("\n", f);
+}
+
+/* A number in [lo, hi], or false. */
+static bool number(const char *s, unsigned long lo, unsigned long hi,
+		   unsigned long *out)
+{
+	char *end;
+
+	*out = strtoul(s, &end, 10);
+	return *s && !*end && *s != '-' && *out >= lo && *out <= hi;
+}
+
+static bool parse_min_analysed(const char *s, struct min_analysed *m)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || v < 0)
+		return false;
+	m->percent = *end == '%';
+	if (m->percent)
+		end++;
+	m->value = v;
+	return !*end && (!m->percent || v <= 100);
+}
+
+/*
+ * The options that only store their argument (a const char * of struct
+ * prog), or only set or clear a flag of it (a bool).
+ */
+static const struct {
+	int id;
+	enum { STORE_ARG, STORE_TRUE, STORE_FALSE } how;
+	size_t offset;
+} stores[] = {
+#define STORE(id, how, field) { OPT_##id, how, offsetof(struct prog, field) }
+#define ARG(id, field)		STORE(id, STORE_ARG, field)
+#define SET(id, field)		STORE(id, STORE_TRUE, field)
+#define CLEAR(id, field)	STORE(id, STORE_FALSE, field)
+	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
+	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
+	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
+	SET(EVERY_BODY, ao.every_body),
+	SET(PER_ROOT, ao.per_root),
+	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
+	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
+	SET(PRINT_COMMANDS, print_commands), SET(LIST_CAPS, list_caps),
+	ARG(DIFF, diff), SET(FIX, fo.print), ARG(FIX_DIR, fo.dir),
+	SET(APPLY, fo.apply), ARG(EMIT_COCCI, cocci),
+	ARG(SIGNOFF, fo.meta.signoff), CLEAR(NO_VERIFY, fo.verify),
+	ARG(WRITE_BASELINE, write_baseline), ARG(BASELINE, baseline),
+	ARG(WAIVERS, waivers), SET(NO_WAIVERS, no_waivers),
+	ARG(GRAPH, graph_dir), ARG(HTML, html), ARG(VMLINUX, vmlinux),
+#undef STORE
+#undef ARG
+#undef SET
+#undef CLEAR
+};
+
+/* A stored option into @p; false when @id is not one. */
+static bool store(struct prog *p, int id, const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stores); i++) {
+		char *field = (char *)p + stores[i].offset;
+
+		if (stores[i].id != id)
+			continue;
+		if (stores[i].how == STORE_ARG)
+			*(const char **)field = arg;
+		else
+			*(bool *)field = stores[i].how == STORE_TRUE;
+		return true;
+	}
+	return false;
+}
+
+/* One option into @p; false (and said) when its argument is bad. */
+static bool take(struct prog *p, int id, const char *arg)
+{
+	unsigned long n;
+	int end = 0;
+
+	if (store(p, id, arg))
+		return true;
+	switch (id) {
+	case OPT_ROOTS:
+		*PUSH(p->extra_roots, p->nr_extra, p->alloc_extra) = arg;
+		break;
+	case OPT_DB:
+		if (!p->ao.db_path)
+			p->ao.db_path = arg;
+		else
+			*PUSH(p->more_dbs, p->nr_more_dbs,
+			      p->alloc_more_dbs) = arg;
+		break;
+	case OPT_SHARD:
+		if (sscanf(arg, "%u/%u%n", &p->ao.shard_k, &p->ao.shard_n,
+			   &end) != 2 || arg[end] || !p->ao.shard_k ||
+		    p->ao.shard_k > p->ao.shard_n ||
+		    p->ao.shard_n > 10000) {
+			diag_error("--shard needs K/N with 1 <= K <= N, not "
+				   "'%s'", arg);
+			return false;
+		}
+		break;
+	case OPT_MAX_TARGETS:
+		if (!number(arg, 1, 1000000, &n)) {
+			diag_error("--max-targets needs a positive number");
+			return false;
+		}
+		p->ao.max_targets = n;
+		break;
+	case OPT_JOBS:
+		if (!number(arg, 1, 4096, &n)) {
+			diag_error("-j needs a positive number, not '%s'", arg);
+			return false;
+		}
+		p->ao.jobs = (int)n;
+		break;
+	case OPT_TU_TIMEOUT:
+		if (!number(arg, 0, 86400, &n)) {
+			diag_error("--tu-timeout needs seconds (0-86400)");
+			return false;
+		}
+		p->ao.tu_timeout = (unsigned int)n;
+		break;
+	case OPT_MIN_ANALYSED:
+		if (!parse_min_analysed(arg, &p->min)) {
+			diag_error("--min-analysed needs a count or a "
+				   "percentage, not '%s'", arg);
+			return false;
+		}
+		break;
+	case OPT_KASLR:
+	case OPT_GUEST_TEXT: {
+		unsigned long long v;
+		char *e;
+
+		errno = 0;
+		v = strtoull(arg, &e, 16);
+		if (e == arg || *e || errno) {
+			diag_error("--%s needs a hexadecimal address, not '%s'",
+				   id == OPT_KASLR ? "kaslr-offset" :
+				   "guest-text", arg);
+			return false;
+		}
+		if (id == OPT_KASLR) {
+			p->kaslr = v;
+			p->kaslr_given = true;
+		} else {
+			p->guest_text = v;
+			p->guest_text_given = true;
+		}
+		break;
+	}
+	case OPT_RANK:
+		if (strcmp(arg, "estimate") && strcmp(arg, "measured")) {
+			diag_error("--rank is estimate or measured, not '%s'",
+				   arg);
+			return false;
+		}
+		p->rank_measured = !strcmp(arg, "measured");
+		break;
+	case OPT_CONTEXT:
+		if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
+		    strcmp(arg, "all")) {
+			diag_error("--context is guest, nested or all, not "
+				   "'%s'", arg);
+			return false;
+		}
+		p->context = arg;
+		break;
+	}
+	return true;
+}
+
+/*
+ * Parse @argv into @p. Returns -1 to go on, or the exit status of a run
+ * that ends here (--help, --version, a usage error).
+ */
+static int parse(struct prog *p, int argc, char **argv)
+{
+	struct option lo[ARRAY_SIZE(options) + 1];
+	char so[2 * ARRAY_SIZE(options) + 1];
+	size_t i, n = 0, k = 0;
+	int c;
+
+	for (i = 0; i < ARRAY_SIZE(options); i++) {
+		if (options[i].name)
+			lo[n++] = (struct option){ options[i].name,
+				options[i].arg ? required_argument :
+				no_argument, NULL, options[i].id };
+		if (options[i].letter) {
+			so[k++] = options[i].letter;
+			if (options[i].arg)
+				so[k++] = ':';
+		}
+	}
+	memset(&lo[n], 0, sizeof(lo[n]));
+	so[k] = '\0';
+	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		for (i = 0; i < ARRAY_SIZE(options); i++)
+			if (c == options[i].id || c == options[i].letter)
+				break;
+		if (i == ARRAY_SIZE(options)) {
+			usage(stderr);
+			return TC_EXIT_USAGE;
+		}
+		if (options[i].id == OPT_HELP) {
+			usage(stdout);
+			return TC_EXIT_CLEAN;
+		}
+		if (options[i].id == OPT_VERSION) {
+			printf("trapcheck %s\n", TRAPCHECK_VERSION);
+			return TC_EXIT_CLEAN;
+		}
+		if (!take(p, options[i].id, optarg))
+			return TC_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The modes, first match wins; the default reports the findings. */
+static int (*mode(const struct prog *p))(struct prog *)
+{
+	if (p->cmd && !strcmp(p->cmd, "trace"))
+		return cmd_trace;
+	if (p->cmd && strcmp(p->cmd, "report"))
+		return cmd_query;
+	if (p->print_commands || p->list_roots || p->list_caps)
+		return cmd_list;
+	if (p->diff)
+		return cmd_diff;
+	if (p->fo.print || p->fo.dir || p->fo.apply || p->cocci)
+		return cmd_fix;
+	return cmd_scan;
+}
+
+int main(int argc, char **argv)
+{
+	struct prog p = {
+		.format = "text", .context = "all",
+		.fo = { .verify = true },
+		.min = { 90, true },
+	};
+	int ret, words = 0;
+	size_t i;
+
+	if (argc > 1 && !strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	for (i = 0; argc > 1 && i < ARRAY_SIZE(commands); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			p.cmd = commands[i].name;
+			words = commands[i].words;
+			argv[1] = argv[0];
+			argc--;
+			argv++;
+			break;
+		}
+	}
+	p.ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	p.ao.tu_timeout = 300;
+	p.ao.fault = getenv("TRAPCHECK_FAULT");
+	p.ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
+	ret = parse(&p, argc, argv);
+	if (ret >= 0)
+		goto out_free;
+	ret = TC_EXIT_USAGE;
+	if ((!p.tree && !(p.cmd && p.ao.db_path) && !p.list_roots) ||
+	    argc - optind != words) {
+		usage(stderr);
+		goto out_free;
+	}
+	if (p.tree && !*p.tree) {
+		diag_error("-p: an empty path (give the tree, or its compile "
+			   "database)");
+		goto out_free;
+	}
+	if (!p.tree && mode(&p) == cmd_fix) {
+		diag_error("--fix, --fix-dir, --apply and --emit-cocci verify "
+			   "each fix by parsing the patched files again: they "
+			   "need -p TREE (its compile database)");
+		goto out_free;
+	}
+	if (p.nr_more_dbs && (p.tree || !p.cmd || strcmp(p.cmd, "report"))) {
+		diag_error("--db given %zu times: only trapcheck report "
+			   "(without -p) joins databases",
+			   p.nr_more_dbs + 1);
+		goto out_free;
+	}
+	p.ao.more_dbs = p.more_dbs;
+	p.ao.nr_more_dbs = p.nr_more_dbs;
+	if (p.ao.shard_n && (!p.tree || !p.ao.db_path || mode(&p) != cmd_scan ||
+			     p.cmd || p.output || p.baseline ||
+			     p.write_baseline || p.graph_dir || p.html)) {
+		diag_error("--shard needs -p and --db and stores facts only "
+			   "(no -o, --fix, --diff, baselines or pictures): "
+			   "trapcheck report --db joins the shards");
+		goto out_free;
+	}
+	if ((p.vmlinux || p.kaslr_given || p.guest_text_given ||
+	     p.rank_measured) && mode(&p) != cmd_trace) {
+		diag_error("--vmlinux, --kaslr-offset, --guest-text and --rank "
+			   "are trapcheck trace's");
+		goto out_free;
+	}
+	if (p.kaslr_given && p.guest_text_given) {
+		diag_error("--kaslr-offset or --guest-text, not both");
+		goto out_free;
+	}
+	if (strcmp(p.format, "text") && strcmp(p.format, "json") &&
+	    strcmp(p.format, "sarif")) {
+		diag_error("unknown format '%s' (text, json, sarif)", p.format);
+		goto out_free;
+	}
+	diag_setup("trapcheck", p.quiet, p.eo.verbose);
+	p.words = argv + optind;
+	if (p.print_commands && p.tree)
+		ret = cmd_list(&p);
+	else if (!(ret = prog_roots(&p)))
+		ret = mode(&p)(&p);
+	roots_free(&p.roots);
+	free(p.roots_path);
+	free((char *)p.ao.compdb);
+out_free:
+	free(p.extra_roots);
+	free(p.more_dbs);
+	return ret;
+}

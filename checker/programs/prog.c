@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * prog.c - what the program's modes share: the root sets, the analysis
+ * with its one-line errors and exit statuses, and the report stage.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "prog.h"
+#include "trapcheck/output/baseline.h"
+#include "trapcheck/base/diag.h"
+#include "trapcheck/output/picture.h"
+#include "trapcheck/base/util.h"
+
+/* The shipped root sets: beside the binary, or installed. */
+static char *default_roots_dir(void)
+{
+	char exe[PATH_MAX], *slash, *dir;
+	const char *env = getenv("TRAPCHECK_ROOTS_DIR");
+	struct stat st;
+	ssize_t n;
+
+	if (env && *env)
+		return xstrdup(env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	dir = xasprintf("%s/roots", exe);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
+	free(dir);
+	dir = xasprintf("%s/../share/trapcheck/roots", exe);
+	if (!stat(dir, &st) && S_ISDIR(st.st_mode))
+		return dir;
+	free(dir);
+	return NULL;
+}
+
+int prog_roots(struct prog *p)
+{
+	char err[1024];
+	size_t i;
+
+	p->roots_path = p->roots_dir ? xstrdup(p->roots_dir) :
+				       default_roots_dir();
+	if (!p->roots_path) {
+		diag_error("no root sets found: pass --roots-dir or set "
+			   "TRAPCHECK_ROOTS_DIR");
+		return TC_EXIT_USAGE;
+	}
+	if (roots_load_dir(&p->roots, p->roots_path, err, sizeof(err)))
+		return prog_fail(err, TC_EXIT_USAGE);
+	for (i = 0; i < p->nr_extra; i++)
+		if (roots_load_file(&p->roots, p->extra_roots[i], err,
+				    sizeof(err)))
+			return prog_fail(err, TC_EXIT_USAGE);
+	if (p->root_set && roots_select(&p->roots, p->root_set, err,
+					sizeof(err)))
+		return prog_fail(err, TC_EXIT_USAGE);
+	return 0;
+}
+
+/* -p DIR means DIR/compile_commands.json, as for clang tools. */
+char *prog_compdb(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	if ((!stat(path, &st) && S_ISDIR(st.st_mode)) ||
+	    (stat(path, &st) && (n < 5 || strcmp(path + n - 5, ".json"))))
+		return xasprintf("%s/compile_commands.json", path);
+	return xstrdup(path);
+}
+
+/* --context: guest, or nested (a KVM host's reads). */
+static bool in_context(const struct finding *f, void *context)
+{
+	return !strcmp(f->context, context);
+}
+
+int prog_analyse(struct prog *p, struct analysis *a)
+{
+	char err[1024];
+	int ret;
+
+	/*
+	 * Without -p, a subcommand links what the facts database holds.
+	 * (Fix verification analyses again with the same options: main()
+	 * frees the path.)
+	 */
+	if (p->tree && !p->ao.compdb)
+		p->ao.compdb = prog_compdb(p->tree);
+	p->ao.progress = !p->no_progress && !p->quiet &&
+			 isatty(STDERR_FILENO);
+	ret = analysis_run(a, &p->ao, &p->roots, err, sizeof(err));
+	if (ret == -EINTR) {
+		diag_status("%s", err);
+		return TC_EXIT_INTERRUPTED;
+	}
+	if (ret == -EIO)
+		return prog_fail(err, TC_EXIT_OUTPUT);
+	if (ret)
+		return prog_fail(err, TC_EXIT_USAGE);
+	if (strcmp(p->context, "all")) {
+		findings_filter(&a->findings, in_context, (void *)p->context);
+		findings_filter(&a->low, in_context, (void *)p->context);
+	}
+	return 0;
+}
+
+/*
+ * Fail closed: a run that analysed nothing, or fewer TUs than asked, must
+ * not pass a CI gate. True (and why in one line) when it is incomplete.
+ */
+static bool incomplete(const struct run_summary *s,
+		       const struct min_analysed *m)
+{
+	size_t tried = s->entries - s->skipped;
+	double need = m->percent ? m->value * (double)tried / 100 : m->value;
+
+	if (s->tus && (double)s->tus >= need)
+		return false;
+	diag_error("%zu of %zu TUs analysed (%s %g%s): the findings would be "
+		   "incomplete", s->tus, tried, s->tus ? "--min-analysed" :
+		   "nothing analysed; --min-analysed", m->value,
+		   m->percent ? "%" : "");
+	return true;
+}
+
+int prog_fail(const char *err, int status)
+{
+	diag_error("%s", err);
+	return status;
+}
+
+int prog_analysed(struct prog *p,
+		  int (*mode)(struct prog *p, struct analysis *a))
+{
+	struct analysis a;
+	int ret = prog_analyse(p, &a);
+
+	if (ret)
+		return ret;
+	ret = mode(p, &a);
+	analysis_free(&a);
+	return ret;
+}
+
+int prog_status(const struct prog *p, const struct analysis *a)
+{
+	if (incomplete(&a->summary, &p->min))
+		return TC_EXIT_INCOMPLETE;
+	return a->findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+}
+
+/*
+ * Waivers, then the baseline to write (every unwaived finding), then the
+ * baseline to compare with, then the pictures of what is left. Returns 0
+ * or an exit status (the error said).
+ */
+static int report_stage(const struct prog *p, struct analysis *a)
+{
+	struct waivers w = { 0 };
+	char err[1024] = "";
+	int ret = 0;
+
+	if (p->waivers && waivers_load(&w, p->waivers, err, sizeof(err)))
+		return prog_fail(err, TC_EXIT_USAGE);
+	/* Each bad waiver is said where it is. */
+	ret = waivers_apply(&w, a->root, &a->findings, &a->summary,
+			    p->no_waivers);
+	waivers_free(&w);
+	if (ret)
+		return TC_EXIT_USAGE;
+	if (p->write_baseline &&
+	    baseline_write(p->write_baseline, &a->findings, err, sizeof(err)))
+		return prog_fail(err, TC_EXIT_OUTPUT);
+	if (p->baseline &&
+	    baseline_apply(p->baseline, &a->findings, &a->summary, err,
+			   sizeof(err)))
+		return prog_fail(err, TC_EXIT_USAGE);
+	if (p->graph_dir &&
+	    picture_graphs(p->graph_dir, &a->findings, err, sizeof(err)))
+		return prog_fail(err, TC_EXIT_OUTPUT);
+	if (p->html &&
+	    picture_html(p->html, &a->findings, &a->summary, a->root, err,
+			 sizeof(err)))
+		return prog_fail(err, TC_EXIT_OUTPUT);
+	return 0;
+}
+
+static int emit(FILE *out, const struct prog *p, const struct analysis *a)
+{
+	int ret;
+
+	if (!strcmp(p->format, "json"))
+		return emit_json(out, &a->findings, &a->low, &a->summary);
+	if (!strcmp(p->format, "sarif"))
+		return emit_sarif(out, &a->findings, &a->low, &a->summary,
+				  a->root);
+	ret = emit_text(out, &a->findings, &p->eo);
+	emit_low(out, &a->low);
+	return ret || ferror(out) ? -EIO : 0;
+}
+
+int prog_report(struct prog *p, struct analysis *a)
+{
+	struct out_file o = { .f = stdout };
+	int ret = report_stage(p, a);
+
+	if (ret)
+		return ret;
+	/* To -o through a temporary name: a failed run leaves no half file. */
+	if (p->output && (ret = out_open(&o, p->output))) {
+		diag_error("%s: cannot write: %s", p->output, strerror(-ret));
+		return TC_EXIT_OUTPUT;
+	}
+	ret = emit(o.f, p, a);
+	if (p->output && ret)
+		out_abort(&o);
+	else if (p->output)
+		ret = out_close(&o);
+	else if (fflush(stdout))
+		ret = -EIO;
+	if (ret) {
+		diag_error("%s: write failed", p->output ? p->output :
+			   "<stdout>");
+		return TC_EXIT_OUTPUT;
+	}
+	if (!p->quiet)
+		emit_summary(stderr, &a->summary, a->findings.nr);
+	return prog_status(p, a);
+}

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rules.c - the rule table and the engine that ties sites to roots.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/model/arch.h"
+#include "trapcheck/model/guards.h"
+#include "trapcheck/graph/reach.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/base/util.h"
+
+#define HOOK_yes(fn)	fn
+#define HOOK_no(fn)	NULL
+
+const struct rule rule_table[] = {
+#define RULE(name, id_, summary_, chain_, fixes_)			\
+	{ .id = id_, .summary = summary_, .check = rule_##name,		\
+	  .check_chain = HOOK_##chain_(rule_##name##_chain),		\
+	  .fix = HOOK_##fixes_(fix_##name) },
+#include "rules.def"
+#undef RULE
+};
+const size_t rule_table_size = ARRAY_SIZE(rule_table);
+
+/* Steps for @n edges from a root, then the sink site in @func. */
+static void build_chain(const struct graph *g, const int *edges, size_t n,
+			const struct gsink *s, struct chain *c)
+{
+	size_t i;
+
+	c->len = n + 1;
+	c->steps = xcalloc(n + 1, sizeof(*c->steps));
+	for (i = 0; i < n; i++) {
+		const struct gedge *e = &g->edges[edges[i]];
+
+		c->steps[i].function = g->nodes[e->caller].name;
+		SITE_COPY(&c->steps[i], e);
+		c->steps[i + 1].via = e->via;
+		c->steps[i + 1].inferred = e->inferred;
+	}
+	c->steps[n].function = g->nodes[s->func].name;
+	SITE_COPY(&c->steps[n], s);
+}
+
+/* How many steps back from the sink other hot callers are looked for. */
+#define OTHER_CHAIN_DEPTH 3
+
+/* A way from a function to the sink: the edges, that function first. */
+struct tail {
+	int node;
+	int *edges;
+	size_t len;
+};
+
+static bool same_edges(const int *a, size_t na, const int *b, size_t nb)
+{
+	return na == nb && !memcmp(a, b, na * sizeof(*a));
+}
+
+/* Does the chain of @n edges visit a function twice (a cycle)? */
+static bool loops(const struct graph *g, const int *edges, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i <= n; i++) {
+		int v = i ? g->edges[edges[i - 1]].callee :
+			    g->edges[edges[0]].caller;
+
+		for (j = 0; j < i; j++) {
+			int w = j ? g->edges[edges[j - 1]].callee :
+				    g->edges[edges[0]].caller;
+
+			if (v == w)
+				return true;
+		}
+	}
+	return false;
+}
+
+static void fill_chains(const struct graph *g, const struct reach *r,
+			const struct gsink *s, struct finding *f)
+{
+	struct tail *q = xcalloc(64, sizeof(*q));
+	size_t n = reach_chain(g, r, s->func, &q[0].edges), head, nq = 1, i;
+	int *primary = q[0].edges, *done[FINDING_MAX_OTHER_CHAINS];
+	size_t done_len[FINDING_MAX_OTHER_CHAINS], nd = 0;
+
+	build_chain(g, primary, n, s, &f->chain);
+	q[0].node = s->func;
+	q[0].edges = NULL;
+	q[0].len = 0;
+
+	/*
+	 * The same sink entered another way: going back from the sink up to
+	 * OTHER_CHAIN_DEPTH calls, every other hot caller gives one more
+	 * chain (its shortest way in, then the way to the sink):
+	 * cpu_has_hw_af() as arch_has_hw_pte_young() and as
+	 * arch_wants_old_prefaulted_pte(), set_pte_range() from
+	 * finish_fault() and from filemap_map_pages() through
+	 * vm_ops->map_pages().
+	 */
+	for (head = 0; head < nq && f->nr_others < FINDING_MAX_OTHER_CHAINS;
+	     head++) {
+		struct tail *t = &q[head];
+		const struct gnode *fn = &g->nodes[t->node];
+
+		if (t->len >= OTHER_CHAIN_DEPTH)
+			continue;
+		for (i = 0; i < fn->nr_in &&
+		     f->nr_others < FINDING_MAX_OTHER_CHAINS; i++) {
+			int e = fn->in[i], caller = g->edges[e].caller;
+			size_t m, j;
+			bool seen = caller == s->func;
+			int *alt;
+
+			for (j = 0; j < t->len && !seen; j++)
+				seen = g->edges[t->edges[j]].callee == caller;
+			if (seen || !reach_has(r, caller) ||
+			    g->nodes[caller].opaque || g->nodes[caller].cold ||
+			    g->edges[e].periodic ||
+			    (r->steady && g->edges[e].boot))
+				continue;
+			m = reach_chain(g, r, caller, &alt);
+			alt = xrealloc(alt, (m + 1 + t->len) * sizeof(*alt));
+			alt[m] = e;
+			if (t->len)
+				memcpy(alt + m + 1, t->edges,
+				       t->len * sizeof(*alt));
+			if (loops(g, alt, m + 1 + t->len)) {
+				free(alt);
+				continue;
+			}
+			for (j = 0, seen = same_edges(alt, m + 1 + t->len,
+						      primary, n);
+			     j < nd && !seen; j++)
+				seen = same_edges(alt, m + 1 + t->len, done[j],
+						  done_len[j]);
+			if (!seen) {
+				f->others = xrealloc(f->others,
+						     (f->nr_others + 1) *
+						     sizeof(*f->others));
+				build_chain(g, alt, m + 1 + t->len, s,
+					    &f->others[f->nr_others++]);
+				done[nd] = alt;
+				done_len[nd++] = m + 1 + t->len;
+			} else {
+				free(alt);
+			}
+			/* Go on back from this caller, once per function. */
+			for (j = 0; j < nq && q[j].node != caller; j++)
+				;
+			if (j == nq && nq < 64) {
+				q[nq].node = caller;
+				q[nq].len = t->len + 1;
+				q[nq].edges = xmalloc(q[nq].len *
+						      sizeof(*q[nq].edges));
+				q[nq].edges[0] = e;
+				if (t->len)
+					memcpy(q[nq].edges + 1, t->edges,
+					       t->len * sizeof(*t->edges));
+				nq++;
+			}
+		}
+	}
+	for (i = 0; i < nq; i++)
+		free(q[i].edges);
+	for (i = 0; i < nd; i++)
+		free(done[i]);
+	free(q);
+	free(primary);
+}
+
+static struct finding *new_finding(struct findings *out,
+				   const struct finding *proto,
+				   const struct rule *rule,
+				   const struct rule_ctx *ctx)
+{
+	struct finding *f = PUSH(out->v, out->nr, out->alloc);
+
+	*f = *proto;
+	f->message = xstrdup(proto->message);
+	f->unless = proto->unless ? xstrdup(proto->unless) : NULL;
+	f->rule = rule->id;
+	f->file = ctx->site->file;
+	f->line = ctx->site->line;
+	f->col = ctx->site->col;
+	f->function = ctx->func->name;
+	f->func_static = ctx->func->is_static;
+	f->func_file = ctx->func->file;
+	f->func_line = ctx->func->line;
+	f->sink = ctx->def->name;
+	f->site_arg = ctx->site->arg;
+	f->ordinal = ctx->site->ordinal;
+	f->context = "guest";
+	return f;
+}
+
+static void drop_last(struct findings *out)
+{
+	finding_free(&out->v[--out->nr]);
+}
+
+/*
+ * The reach that explains a site for one root set: the steady one when
+ * a steady path exists and the site itself is not boot-only; none for a
+ * rate-limited site.
+ */
+static const struct reach *pick(const struct reach *steady,
+				const struct reach *any,
+				const struct gsink *s)
+{
+	if (s->periodic)
+		return NULL;
+	if (reach_has(steady, s->func) && !s->boot)
+		return steady;
+	return reach_has(any, s->func) ? any : NULL;
+}
+
+/*
+ * The estimate (docs/diagnostics.md, "How the estimate is made"): known
+ * constant trip counts multiply, up to ESTIMATE_MAX_LOOPS; loops whose
+ * bound is not a constant add one factor of LOOP_GUESS per chain however
+ * many there are. Steady phase: the root set's weight (events a second)
+ * times that. Boot phase: reads per call of the root set until the
+ * guarding condition flips, not a rate.
+ */
+#define ESTIMATE_MAX_LOOPS	1024
+#define LOOP_GUESS		4
+
+static void estimate(struct finding *f, const struct root_set *set)
+{
+	double known = 1;
+	bool guess = false;
+	size_t i;
+
+	for (i = 0; i < f->chain.len; i++) {
+		const struct chain_step *s = &f->chain.steps[i];
+
+		known *= s->loop ? s->loop : 1;
+		guess |= s->loop_guess > 0;
+	}
+	if (known > ESTIMATE_MAX_LOOPS)
+		known = ESTIMATE_MAX_LOOPS;
+	f->loops = known * (guess ? LOOP_GUESS : 1);
+	f->loop_guess = guess;
+	f->weight = set->weight;
+	f->per_boot = !strcmp(f->phase, "boot");
+	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
+}
+
+/* Code that runs on a KVM host (the architecture's context.def). */
+static bool nested_file(const char *file)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; file && i < a->nr_host_paths; i++)
+		if (!strncmp(file, a->host_paths[i], strlen(a->host_paths[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Where the read traps: a chain that runs through KVM host or hyp code
+ * executes on a host, which traps only when it is itself a guest.
+ */
+static const char *chain_context(const struct chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (nested_file(c->steps[i].file))
+			return "nested";
+	return "guest";
+}
+
+/*
+ * The guards of the first step (or the site) that holds only for one
+ * value of an argument (a case of a switch on a parameter), or NULL.
+ */
+static const char *chain_only_when(const struct chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (guards_have(c->steps[i].guards, GUARD_ARGUMENT))
+			return c->steps[i].guards;
+	return NULL;
+}
+
+static unsigned int chain_inferred(const struct chain *c)
+{
+	unsigned int n = 0;
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		n += c->steps[i].inferred;
+	return n;
+}
+
+/* Which of two root sets' findings of one site explains it better? */
+static bool better(const struct finding *a, const struct finding *b)
+{
+	bool ga = !strcmp(a->context, "guest"), gb = !strcmp(b->context,
+							       "guest");
+
+	if (ga != gb)
+		return ga;
+	if (a->low != b->low)
+		return !a->low;
+	if (a->inferred != b->inferred)
+		return a->inferred < b->inferred;
+	if (a->chain.len != b->chain.len)
+		return a->chain.len < b->chain.len;
+	return a->estimate > b->estimate;
+}
+
+static bool same_site(const struct finding *a, const struct finding *b)
+{
+	return a->rule == b->rule && a->line == b->line &&
+	       a->col == b->col && !strcmp(a->file, b->file);
+}
+
+/* On a KVM host the read traps only under nested virtualisation. */
+static void say_nested(struct finding *f)
+{
+	static const char hot[] = " on a hot path";
+	const char *at = strstr(f->message, hot);
+	char *m;
+
+	if (strcmp(f->context, "nested") || !at)
+		return;
+	m = xasprintf("%.*s on a hot path of a KVM host (traps only under "
+		      "nested virtualisation)%s", (int)(at - f->message),
+		      f->message, at + strlen(hot));
+	free(f->message);
+	f->message = m;
+}
+
+/*
+ * One finding per site: the root set whose chain explains it best is the
+ * finding, the others ride along in its also[] (--per-root keeps one per
+ * root set). Takes @in's findings.
+ */
+static void group_sites(struct findings *in, struct findings *out)
+{
+	size_t i = 0, j, best;
+
+	while (i < in->nr) {
+		struct finding *f;
+
+		for (j = i + 1; j < in->nr && same_site(&in->v[i], &in->v[j]);
+		     j++)
+			;
+		for (best = i, f = &in->v[i]; f < &in->v[j]; f++)
+			if (better(f, &in->v[best]))
+				best = (size_t)(f - in->v);
+		f = PUSH(out->v, out->nr, out->alloc);
+		*f = in->v[best];
+		f->nr_also = j - i - 1;
+		f->also = f->nr_also ? xcalloc(f->nr_also, sizeof(*f->also)) :
+				       NULL;
+		for (f->nr_also = 0; i < j; i++) {
+			if (i == best)
+				continue;
+			f->also[f->nr_also++] = in->v[i];
+			if (!strcmp(in->v[i].context, "guest"))
+				f->context = "guest";
+			if (!in->v[i].low)
+				f->low = false;
+		}
+	}
+	in->nr = 0;
+}
+
+/* A finding through more inferred calls than this is of low confidence. */
+#define CONFIDENT_INFERRED	1
+
+/* Per root set: [2j] steady paths only, [2j + 1] any path. */
+static struct reach *compute_reaches(const struct graph *g,
+				     const struct root_sets *roots,
+				     struct rules_stats *st)
+{
+	struct reach *reach = xcalloc(2 * roots->nr + 1, sizeof(*reach));
+	size_t j;
+
+	for (j = 0; j < roots->nr; j++) {
+		bool *stop = reach_stops(g, roots, j);
+
+		reach_compute(g, &roots->sets[j], true, stop, &reach[2 * j]);
+		reach_compute(g, &roots->sets[j], false, stop,
+			      &reach[2 * j + 1]);
+		if (st)
+			st->stopped += reach[2 * j + 1].stopped;
+		free(stop);
+	}
+	return reach;
+}
+
+/* A RULE_ONCE finding not on a hot path: the site alone. */
+static void site_alone(struct findings *all, const struct finding *proto,
+		       const struct rule *rule, const struct rule_ctx *ctx)
+{
+	struct finding *f = new_finding(all, proto, rule, ctx);
+	const struct gsink *s = ctx->site;
+
+	f->phase = s->boot ? "boot" : "steady";
+	f->chain.len = 1;
+	f->chain.steps = xcalloc(1, sizeof(*f->chain.steps));
+	f->chain.steps[0].function = ctx->func->name;
+	f->chain.steps[0].file = s->file;
+	f->chain.steps[0].line = s->line;
+	f->chain.steps[0].col = s->col;
+	f->chain.steps[0].guards = s->guards;
+	f->context = chain_context(&f->chain);
+}
+
+/* One rule at one site: a finding per root set that reaches it. */
+static void check_site(const struct graph *g, const struct root_sets *roots,
+		       const struct reach *reach, const struct rule *rule,
+		       const struct rule_ctx *ctx, struct findings *all)
+{
+	enum rule_scope scope = RULE_PER_ROOT;
+	struct finding proto = { .sanitised = -1 };
+	const struct gsink *s = ctx->site;
+	bool reported = false;
+	size_t j;
+
+	if (!rule->check(ctx, &proto, &scope))
+		return;
+	for (j = 0; j < roots->nr; j++) {
+		const struct reach *r = pick(&reach[2 * j], &reach[2 * j + 1],
+					     s);
+		struct finding *f;
+
+		if (!r || (scope == RULE_STEADY_PER_ROOT && !r->steady))
+			continue;
+		f = new_finding(all, &proto, rule, ctx);
+		f->root = roots->sets[j].name;
+		f->phase = r->steady ? "steady" : "boot";
+		fill_chains(g, r, s, f);
+		f->inferred = chain_inferred(&f->chain);
+		f->only_when = chain_only_when(&f->chain);
+		f->low = f->inferred > CONFIDENT_INFERRED || f->only_when ||
+			 f->unless;
+		f->context = chain_context(&f->chain);
+		estimate(f, &roots->sets[j]);
+		if (rule->check_chain &&
+		    !rule->check_chain(ctx, f, &roots->sets[j])) {
+			drop_last(all);
+			continue;
+		}
+		reported = true;
+		if (scope == RULE_ONCE)
+			break;
+	}
+	if (scope == RULE_ONCE && !reported)
+		site_alone(all, &proto, rule, ctx);
+	free(proto.message);
+	free(proto.unless);
+}
+
+/* One finding per site (or per root set), warnings and notes apart. */
+static void sort_out(struct findings *all, const struct rules_opts *o,
+		     struct findings *out, struct findings *low)
+{
+	struct findings grouped = { 0 };
+	size_t i;
+
+	if (o && o->per_root) {
+		grouped = *all;
+		memset(all, 0, sizeof(*all));
+	} else {
+		sort_n(all->v, all->nr, sizeof(*all->v), finding_site_cmp);
+		group_sites(all, &grouped);
+	}
+	findings_free(all);
+	for (i = 0; i < grouped.nr; i++) {
+		struct finding *f = &grouped.v[i];
+
+		say_nested(f);
+		if (f->low && !(o && o->all_chains) && low)
+			*PUSH(low->v, low->nr, low->alloc) = *f;
+		else
+			*PUSH(out->v, out->nr, out->alloc) = *f;
+	}
+	free(grouped.v);
+	findings_sort(out);
+	if (low)
+		findings_sort(low);
+}
+
+void rules_run(const struct graph *g, const struct root_sets *roots,
+	       const struct rules_opts *o, struct findings *out,
+	       struct findings *low, struct rules_stats *st)
+{
+	struct reach *reach = compute_reaches(g, roots, st);
+	struct findings all = { 0 };
+	size_t i, j, k;
+
+	for (i = 0; i < g->nr_sinks; i++) {
+		const struct gsink *s = &g->sinks[i];
+		struct rule_ctx ctx = {
+			.graph = g,
+			.site = s,
+			.def = sink_at(s->sink),
+			.func = &g->nodes[s->func],
+		};
+
+		for (k = 0; k < rule_table_size; k++)
+			check_site(g, roots, reach, &rule_table[k], &ctx,
+				   &all);
+	}
+	for (j = 0; j < 2 * roots->nr; j++)
+		reach_free(&reach[j]);
+	free(reach);
+	sort_out(&all, o, out, low);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * db-internal.h - what the two files of the facts database share (not
+ * public API: include/trapcheck/store/db.h is):
+ *
+ *   db.c        the file: opening and checking it, the schema, errors,
+ *               the state of the run, its metadata
+ *   db-facts.c  what it holds: file hashes, each TU's facts stored and
+ *               loaded, TUs pruned (it calls db.c, never the reverse)
+ */
+#ifndef TRAPCHECK_DB_INTERNAL_H
+#define TRAPCHECK_DB_INTERNAL_H
+
+#include <stdbool.h>
+
+#include <sqlite3.h>
+
+#include "trapcheck/store/db.h"
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	char *root;
+	char *arch;
+	enum db_mode mode;
+	bool readonly;		/* opened for reading only */
+	bool running;		/* this process marked a run in progress */
+	/*
+	 * What db_begin_run() asked to record, written with the run's first
+	 * write (a run that writes nothing leaves the file as it was).
+	 */
+	bool pending, new_root, new_arch, track;
+	bool was_unclean;	/* its last run did not end */
+	/*
+	 * The first failure: -EIO (a write), -EBADMSG (damage found on a
+	 * read); its message in error[].
+	 */
+	int failed;
+	char error[512];
+	/* This run's file hashes: each file is stat()ed and looked up once. */
+	struct strmap hashes;
+	char **hash_v;
+	size_t nr_hash, alloc_hash;
+};
+
+int db_exec(struct db *db, const char *sql);
+int db_exec_w(struct db *db, const char *sql);
+int db_read_end(struct db *db, int rc);
+sqlite3_stmt *db_prep(struct db *db, const char *sql);
+int db_fail(struct db *db, int ret);
+char *db_select_text(struct db *db, const char *sql, const char *arg);
+int db_first_write(struct db *db);
+int db_meta_set(struct db *db, const char *key, const char *value);
+
+#endif /* TRAPCHECK_DB_INTERNAL_H */

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one route for findings: rules fill a struct finding, every emitter
+ * (text, JSON) prints the same struct.
+ */
+#ifndef TRAPCHECK_FINDING_H
+#define TRAPCHECK_FINDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "trapcheck/base/util.h"
+
+struct pruned;
+struct dispatch_stats;
+
+struct chain_step {
+	const char *function;
+	const char *file;	/* where this function goes on: the call */
+	unsigned int line, col;	/* site, or the sink for the last step */
+	const char *via;	/* macro the call into this step used, or
+				 * the struct member of an inferred call */
+	bool inferred;		/* the call into this step is through a
+				 * struct member (ops table) */
+	unsigned int loop;	/* known trip counts at this step's site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
+	const char *guards;	/* conditions holding at this step's site */
+};
+
+struct chain {
+	struct chain_step *steps;	/* root first, sink function last */
+	size_t len;
+};
+
+/* At most this many other chains, one per other hot caller of the sink. */
+#define FINDING_MAX_OTHER_CHAINS 8
+
+struct finding {
+	const char *rule;
+	const char *file;
+	unsigned int line, col;
+	const char *function;	/* the function holding the sink */
+	bool func_static;	/* internal linkage: named with its file */
+	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
+	const char *site_arg;	/* the sink's argument as written, or NULL */
+	unsigned int ordinal;	/* the site's place in its function (the
+				 * graph's gsink.ordinal) */
+	const char *reg;	/* register read, or NULL */
+	const char *trap;	/* its trap class, or NULL */
+	const char *cap;	/* capability checked, or NULL */
+	const char *field;	/* its register field, or NULL */
+	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
+	const char *mask;	/* the read's value is tested with, or NULL */
+	const char *feature;	/* the tree's name of that bit, or NULL */
+	/*
+	 * Why the read may not exit at all (an MSR on KVM's pass-through
+	 * lists), or NULL: such a finding is a note, not a warning.
+	 */
+	char *unless;
+	const char *root;	/* root set name, or NULL (no hot path) */
+	const char *phase;	/* "boot" or "steady" */
+	const char *context;	/* "guest", or "nested": a KVM host's read */
+	unsigned int inferred;	/* calls on the chain inferred through a
+				 * struct member or a registration */
+	bool low;		/* low confidence: more than one of them,
+				 * or only_when */
+	const char *only_when;	/* guards on the chain holding an atom of
+				 * one argument value (guards.h
+				 * GUARD_ARGUMENT), or NULL */
+	/*
+	 * The estimate (rules.c): steady phase, reads a second: the root
+	 * set's weight times the loop factor; boot phase (per_boot), reads
+	 * per call of the root set until the guard flips: the loop factor.
+	 * loop_guess: the factor holds the guess for loops of unknown bound.
+	 */
+	double estimate, weight, loops;
+	bool per_boot, loop_guess;
+	const char *func_file;	/* where the function is defined */
+	unsigned int func_line;
+	char *message;
+	char *fix_note;			/* what --fix did, or NULL */
+	char *waiver;			/* why it is waived, or NULL */
+	struct chain chain;		/* the shortest */
+	struct chain *others;		/* through the sink's other callers */
+	size_t nr_others;
+	/* The same site from other root sets (one finding per site). */
+	struct finding *also;
+	size_t nr_also;
+	/*
+	 * trapcheck report --db NAME=FILE ...: the configurations whose
+	 * databases have this finding (names owned by the analysis); none
+	 * when the databases are not named.
+	 */
+	const char **configs;
+	size_t nr_configs;
+	bool in_all_configs;	/* every configuration has it */
+	/*
+	 * trapcheck trace: how often a hypervisor trace saw the site's line
+	 * trap (0: not observed) and its share of the trace's traps.
+	 */
+	bool has_measured;
+	unsigned long measured;
+	double measured_share;
+	/*
+	 * When only some have it: the CONFIG_ symbols of its chains' lines
+	 * whose values differ between those that have it and the others
+	 * ("CONFIG_LRU_GEN"; kconfig.h), where trapcheck can tell.
+	 */
+	char **config_syms;
+	size_t nr_config_syms, alloc_config_syms;
+};
+
+struct findings {
+	struct finding *v;
+	size_t nr, alloc;
+	struct strpool *pool;	/* strings owned by the list, or NULL */
+};
+
+struct tu_problem {
+	char *file;
+	unsigned int nr_errors;
+	char *first_error;
+	int parse_error;	/* nonzero: no TU was built */
+};
+
+struct run_summary {
+	size_t entries;		/* compile database entries */
+	size_t tus;		/* TUs analysed */
+	size_t parsed;		/* handed to libclang in this run */
+	size_t from_db;		/* facts read back from the database */
+	size_t removed;		/* TUs dropped from the database */
+	size_t skipped;		/* not C, host programs, unknown compiler */
+	size_t shard_of;	/* --shard: the entries of every shard */
+	size_t duplicates;	/* report: TUs in more than one database */
+	size_t functions, edges, sinks;
+	struct tu_problem *problems;	/* TUs with errors, in db order */
+	size_t nr_problems, alloc_problems;
+
+	/* What was read from the tree's own tables (caps.h). */
+	bool have_caps, have_ftr;
+	size_t caps, ftr_regs;
+	const char **unresolved_caps;	/* what matches() reads is unknown */
+	size_t nr_unresolved, alloc_unresolved;
+	const char **unknown_regs;	/* arm64_ftr_regs[] not in the table */
+	size_t nr_unknown_regs, alloc_unknown_regs;
+
+	/* Calls through struct members (graph.h): inferred and pruned. */
+	size_t inferred;
+	size_t stopped;		/* calls into other root sets' entries */
+	size_t rate_limited;	/* calls and sinks under a deadline test */
+	size_t masked_across;	/* sites masked by a callee's entry state */
+	const struct dispatch_stats *dispatch;	/* owned by the graph */
+	size_t low;		/* sites of low confidence, not warned of */
+	const struct pruned *pruned;	/* owned by the graph */
+	size_t nr_pruned, max_targets;
+
+	/* Filled by the report stage: baseline and waivers. */
+	bool baseline;
+	size_t known, fixed;	/* in the baseline: still found, gone */
+	size_t waived;
+};
+
+/*
+ * A chain as text: "a -> b (as m) -> c (via ops.member)"; with @calls,
+ * "a() -> b() (as m()) -> c() (via ops.member)" (new).
+ */
+char *chain_text(const struct chain *c, bool calls);
+
+/*
+ * The configurations of a finding (trapcheck report --db NAME=FILE): as
+ * a JSON array, and as text, " (defconfig only)" or "" when every
+ * configuration has it or none was named.
+ */
+json_t *finding_configs_json(const struct finding *f);
+/*
+ * A JSON string of @s made valid UTF-8 (util.h utf8_escape()): jansson
+ * refuses other bytes, and a field must never be dropped; null for NULL.
+ */
+json_t *json_text(const char *s);
+/* Its config_syms, a JSON array of strings. */
+json_t *finding_config_syms_json(const struct finding *f);
+char *finding_configs_text(const struct finding *f);
+
+/*
+ * The stable fingerprint of a finding, unique per site and root set and
+ * without line numbers, so that it survives unrelated edits: the text
+ * form is "rule:function:sink:argument:root:N", where function is
+ * "name@file" for a static function, argument the sink's as written
+ * (register or capability; "-" for none) and N the site's ordinal among
+ * its function's sites of that sink and argument (1 for the first in
+ * source order). The hash is its 64-bit FNV-1a in hex, for SARIF's
+ * partialFingerprints. finding_fingerprint_v1() is the form of version
+ * 1 baselines, "rule:function:sink:register:root", which two sites in
+ * one function could share (baseline.c reads it by line).
+ */
+char *finding_fingerprint(const struct finding *f);
+char *finding_fingerprint_hash(const struct finding *f);
+char *finding_fingerprint_v1(const struct finding *f);
+
+/* Drop the findings @keep says no to, freeing them. */
+void findings_filter(struct findings *fs,
+		     bool (*keep)(const struct finding *f, void *data),
+		     void *data);
+void finding_free(struct finding *f);
+/* Worst first (findings_sort()), or by place, rule and root set only. */
+void findings_sort(struct findings *fs);
+int finding_site_cmp(const void *a, const void *b);
+void findings_free(struct findings *fs);
+void run_summary_free(struct run_summary *s);
+
+#endif /* TRAPCHECK_FINDING_H */

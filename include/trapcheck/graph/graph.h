@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The whole-program call graph: one node per function key, one edge per
+ * distinct caller -> callee pair (at its first call site), and the sink
+ * sites found in function bodies. Strings are interned in the graph.
+ */
+#ifndef TRAPCHECK_GRAPH_H
+#define TRAPCHECK_GRAPH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/graph/caps.h"
+#include "trapcheck/model/facts.h"
+#include "trapcheck/base/util.h"
+
+/*
+ * Copy the site of a record to another: the call sites and sinks of the
+ * facts (facts.h), of the graph (below) and the steps of a chain
+ * (finding.h) all have these members.
+ */
+#define SITE_COPY(to, from) do {					\
+	(to)->file = (from)->file;					\
+	(to)->line = (from)->line;					\
+	(to)->col = (from)->col;					\
+	(to)->guards = (from)->guards;					\
+	(to)->loop = (from)->loop;					\
+	(to)->loop_guess = (from)->loop_guess;				\
+} while (0)
+
+struct gnode {
+	const char *key;
+	const char *name;
+	const char *file;	/* definition, or declaration if undefined */
+	unsigned int line, col;
+	bool defined;
+	bool is_static;
+	bool opaque;		/* a sink the walk does not enter */
+	bool indirect_calls;	/* calls through a function pointer */
+	bool cold;		/* never hot: checker/model/cold.def */
+	unsigned int region_in;	/* bit k: entered with region k open */
+	unsigned int region_seen; /* bit k: opens or closes region k */
+	unsigned int region_out; /* bit k: returns with region k open */
+	int *out;		/* edge indices, sorted after graph_finish() */
+	size_t nr_out, alloc_out;
+	int *in;		/* edges into this node, by graph_finish() */
+	size_t nr_in;
+};
+
+struct gedge {
+	int caller, callee;
+	const char *file;
+	unsigned int line, col;
+	const char *via;	/* macro alias at the call site, or NULL */
+	const char *guards;	/* conditions at the site (guards.h) */
+	bool boot;		/* every site is in the boot phase */
+	bool periodic;		/* every site is rate-limited (guards.h):
+				 * never walked from a root set */
+	bool inferred;		/* through a struct member (via: "T.m") or
+				 * a registration (via: the list head) */
+	bool registered;	/* resolved by registration (dispatch.h) */
+	unsigned int loop;	/* known trip counts at the site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
+};
+
+struct gsink {
+	int func;
+	int sink;		/* index into sink_table */
+	const char *arg;	/* register or capability, or NULL */
+	const char *mask;	/* what its value is tested with, or NULL */
+	const char *feature;	/* the tree's name of that bit, or NULL */
+	const char *file;
+	unsigned int line, col;
+	const char *guards;	/* conditions at the site (guards.h) */
+	bool boot;		/* the site itself is in the boot phase */
+	bool periodic;		/* the site is rate-limited: not hot */
+	unsigned int loop;	/* known trip counts at the site */
+	unsigned int loop_guess; /* loops of unknown bound around it */
+	/*
+	 * Its place in its function: 1 for the first site there of the
+	 * same sink with the same argument in source order, 2 for the
+	 * next... (graph_finish()); part of a finding's fingerprint.
+	 */
+	unsigned int ordinal;
+};
+
+/* A call through "struct.member", resolved to every assigned function. */
+struct gicall {
+	int caller;
+	const char *member;
+	const char *object;	/* a control block's (extract.h), or NULL */
+	const char *file;
+	unsigned int line, col, loop, loop_guess;
+	const char *guards;
+};
+
+struct gassign {
+	const char *member;
+	int fn;
+	const char *object;	/* whose member, or NULL (extract.h) */
+};
+
+/*
+ * A call with arguments of a registration type (extract.h: tu_call.args),
+ * kept per site: the edges keep one site per caller/callee pair.
+ */
+struct gargsite {
+	int caller, callee;
+	const char *args;	/* "0=var:x;1=$0" */
+	const char *file;
+	unsigned int line, col, loop, loop_guess;
+	const char *guards;
+};
+
+/* What registration-aware dispatch resolved (dispatch.c). */
+struct dispatch_stats {
+	size_t by_table;	/* member calls resolved through assignments */
+	size_t no_target;	/* member calls with nothing assigned */
+	size_t by_registration;	/* dispatch calls on a known list head */
+	size_t through_wrapper;	/* on a head the caller was passed */
+	size_t unresolved;	/* on a head that cannot be named */
+	size_t registrations;	/* objects registered on a known head */
+	size_t by_object;	/* control block calls on a named object */
+	size_t object_unknown;	/* ... on one that cannot be named */
+	const char *examples[3]; /* unresolved: "file:line in fn()" */
+	size_t nr_examples;
+};
+
+struct pruned {
+	const char *member;
+	size_t targets;
+};
+
+#define GRAPH_MAX_TARGETS 32	/* default member fan-out before pruning */
+
+struct graph {
+	struct strpool pool;
+	struct strmap node_index;	/* key -> node */
+	struct gnode *nodes;
+	size_t nr_nodes, alloc_nodes;
+	struct gedge *edges;
+	size_t nr_edges, alloc_edges;
+	struct gsink *sinks;
+	size_t nr_sinks, alloc_sinks;
+
+	struct cap_table caps;		/* from the tree's own tables */
+
+	struct gicall *icalls;
+	size_t nr_icalls, alloc_icalls;
+	struct gassign *assigns;
+	size_t nr_assigns, alloc_assigns;
+	size_t max_targets;		/* prune members with more */
+	struct pruned *pruned;
+	size_t nr_pruned, alloc_pruned;
+	size_t inferred_edges;
+	size_t region_sites;	/* sites given a region across calls */
+	struct gargsite *argsites;
+	size_t nr_argsites, alloc_argsites;
+	struct dispatch_stats dispatch;
+
+	/* caller/callee pair -> edge, open addressing */
+	struct edge_slot {
+		uint64_t pair;
+		int edge;
+	} *pairs;
+	size_t pairs_mask;
+};
+
+void graph_init(struct graph *g);
+void graph_free(struct graph *g);
+/* Add one TU's facts. Not thread-safe: callers serialise. */
+void graph_merge(struct graph *g, const struct tu_facts *f);
+/*
+ * The edge @caller -> @callee at call site @c (one per pair: a direct
+ * call beats an inferred one, then a steady site a boot one, then source
+ * order). Returns the edge's index.
+ */
+int graph_add_edge(struct graph *g, int caller, int callee,
+		   const struct tu_call *c, bool inferred);
+/* Sort adjacency and sinks so that every walk is deterministic. */
+void graph_finish(struct graph *g);
+
+/*
+ * Interrupts masked across calls (checker/graph/graph-regions.c): a caller
+ * that opens or closes no region and calls nothing that returns with
+ * interrupts masked, calling a function entered with them masked, is
+ * entered so up to that call; its calls and sinks there get the atom.
+ * Returns how many sites got one. Called by graph_finish().
+ */
+size_t graph_infer_regions(struct graph *g);
+/*
+ * Find the register and dispatch functions (the table's and their
+ * wrappers), the objects registered on each list head and the callbacks
+ * stored in them, and add an inferred edge from each dispatch call on a
+ * known head to each callback registered there (via: the head's name).
+ * Counts what it resolved in g->dispatch. Called by graph_finish()
+ * (checker/graph/graph-dispatch.c).
+ */
+void dispatch_resolve(struct graph *g);
+int graph_find(const struct graph *g, const char *key);
+/* Nodes named @name (static functions can share a name), -1 ends. */
+size_t graph_find_name(const struct graph *g, const char *name, int *out,
+		       size_t max);
+
+#endif /* TRAPCHECK_GRAPH_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reachability: a walk from every root of a set gives, for each function,
+ * its most believable call chain from the set: the fewest calls inferred
+ * through struct members or registrations, then the fewest calls.
+ */
+#ifndef TRAPCHECK_REACH_H
+#define TRAPCHECK_REACH_H
+
+#include "trapcheck/graph/graph.h"
+#include "trapcheck/input/roots.h"
+
+#define REACH_ROOT	(-1)	/* the node is one of the set's roots */
+#define REACH_NONE	(-2)	/* not reachable from the set */
+
+struct reach {
+	const struct root_set *set;
+	bool steady;		/* boot-phase edges were not followed */
+	int *parent;		/* per node: the edge that reached it */
+	unsigned int *depth;
+	unsigned int *inferred;	/* per node: inferred calls on its chain */
+	size_t nr_roots;	/* roots of the set present in the graph */
+	size_t stopped;		/* calls into other sets' entry points */
+};
+
+/*
+ * @steady: follow only call edges with a steady-phase site, so that
+ * everything reached is reached outside the boot phase. @stop (or NULL):
+ * nodes the walk does not enter, the entry points of other root sets
+ * (reach_stops()).
+ */
+void reach_compute(const struct graph *g, const struct root_set *set,
+		   bool steady, const bool *stop, struct reach *r);
+/*
+ * Per node of @g: is it a root of a set of @sets other than @sets->sets[
+ * @set] (and not of that one)? A new array.
+ */
+bool *reach_stops(const struct graph *g, const struct root_sets *sets,
+		  size_t set);
+void reach_free(struct reach *r);
+static inline bool reach_has(const struct reach *r, int node)
+{
+	return r->parent[node] != REACH_NONE;
+}
+/*
+ * The edges from a root to @node, root first, in a new array; returns
+ * their number (0 when @node is a root itself).
+ */
+size_t reach_chain(const struct graph *g, const struct reach *r, int node,
+		   int **edges);
+
+#endif /* TRAPCHECK_REACH_H */

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The architecture layer: what trapcheck knows of one architecture, in
+ * one place (checker/arch/<name>.c and the .def tables beside it): the
+ * spellings of its sinks, its registers and what a read of each costs in
+ * a guest, the code a rewrite must not touch, the subject prefixes of its
+ * patches. Generic modules ask the run's architecture (arch_current()),
+ * which the compile database names (arch_of_compdb()); one per run.
+ *
+ * Still outside the layer (arm64 knowledge in generic files, to move
+ * next; x86, the second, is here): how caps.c and tables.c read and
+ * resolve the capability tables, the shipped root sets (roots/), and the
+ * local-cap-check rule (this_cpu_has_cap(): its sinks only arm64 has).
+ */
+#ifndef TRAPCHECK_ARCH_H
+#define TRAPCHECK_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/model/guards.h"
+#include "trapcheck/model/sinks.h"
+
+struct cap_table;
+struct compdb;
+struct fix_ctx;
+struct fix_edit;
+
+/*
+ * The architecture's part of the rules (checker/arch/<name>-rules.c):
+ * the cached alternative its kernel keeps, as advice and as a rewrite.
+ */
+struct arch_rules {
+	/* rules.h: idreg_advice(); NULL: "cache the value" */
+	char *(*read_advice)(const struct cap_table *t, const char *reg,
+			     const char *field, int *sanitised);
+	const char *any_read_advice;	/* register chosen at run time */
+	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
+	/* rules.h: arch_fix_read(); NULL: no rewrite */
+	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
+			 char **why);
+	const char *msr_advice;		/* trapping-msr-read's */
+};
+
+/* A global of the tree that trapcheck reads, and its enum table_kind. */
+/* What a table an architecture reads from the tree holds (tables.h). */
+enum table_kind {
+	TABLE_FTR_REGS,		/* arm64_ftr_regs[] */
+	TABLE_CAPS,		/* arm64_features[], arm64_errata[] */
+	TABLE_MSR_LIST,		/* MSRs KVM may pass through (x86) */
+};
+
+struct arch_table {
+	const char *global;	/* "arm64_ftr_regs" */
+	int kind;
+};
+
+/* A constant of an enum of the analysed tree. */
+struct arch_enum {
+	const char *name;
+	long long value;
+};
+
+/* A path prefix and what holds under it. */
+struct arch_path {
+	const char *prefix;	/* relative to the source tree */
+	const char *text;
+};
+
+struct arch {
+	const char *name;		/* kbuild's SRCARCH: "arm64" */
+	/* Compiler prefixes and --target triples ("aarch64-"). */
+	const char *const *triples;
+	size_t nr_triples;
+	const struct sink_def *sinks;
+	size_t nr_sinks;
+	const struct reg_def *regs;
+	size_t nr_regs;
+	/* What makes a read exit, by reg_def.trap ("HCR_EL2.TID3"). */
+	const char *const *trap_names;
+	size_t nr_trap_names;
+	/*
+	 * An identification register not in @regs, spelled with
+	 * @idreg_prefix ("ID_"), or read through a sink that chooses it at
+	 * run time: what traps its read.
+	 */
+	const char *idreg_prefix;
+	unsigned int idreg_trap;
+	/* The tables it reads from the analysed tree (tables.h). */
+	const struct arch_table *tables;
+	size_t nr_tables;
+	/* Code no rewrite may touch, and why (fix.c). */
+	const struct arch_path *no_rewrite;
+	size_t nr_no_rewrite;
+	/*
+	 * Patch subjects by path, as the kernel's history writes them; text
+	 * NULL: "<name>: " and the file's base name (edit.c: fix_area()).
+	 */
+	const struct arch_path *areas;
+	size_t nr_areas;
+	/* Guard atoms of its own (checker/arch/<name>/phases.def). */
+	const struct guard_def *guards;
+	size_t nr_guards;
+	/*
+	 * Code that runs only on a KVM host: a chain through it has context
+	 * "nested" (checker/arch/<name>/context.def).
+	 */
+	const char *const *host_paths;
+	size_t nr_host_paths;
+	const struct arch_rules *rules;
+	/*
+	 * The tree's names of the bits a sink's value is tested for (x86:
+	 * the X86_FEATURE_* macros of cpufeatures.h, "(word*32 + bit)",
+	 * their words numbered by the constants of enum cpuid_leafs):
+	 * feature_bit() says which word and bit sink @name (argument
+	 * @arg, value tested with the mask @mask, as written) tests, from
+	 * the enum's constants @words; false when it cannot tell.
+	 */
+	const char *feature_prefix;
+	const char *feature_enum;
+	/*
+	 * The prefix of the tree's register names ("MSR_": msr-index.h):
+	 * a register a sink names by number is named by the macro of that
+	 * value that the TU sees.
+	 */
+	const char *reg_macro_prefix;
+	/*
+	 * Registers whose value the hardware changes under the kernel
+	 * (x86/live-msrs.def): fnmatch(3) patterns, and what each is.
+	 */
+	const struct arch_path *live_regs;
+	size_t nr_live_regs;
+	bool (*feature_bit)(const char *name, const char *arg,
+			    const char *mask, const struct arch_enum *words,
+			    size_t nr_words, unsigned int *word,
+			    unsigned int *bit);
+};
+
+/*
+ * The bit a mask written as "(1 << N)", "(1u << N)", "BIT(N)", "BIT_ULL(N)"
+ * or a one-bit number tests, or -1.
+ */
+int mask_bit(const char *mask);
+
+/*
+ * What register @name is when the hardware changes its value under the
+ * kernel ("a counter"), or NULL.
+ */
+const char *live_reg(const char *name);
+
+/*
+ * The architectures, each in its own folder checker/arch/<name>/ and
+ * named by one line of checker/model/arches.def: ARCH(name) for the
+ * struct arch arch_<name> its folder defines. The first is the default.
+ */
+#define ARCH(name) extern const struct arch arch_##name;
+#include "model/arches.def"
+#undef ARCH
+
+/* The architecture called @name (kbuild's SRCARCH), or NULL. */
+const struct arch *arch_find(const char *name);
+/*
+ * The architecture a compile command builds for: kbuild's
+ * -I.../arch/<SRCARCH>/include, else the compiler's target prefix
+ * (aarch64-linux-gnu-gcc) or --target=. NULL when the command names
+ * none that trapcheck has tables for.
+ */
+const struct arch *arch_of_argv(char *const *argv, int argc);
+/* The architecture of the first entry of @db that names one, or NULL. */
+const struct arch *arch_of_compdb(const struct compdb *db);
+
+/*
+ * The run's architecture: set once, before any parser process starts
+ * (they inherit it); arm64 until then.
+ */
+void arch_set(const struct arch *a);
+const struct arch *arch_current(void);
+
+/*
+ * In an architecture's struct arch initialiser: table @t and its size,
+ * ".t = t, .nr_t = ARRAY_SIZE(t)" (util.h).
+ */
+#define ARCH_TABLE(t)	.t = t, .nr_##t = ARRAY_SIZE(t)
+
+/*
+ * The lines of an architecture's tables (the .def files of checker/arch/<name>/), one
+ * style for all; an architecture expands them with these, e.g.
+ *	static const struct sink_def sinks[] = {
+ *	#define SINK ARCH_SINK
+ *	#include "sinks.def"
+ *	#undef SINK
+ *	};
+ * SINK(how, name, class, arg, opaque, reg)  sinks.def: how MACRO, CALL or
+ *	ASM; class and arg without their SINK_ and SINK_ARG_ prefixes; reg
+ *	what it reads whatever its argument, or NULL
+ * REG(name, trap)  registers.def: trap an enumerator ARCH_TRAP_<trap> of
+ *	the architecture's own enum of trap classes (0: ARCH_TRAP_NONE)
+ * TABLE(global, kind)  tables.def: kind FTR_REGS, CAPS or MSR_LIST
+ * GUARD(atom, kind)  phases.def: kind BOOT, CAPS_UNFINALIZED, ...
+ * NESTED_PATH(prefix)  context.def: code that runs on a KVM host only
+ * LIVE_MSR(pattern, what)  registers the hardware changes (x86)
+ */
+#define ARCH_SINK(how, name, class, arg, opaque, reg)			\
+	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
+#define ARCH_REG(name, trap)		{ #name, ARCH_TRAP_##trap },
+#define ARCH_TABLE_LINE(global, kind)	{ global, TABLE_##kind },
+#define ARCH_GUARD(atom, kind)		{ atom, GUARD_##kind },
+#define ARCH_NESTED_PATH(prefix)	prefix,
+#define ARCH_LIVE_MSR(pattern, what)	{ pattern, what },
+
+#endif /* TRAPCHECK_ARCH_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Emitters: the same findings and summary as gcc-style text or JSON.
+ */
+#ifndef TRAPCHECK_EMIT_H
+#define TRAPCHECK_EMIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trapcheck/finding/finding.h"
+
+struct emit_opts {
+	bool verbose;		/* text: one note per chain step */
+};
+
+/* Return 0, or -EIO when the stream could not be written. */
+int emit_text(FILE *out, const struct findings *fs,
+	      const struct emit_opts *o);
+/* Sites of low confidence (@low, may be NULL): "low_confidence". */
+int emit_json(FILE *out, const struct findings *fs,
+	      const struct findings *low, const struct run_summary *sum);
+/*
+ * SARIF 2.1.0: each root set's chain as a codeFlow; paths relative to
+ * @root. Findings on a KVM host, and @low's, at level "note".
+ */
+int emit_sarif(FILE *out, const struct findings *fs,
+	       const struct findings *low, const struct run_summary *sum,
+	       const char *root);
+/*
+ * The same, with @more_rules appended to the rules and @more_results to
+ * the results (may be NULL; not stolen): trapcheck trace's missed sites.
+ * Each of @more_results names its rule by "ruleId"; its "ruleIndex" is
+ * set here.
+ */
+int emit_sarif_more(FILE *out, const struct findings *fs,
+		    const struct findings *low, const struct run_summary *sum,
+		    const char *root, json_t *more_rules, json_t *more_results);
+/* Sites of low confidence, one note line each. */
+void emit_low(FILE *out, const struct findings *low);
+
+/* TUs with errors and the totals, for a human, on @diag (stderr). */
+void emit_summary(FILE *diag, const struct run_summary *sum,
+		  size_t nr_findings);
+
+#endif /* TRAPCHECK_EMIT_H */

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The facts database (SQLite): per TU its functions, calls, sinks,
+ * guards, capability tables, included files and diagnostics, keyed by the
+ * TU's path, its translated flags and a content hash of the TU and every
+ * file it included. Each TU is written in one transaction, so Ctrl-C or a
+ * crash never leaves half a TU; a database of another schema version or
+ * another program is refused with a clear error.
+ */
+#ifndef TRAPCHECK_DB_H
+#define TRAPCHECK_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "trapcheck/model/facts.h"
+#include "trapcheck/base/util.h"
+
+#define DB_SCHEMA_VERSION 6
+/*
+ * What extraction produces: bumped whenever the facts of an unchanged TU
+ * would differ (a new sink, a new guard form, cold markers...). It is part
+ * of every TU's key, so a new trapcheck re-parses instead of trusting
+ * facts an older one stored.
+ */
+#define FACTS_VERSION "trapcheck-facts-15"
+
+struct db;
+
+enum db_mode {
+	DB_WRITE,	/* a run: created if missing, facts stored */
+	DB_READ,	/* report and queries: read only, never made */
+};
+
+/*
+ * Open @path. Refused (-errno, one line in @err): not a regular file, a
+ * database of another version or program, damage (-EBADMSG: PRAGMA
+ * quick_check when the last run did not end), and, read only, a missing
+ * or empty file or one whose last run did not end. DB_WRITE on a file
+ * this process may not write opens it read only (db_readonly()): facts
+ * are read, none stored. A refused database is not written to.
+ */
+int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
+	    size_t errlen);
+void db_close(struct db *db);
+/* Opened read only; and why, for DB_WRITE (strerror()), or NULL. */
+bool db_readonly(const struct db *db);
+const char *db_readonly_why(const struct db *db);
+/*
+ * The first failure since db_open(): 0, -EIO (a write failed: SQLITE_FULL,
+ * SQLITE_IOERR, ...) or -EBADMSG (damage found reading), the message in
+ * @err. After one, nothing more is stored; the run must end.
+ */
+int db_error(const struct db *db, char *err, size_t errlen);
+
+/* The tree the database describes (set on first use). */
+const char *db_root(struct db *db);
+/*
+ * The architecture its facts are of (kbuild's SRCARCH: sink indices and
+ * trap classes are that architecture's), or NULL before the first run.
+ */
+const char *db_arch(struct db *db);
+/* Would a run for @arch use it? -EINVAL (@err says why) when not. */
+int db_check_arch(struct db *db, const char *arch, char *err,
+		  size_t errlen);
+/*
+ * A run for @root and @arch begins (db_check_arch() first): both are
+ * recorded and, with @track, the run marked in progress until
+ * db_end_run() (so that a report never reads an unfinished one as
+ * complete, and the next open looks for damage), all with the run's
+ * first write: a run that writes nothing (nothing changed, or refused
+ * for damage found reading) leaves the file as it was. Read only:
+ * nothing.
+ */
+int db_begin_run(struct db *db, const char *root, const char *arch,
+		 bool track);
+/* The run ended: @done, or interrupted. 0 or db_error()'s. */
+int db_end_run(struct db *db, bool done);
+
+/*
+ * A file's content hash, cached in the database by (mtime, size): a file
+ * that has not changed is not read again.
+ */
+char *db_file_hash(struct db *db, const char *root, const char *rel);
+
+/* The stored key of TU @path, or NULL. */
+char *db_tu_key(struct db *db, const char *path);
+/* Files TU @path included last time it was parsed (a new array). */
+size_t db_tu_includes(struct db *db, const char *path, char ***files);
+
+/* Replace TU @path's facts by @f, under @key, in one transaction. */
+int db_store(struct db *db, const char *path, const char *key,
+	     const struct tu_facts *f);
+/* Read TU @path's facts into @f (as extract_tu() would fill it). */
+int db_load(struct db *db, const char *path, struct tu_facts *f);
+/* Forget the TUs not in @keep. Returns how many were removed. */
+size_t db_prune(struct db *db, const char *const *keep, size_t nr);
+/* Every TU path in the database, in insertion order. */
+size_t db_tus(struct db *db, char ***paths);
+/*
+ * Keys of the functions TU @path defines outside its own file (header
+ * functions whose bodies it extracted).
+ */
+size_t db_tu_header_funcs(struct db *db, const char *path, char ***keys,
+			  char ***files);
+
+#endif /* TRAPCHECK_DB_H */
