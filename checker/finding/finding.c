@@ -64,27 +64,6 @@ void finding_free(struct finding *f)
 	strv_free(f->config_syms, f->nr_config_syms);
 }
 
-static json_t *strings_json(const char *const *v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
-}
-
-json_t *finding_configs_json(const struct finding *f)
-{
-	return strings_json(f->configs, f->nr_configs);
-}
-
-json_t *finding_config_syms_json(const struct finding *f)
-{
-	return strings_json((const char *const *)f->config_syms,
-			    f->nr_config_syms);
-}
-
 char *finding_configs_text(const struct finding *f)
 {
 	char *s, *t;
@@ -109,22 +88,6 @@ char *finding_configs_text(const struct finding *f)
 	s = xasprintf("%s)", t);
 	free(t);
 	return s;
-}
-
-json_t *json_text(const char *s)
-{
-	json_t *j;
-	char *e;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	e = utf8_escape(s);
-	j = json_string(e);
-	free(e);
-	return j ? j : json_null();
 }
 
 char *chain_text(const struct chain *c, bool calls)

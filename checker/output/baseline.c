@@ -15,6 +15,7 @@
 #include "trapcheck/base/diag.h"
 #include "trapcheck/output/baseline.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/output/json.h"
 
 /*
  * Version 2: fingerprints unique per site (finding.h). Version 1 ones

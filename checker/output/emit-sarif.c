@@ -13,6 +13,7 @@
 #include "trapcheck/output/emit.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/output/json.h"
 
 #include "emit-internal.h"
 

@@ -15,6 +15,7 @@
 #include "trapcheck/model/guards.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/output/json.h"
 
 #include "emit-internal.h"
 

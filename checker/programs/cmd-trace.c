@@ -22,6 +22,7 @@
 #include "trapcheck/model/sinks.h"
 #include "trapcheck/input/trace.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/output/json.h"
 
 /* A trapped source line: the trace's sites at PCs of one line, summed. */
 struct msite {

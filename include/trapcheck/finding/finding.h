@@ -9,8 +9,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <jansson.h>
-
 #include "trapcheck/base/util.h"
 
 struct pruned;
@@ -169,18 +167,10 @@ struct run_summary {
 char *chain_text(const struct chain *c, bool calls);
 
 /*
- * The configurations of a finding (trapcheck report --db NAME=FILE): as
- * a JSON array, and as text, " (defconfig only)" or "" when every
- * configuration has it or none was named.
+ * The configurations of a finding (trapcheck report --db NAME=FILE) as
+ * text, " (defconfig only)" or "" when every configuration has it or none
+ * was named (as JSON: output/json.h).
  */
-json_t *finding_configs_json(const struct finding *f);
-/*
- * A JSON string of @s made valid UTF-8 (util.h utf8_escape()): jansson
- * refuses other bytes, and a field must never be dropped; null for NULL.
- */
-json_t *json_text(const char *s);
-/* Its config_syms, a JSON array of strings. */
-json_t *finding_config_syms_json(const struct finding *f);
 char *finding_configs_text(const struct finding *f);
 
 /*

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "trapcheck/finding/finding.h"
 
 struct emit_opts {

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * json.c - what every JSON emitter writes a finding's fields with
+ * (emit.c, emit-sarif.c, baseline.c, trapcheck trace): strings made
+ * valid UTF-8, and a finding's configurations as arrays.
+ */
+#include <stdlib.h>
+
+#include "trapcheck/output/json.h"
+
+json_t *json_text(const char *s)
+{
+	json_t *j;
+	char *e;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	e = utf8_escape(s);
+	j = json_string(e);
+	free(e);
+	return j ? j : json_null();
+}
+
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_text(v[i]));
+	return a;
+}
+
+json_t *finding_configs_json(const struct finding *f)
+{
+	return strings_json(f->configs, f->nr_configs);
+}
+
+json_t *finding_config_syms_json(const struct finding *f)
+{
+	return strings_json((const char *const *)f->config_syms,
+			    f->nr_config_syms);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The fields of findings as JSON values (jansson), for the emitters.
+ */
+#ifndef TRAPCHECK_JSON_H
+#define TRAPCHECK_JSON_H
+
+#include <jansson.h>
+
+#include "trapcheck/finding/finding.h"
+
+/*
+ * A JSON string of @s made valid UTF-8 (util.h utf8_escape()): jansson
+ * refuses other bytes, and a field must never be dropped; null for NULL.
+ */
+json_t *json_text(const char *s);
+/* The configurations of a finding (trapcheck report --db NAME=FILE). */
+json_t *finding_configs_json(const struct finding *f);
+/* Its config_syms, a JSON array of strings. */
+json_t *finding_config_syms_json(const struct finding *f);
+
+#endif /* TRAPCHECK_JSON_H */
