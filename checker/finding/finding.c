@@ -182,3 +182,49 @@ void run_summary_free(struct run_summary *s)
 	free(s->unknown_regs);
 	memset(s, 0, sizeof(*s));
 }
+
+/*
+ * By mode: for each (mode, root set), how many of the site's chains run
+ * in it (its own, its other chains, those of the other root sets). A
+ * chain that needs two modes at once never runs and is not counted.
+ */
+static void count_mode(struct mode_count *v, size_t *nr,
+		       const struct finding *f, const struct chain *c)
+{
+	size_t i;
+
+	if (c->mode_conflict)
+		return;
+	for (i = 0; i < *nr; i++)
+		if (!strcmp(v[i].root, f->root) &&
+		    !strcmp(v[i].mode ? v[i].mode : "",
+			    c->mode ? c->mode : "")) {
+			v[i].chains++;
+			return;
+		}
+	v[(*nr)++] = (struct mode_count){ c->mode, f->root, f->rate_per, 1 };
+}
+
+struct mode_count *finding_modes(const struct finding *f, size_t *nr)
+{
+	size_t i, j, n = 0;
+	struct mode_count *v;
+
+	for (i = 0; i <= f->nr_also; i++) {
+		const struct finding *g = i ? &f->also[i - 1] : f;
+
+		n += g->root ? 1 + g->nr_others : 0;
+	}
+	v = xcalloc(n + 1, sizeof(*v));
+	*nr = 0;
+	for (i = 0; i <= f->nr_also; i++) {
+		const struct finding *g = i ? &f->also[i - 1] : f;
+
+		if (!g->root)
+			continue;
+		count_mode(v, nr, g, &g->chain);
+		for (j = 0; j < g->nr_others; j++)
+			count_mode(v, nr, g, &g->others[j]);
+	}
+	return v;
+}

@@ -7,6 +7,7 @@
 
 #include "trapcheck/model/dispatch.h"
 #include "trapcheck/graph/graph.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
 #include "trapcheck/model/sinks.h"
 
@@ -124,6 +125,22 @@ static void pairs_grow(struct graph *g)
 	free(old);
 }
 
+/* Is call site @c a better site for edge @e than its own? */
+static bool better_site(const struct gedge *e, bool inferred, bool periodic,
+			bool boot, bool rare, const struct tu_call *c)
+{
+	if (e->inferred != inferred)
+		return e->inferred;
+	if (e->periodic != periodic)
+		return e->periodic;
+	if (e->boot != boot)
+		return e->boot;
+	if (e->rare != rare)
+		return e->rare;
+	return site_cmp(c->file, c->line, c->col, e->file, e->line,
+			e->col) < 0;
+}
+
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred)
 {
@@ -134,32 +151,24 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	struct gnode *n;
 
 	if (s->pair) {
-		/*
-		 * One edge per pair: a steady-phase site if there is one,
-		 * else the first in source order.
-		 */
 		bool boot = guards_boot(c->guards);
 		bool periodic = guards_periodic(c->guards);
+		bool rare = cond_rare(c->guards, NULL);
 
 		e = &g->edges[s->edge];
 		/*
-		 * A direct call beats one inferred through a member; then a
-		 * site that is not rate-limited beats one that is; then a
-		 * steady site beats a boot one; then source order.
+		 * One edge per pair: a direct call beats one inferred
+		 * through a member; then a site that is not rate-limited
+		 * beats one that is; then a steady site beats a boot one;
+		 * then a common site beats a rare one; then source order.
 		 */
-		if ((e->inferred && !inferred) ||
-		    (e->inferred == inferred &&
-		     ((e->periodic && !periodic) ||
-		      (e->periodic == periodic &&
-		       ((e->boot && !boot) ||
-			(e->boot == boot &&
-			 site_cmp(c->file, c->line, c->col, e->file,
-				  e->line, e->col) < 0)))))) {
+		if (better_site(e, inferred, periodic, boot, rare, c)) {
 			e->inferred = inferred;
 			INTERN_SITE(g, e, c);
 			e->via = intern(g, c->via);
 			e->boot = boot;
 			e->periodic = periodic;
+			e->rare = rare;
 		}
 		return s->edge;
 	}
@@ -172,6 +181,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e->via = intern(g, c->via);
 	e->boot = guards_boot(c->guards);
 	e->periodic = guards_periodic(c->guards);
+	e->rare = cond_rare(c->guards, NULL);
 	e->inferred = inferred;
 	e->registered = false;
 	n = &g->nodes[caller];
@@ -246,6 +256,7 @@ static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 	MERGE_SITE(g, s, k);
 	s->boot = guards_boot(k->guards);
 	s->periodic = guards_periodic(k->guards);
+	s->rare = cond_rare(k->guards, NULL);
 }
 
 /* The call through a member @ic in the TU's function @caller. */

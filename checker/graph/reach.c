@@ -2,9 +2,11 @@
 /*
  * reach.c - reachability from a root set, by the most believable chains.
  *
- * A chain's cost is (inferred calls on it, calls on it), compared in that
- * order: a chain of direct calls beats any chain through an ops table or
- * a registration, and among equals the shorter one wins. The walk is
+ * A chain's cost is (calls under a rare condition on it, inferred calls
+ * on it, calls on it), compared in that order: a chain that runs in the
+ * common case beats one that needs a rare branch (conditions.h), a chain
+ * of direct calls beats any chain through an ops table or a
+ * registration, and among equals the shorter one wins. The walk is
  * Dijkstra's over that cost with a binary heap; ties go to the node
  * found first, and nodes and edges are visited in key and call-site
  * order, so every chain is the same for any -j. With no inferred edges it
@@ -24,7 +26,7 @@ static int key_cmp(const void *a, const void *b, void *g)
 }
 
 struct heap_item {
-	unsigned int inferred, depth;
+	unsigned int rare, inferred, depth;
 	size_t seq;		/* insertion order: ties to the first */
 	int node;
 };
@@ -36,6 +38,8 @@ struct heap {
 
 static bool before(const struct heap_item *a, const struct heap_item *b)
 {
+	if (a->rare != b->rare)
+		return a->rare < b->rare;
 	if (a->inferred != b->inferred)
 		return a->inferred < b->inferred;
 	if (a->depth != b->depth)
@@ -90,6 +94,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	r->parent = xmalloc((g->nr_nodes + 1) * sizeof(*r->parent));
 	r->depth = xcalloc(g->nr_nodes + 1, sizeof(*r->depth));
 	r->inferred = xcalloc(g->nr_nodes + 1, sizeof(*r->inferred));
+	r->rare = xcalloc(g->nr_nodes + 1, sizeof(*r->rare));
 	r->nr_roots = 0;
 	r->stopped = 0;
 	for (i = 0; i < g->nr_nodes; i++)
@@ -113,7 +118,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	r->nr_roots = nr;
 	sort_r(roots, nr, sizeof(*roots), key_cmp, (void *)g);
 	for (i = 0; i < nr; i++)
-		heap_push(&h, (struct heap_item){ 0, 0, seq++, roots[i] });
+		heap_push(&h, (struct heap_item){ 0, 0, 0, seq++, roots[i] });
 
 	while (h.nr) {
 		struct heap_item it = heap_pop(&h);
@@ -125,8 +130,12 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 		for (i = 0; i < n->nr_out; i++) {
 			const struct gedge *e = &g->edges[n->out[i]];
 			int v = e->callee;
-			unsigned int inf = it.inferred + e->inferred;
-			unsigned int depth = it.depth + 1;
+			struct heap_item next = {
+				.rare = it.rare + e->rare,
+				.inferred = it.inferred + e->inferred,
+				.depth = it.depth + 1,
+				.node = v,
+			};
 
 			/* Opaque sinks are reported at the call, not entered. */
 			if (done[v] || r->parent[v] == REACH_ROOT ||
@@ -143,13 +152,17 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 				continue;
 			}
 			if (r->parent[v] != REACH_NONE &&
-			    (r->inferred[v] < inf ||
-			     (r->inferred[v] == inf && r->depth[v] <= depth)))
+			    !before(&next, &(struct heap_item){
+					.rare = r->rare[v],
+					.inferred = r->inferred[v],
+					.depth = r->depth[v], .seq = 0 }))
 				continue;
 			r->parent[v] = n->out[i];
-			r->depth[v] = depth;
-			r->inferred[v] = inf;
-			heap_push(&h, (struct heap_item){ inf, depth, seq++, v });
+			r->depth[v] = next.depth;
+			r->inferred[v] = next.inferred;
+			r->rare[v] = next.rare;
+			next.seq = seq++;
+			heap_push(&h, next);
 		}
 	}
 	free(h.v);
@@ -162,6 +175,7 @@ void reach_free(struct reach *r)
 	free(r->parent);
 	free(r->depth);
 	free(r->inferred);
+	free(r->rare);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -39,6 +39,64 @@ static bool is_ident(const char *s)
 	return true;
 }
 
+/*
+ * A line of a roots file that says something of the set: "context:
+ * atomic", "config: CONFIG_...", "per: <operation>", "weight: N". 1 when
+ * @p was one, 0 when it is not (a function name), -EINVAL with the error
+ * in @err.
+ */
+static int set_line(struct root_set *s, char *p, const char *path,
+		    unsigned int lineno, char *err, size_t errlen)
+{
+	char *end;
+
+	if (!strcmp(p, "context: atomic")) {
+		s->atomic = true;
+		return 1;
+	}
+	if (!strncmp(p, "config:", 7)) {
+		char *c, *save = NULL;
+
+		for (c = strtok_r(p + 7, " \t", &save); c;
+		     c = strtok_r(NULL, " \t", &save)) {
+			if (strncmp(c, "CONFIG_", 7) || !is_ident(c)) {
+				snprintf(err, errlen, "%s:%u: not a CONFIG_ "
+					 "symbol: '%s'", path, lineno, c);
+				return -EINVAL;
+			}
+			*PUSH(s->configs, s->nr_configs, s->alloc_configs) =
+				xstrdup(c);
+		}
+		return 1;
+	}
+	if (!strncmp(p, "per:", 4)) {
+		char *op = p + 4;
+
+		while (*op == ' ' || *op == '\t')
+			op++;
+		if (!*op) {
+			snprintf(err, errlen, "%s:%u: per: names no operation",
+				 path, lineno);
+			return -EINVAL;
+		}
+		free(s->per);
+		s->per = xstrdup(op);
+		return 1;
+	}
+	if (!strncmp(p, "weight:", 7)) {
+		char *num = p + 7;
+
+		s->weight = strtod(num, &end);
+		if (end == num || *end || s->weight <= 0) {
+			snprintf(err, errlen, "%s:%u: bad weight: '%s'", path,
+				 lineno, num);
+			return -EINVAL;
+		}
+		return 1;
+	}
+	return 0;
+}
+
 int roots_load_file(struct root_sets *rs, const char *path, char *err,
 		    size_t errlen)
 {
@@ -79,39 +137,11 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 			*--end = '\0';
 		if (!*p)
 			continue;
-		if (!strcmp(p, "context: atomic")) {
-			s->atomic = true;
-			continue;
-		}
-		if (!strncmp(p, "config:", 7)) {
-			char *c, *save = NULL;
-
-			for (c = strtok_r(p + 7, " \t", &save); c;
-			     c = strtok_r(NULL, " \t", &save)) {
-				if (strncmp(c, "CONFIG_", 7) || !is_ident(c)) {
-					snprintf(err, errlen, "%s:%u: not a "
-						 "CONFIG_ symbol: '%s'", path,
-						 lineno, c);
-					ret = -EINVAL;
-					break;
-				}
-				*PUSH(s->configs, s->nr_configs,
-				      s->alloc_configs) = xstrdup(c);
-			}
-			if (ret)
-				break;
-			continue;
-		}
-		if (!strncmp(p, "weight:", 7)) {
-			char *num = p + 7;
-
-			s->weight = strtod(num, &end);
-			if (end == num || *end || s->weight <= 0) {
-				snprintf(err, errlen, "%s:%u: bad weight: '%s'",
-					 path, lineno, num);
-				ret = -EINVAL;
-				break;
-			}
+		ret = set_line(s, p, path, lineno, err, errlen);
+		if (ret < 0)
+			break;
+		if (ret) {
+			ret = 0;
 			continue;
 		}
 		if (!is_ident(p)) {
@@ -178,6 +208,7 @@ static void root_set_free(struct root_set *s)
 	strv_free(s->reasons, s->nr);
 	free(s->name);
 	free(s->path);
+	free(s->per);
 }
 
 void roots_free(struct root_sets *rs)

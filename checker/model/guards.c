@@ -174,8 +174,34 @@ static char *negate(const char *const *toks, size_t n)
 	return r;
 }
 
-size_t guard_atoms(const char *const *toks, size_t n, bool negated,
-		   char **out)
+/*
+ * Is the condition @toks wrapped whole in likely() (1), unlikely() (-1),
+ * or neither (0)? Outer parentheses do not count; __builtin_expect(X, 1)
+ * and (X, 0) are what the compiler sees of them.
+ */
+static int expectation(const char *const *t, size_t k)
+{
+	while (k >= 2 && !strcmp(t[0], "(") && closing(t, k, 0) == k - 1) {
+		t++;
+		k -= 2;
+	}
+	if (k >= 4 && !strcmp(t[1], "(") && closing(t, k, 1) == k - 1) {
+		if (!strcmp(t[0], "likely"))
+			return 1;
+		if (!strcmp(t[0], "unlikely"))
+			return -1;
+		if (k >= 6 && !strcmp(t[0], "__builtin_expect") &&
+		    !strcmp(t[k - 2], "0") && !strcmp(t[k - 3], ","))
+			return -1;
+		if (k >= 6 && !strcmp(t[0], "__builtin_expect") &&
+		    !strcmp(t[k - 2], "1") && !strcmp(t[k - 3], ","))
+			return 1;
+	}
+	return 0;
+}
+
+static size_t atoms_of(const char *const *toks, size_t n, bool negated,
+		       char **out)
 {
 	size_t at[64], nr, i, start = 0, added = 0;
 	const char *op = negated ? "||" : "&&";
@@ -192,8 +218,28 @@ size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 	for (i = 0; i <= nr; i++) {
 		size_t end = i < nr ? at[i] : n;
 
-		added += guard_atoms(toks + start, end - start, negated, out);
+		added += atoms_of(toks + start, end - start, negated, out);
 		start = end + 1;
+	}
+	return added;
+}
+
+size_t guard_atoms(const char *const *toks, size_t n, bool negated,
+		   char **out)
+{
+	int e = expectation(toks, n);
+	size_t added = atoms_of(toks, n, negated, out);
+	char *text;
+
+	/*
+	 * The side the code marks unlikely: the atoms, then the condition
+	 * as written, "<rare: unlikely(x)>" or "<rare: !likely(src)>".
+	 */
+	if (added && ((e < 0 && !negated) || (e > 0 && negated))) {
+		text = guard_join(toks, n);
+		append(out, xasprintf("<rare: %s%s>", negated ? "!" : "", text));
+		free(text);
+		added++;
 	}
 	return added;
 }

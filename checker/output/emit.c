@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * emit.c - text (gcc diagnostic form) and JSON (jansson) output; SARIF
- * is emit-sarif.c's.
+ * emit.c - JSON output (jansson): each finding with its chains, their
+ * conditions, its rate and modes, and the summary; text is emit-text.c's,
+ * SARIF emit-sarif.c's.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -16,216 +17,9 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 #include "trapcheck/output/json.h"
+#include "trapcheck/model/conditions.h"
 
 #include "emit-internal.h"
-
-static void print_chain(FILE *out, const struct chain *c)
-{
-	char *t = chain_text(c, false);
-
-	fputs(t, out);
-	free(t);
-}
-
-/* "about N a second: ..." or the boot phase's "N reads per call". */
-static void print_estimate(FILE *out, const struct finding *f)
-{
-	fprintf(out, "%s:%u:%u: note: ", f->file, f->line, f->col);
-	if (f->per_boot)
-		fprintf(out, "boot phase: about %.0f read%s per call from %s "
-			"until the guard flips (loops %.0f%s); not a rate",
-			f->estimate, f->estimate == 1 ? "" : "s", f->root,
-			f->loops, f->loop_guess ? ", a guess" : "");
-	else
-		fprintf(out, "about %.0f a second: %s weight %.0f x loops "
-			"%.0f%s", f->estimate, f->root, f->weight, f->loops,
-			f->loop_guess ? " (a guess: a loop of unknown bound)" :
-			"");
-	fputc('\n', out);
-}
-
-int emit_text(FILE *out, const struct findings *fs,
-	      const struct emit_opts *o)
-{
-	size_t i, j;
-
-	for (i = 0; i < fs->nr; i++) {
-		const struct finding *f = &fs->v[i];
-		char *only = finding_configs_text(f);
-
-		fprintf(out, "%s:%u:%u: warning: %s%s [%s]\n", f->file,
-			f->line, f->col, f->message, only, f->rule);
-		free(only);
-		if (f->fix_note)
-			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
-				f->col, f->fix_note);
-		if (f->waiver)
-			fprintf(out, "%s:%u:%u: note: waived: %s\n", f->file,
-				f->line, f->col, f->waiver);
-		if (!f->root)
-			continue;	/* a site on no hot path */
-		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase%s): ",
-			f->file, f->line, f->col, f->root, f->phase,
-			f->low ? ", low confidence" : "");
-		print_chain(out, &f->chain);
-		fputc('\n', out);
-		print_estimate(out, f);
-		for (j = 0; j < f->nr_others; j++) {
-			fprintf(out, "%s:%u:%u: note: also reached from %s: ",
-				f->file, f->line, f->col, f->root);
-			print_chain(out, &f->others[j]);
-			fputc('\n', out);
-		}
-		for (j = 0; j < f->nr_also; j++) {
-			const struct finding *a = &f->also[j];
-
-			fprintf(out, "%s:%u:%u: note: also reached from %s "
-				"(%s phase%s%s): ", f->file, f->line, f->col,
-				a->root, a->phase,
-				strcmp(a->context, "nested") ? "" :
-				", on a KVM host", a->low ?
-				", low confidence" : "");
-			print_chain(out, &a->chain);
-			fputc('\n', out);
-		}
-		if (!o->verbose)
-			continue;
-		for (j = 0; j + 1 < f->chain.len; j++) {
-			const struct chain_step *s = &f->chain.steps[j];
-			const struct chain_step *n = &f->chain.steps[j + 1];
-
-			fprintf(out, "%s:%u:%u: note: %s() calls %s()",
-				s->file, s->line, s->col, s->function,
-				n->function);
-			if (n->via)
-				fprintf(out, n->inferred ? " through %s" :
-					" as %s()", n->via);
-			if (s->guards)
-				fprintf(out, " when %s", s->guards);
-			fputc('\n', out);
-		}
-	}
-	fflush(out);
-	return ferror(out) ? -EIO : 0;
-}
-
-void emit_low(FILE *out, const struct findings *low)
-{
-	size_t i;
-
-	for (i = 0; i < low->nr; i++) {
-		const struct finding *f = &low->v[i];
-		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
-
-		if (f->unless)
-			fprintf(out, "%s:%u:%u: note: low confidence, not "
-				"warned of: %s() reached from %s, but %s: ",
-				f->file, f->line, f->col, f->function,
-				f->root, f->unless);
-		else if (arg)
-			fprintf(out, "%s:%u:%u: note: low confidence, not "
-				"warned of: %s() reached from %s only when "
-				"%s (argument values are not followed): ",
-				f->file, f->line, f->col, f->function,
-				f->root, arg);
-		else
-			fprintf(out, "%s:%u:%u: note: low confidence, not "
-				"warned of: %s() reached from %s through %u "
-				"inferred calls: ", f->file, f->line, f->col,
-				f->function, f->root, f->inferred);
-		free(arg);
-		print_chain(out, &f->chain);
-		fprintf(out, " [%s]\n", f->rule);
-	}
-	fflush(out);
-}
-
-void emit_summary(FILE *diag, const struct run_summary *sum,
-		  size_t nr_findings)
-{
-	size_t i;
-
-	for (i = 0; i < sum->nr_problems; i++) {
-		const struct tu_problem *p = &sum->problems[i];
-
-		if (p->parse_error)
-			fprintf(diag, "%s: note: not analysed: %s\n", p->file,
-				p->first_error);
-		else
-			fprintf(diag, "%s: note: parsed with %u error%s, "
-				"first: %s\n", p->file, p->nr_errors,
-				p->nr_errors == 1 ? "" : "s", p->first_error);
-	}
-	if (sum->have_caps || sum->have_ftr) {
-		fprintf(diag, "trapcheck: from the tree: %zu capabilities (%zu "
-			"unresolved", sum->caps, sum->nr_unresolved);
-		for (i = 0; i < sum->nr_unresolved; i++)
-			fprintf(diag, "%s%s", i ? ", " : ": ",
-				sum->unresolved_caps[i]);
-		fprintf(diag, "), %zu sanitised registers (%zu unknown",
-			sum->ftr_regs, sum->nr_unknown_regs);
-		for (i = 0; i < sum->nr_unknown_regs; i++)
-			fprintf(diag, "%s%s", i ? ", " : ": ",
-				sum->unknown_regs[i]);
-		fputs(")\n", diag);
-	}
-	if (sum->nr_pruned) {
-		fprintf(diag, "trapcheck: %zu call%s through struct members "
-			"not followed (more than %zu targets):", sum->nr_pruned,
-			sum->nr_pruned == 1 ? "" : "s", sum->max_targets);
-		for (i = 0; i < sum->nr_pruned; i++)
-			fprintf(diag, "%s %s (%zu)", i ? "," : "",
-				sum->pruned[i].member, sum->pruned[i].targets);
-		fputc('\n', diag);
-	}
-	if (sum->dispatch) {
-		const struct dispatch_stats *d = sum->dispatch;
-
-		fprintf(diag, "trapcheck: calls through struct members: %zu "
-			"by ops table, %zu with no target; by object: %zu on "
-			"a named control block, %zu on an unnamed one; by "
-			"registration: %zu on a known list head (%zu "
-			"registrations), %zu in wrappers, %zu unresolved",
-			d->by_table, d->no_target, d->by_object,
-			d->object_unknown, d->by_registration,
-			d->registrations, d->through_wrapper, d->unresolved);
-		for (i = 0; i < d->nr_examples; i++)
-			fprintf(diag, "%s%s", i ? ", " : " (", d->examples[i]);
-		fputs(d->nr_examples ? ")\n" : "\n", diag);
-	}
-	if (sum->rate_limited)
-		fprintf(diag, "trapcheck: %zu call and sink site%s under a "
-			"deadline test (rate-limited) not walked from the root "
-			"sets\n", sum->rate_limited,
-			sum->rate_limited == 1 ? "" : "s");
-	if (sum->masked_across)
-		fprintf(diag, "trapcheck: %zu call and sink site%s run with "
-			"interrupts masked, known across calls\n",
-			sum->masked_across, sum->masked_across == 1 ? "" : "s");
-	if (sum->stopped)
-		fprintf(diag, "trapcheck: %zu calls into another root set's "
-			"entry point left to that root set\n", sum->stopped);
-	if (sum->low)
-		fprintf(diag, "trapcheck: %zu site%s of low confidence "
-			"(more than one inferred call, one argument value, "
-			"or a read that may not exit): notes, not warnings "
-			"(--all-chains warns of "
-			"them)\n", sum->low, sum->low == 1 ? "" : "s");
-	if (sum->baseline)
-		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
-			"fixed\n", nr_findings, sum->known, sum->fixed);
-	if (sum->waived)
-		fprintf(diag, "trapcheck: %zu waived\n", sum->waived);
-	if (sum->from_db)
-		fprintf(diag, "trapcheck: %zu TUs parsed, %zu from the database"
-			"%s\n", sum->parsed, sum->from_db,
-			sum->removed ? " (some removed from it)" : "");
-	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
-		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
-		"findings\n", sum->tus, sum->nr_problems, sum->skipped,
-		sum->functions, sum->edges, sum->sinks, nr_findings);
-	fflush(diag);
-}
 
 static json_t *str_array(const char *const *v, size_t n)
 {
@@ -254,6 +48,52 @@ static json_t *objects_json(const void *v, size_t n, size_t size,
 	return a;
 }
 
+/*
+ * The conditions at a step's site, each {kind, text} (with @where: and
+ * function, file, line).
+ */
+static json_t *conditions_json(const struct chain_step *s, bool where)
+{
+	json_t *a = json_array();
+	const char *label;
+	size_t i, n;
+	char **atoms;
+
+	n = cond_atoms(s->guards, &atoms);
+	for (i = 0; i < n; i++) {
+		enum cond_kind k = cond_classify_at(atoms[i], s->guards,
+						    &label);
+		char *text = cond_text(atoms[i]);
+		json_t *c = json_object();
+
+		json_object_set_new(c, "kind", json_text(cond_kind_names[k]));
+		json_object_set_new(c, "text", json_text(text));
+		if (label)
+			json_object_set_new(c, "means", json_text(label));
+		if (where) {
+			json_object_set_new(c, "function",
+					    json_text(s->function));
+			json_object_set_new(c, "file", json_text(s->file));
+			json_object_set_new(c, "line", json_integer(s->line));
+		}
+		json_array_append_new(a, c);
+		free(text);
+	}
+	strv_free(atoms, n);
+	return a;
+}
+
+/* Every condition on a chain, step by step. */
+static json_t *chain_conditions_json(const struct chain *c)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		json_array_extend(a, conditions_json(&c->steps[i], true));
+	return a;
+}
+
 static json_t *step_json(const void *elem)
 {
 	const struct chain_step *s = elem;
@@ -269,14 +109,50 @@ static json_t *step_json(const void *elem)
 		json_object_set_new(step, "inferred", json_true());
 	if (s->loop > 1)
 		json_object_set_new(step, "loop", json_integer(s->loop));
-	if (s->guards)
+	if (s->guards) {
 		json_object_set_new(step, "guards", json_text(s->guards));
+		json_object_set_new(step, "conditions",
+				    conditions_json(s, false));
+	}
 	return step;
 }
 
 static json_t *chain_json(const struct chain *c)
 {
 	return objects_json(c->steps, c->len, sizeof(*c->steps), step_json);
+}
+
+static json_t *modes_json(const struct finding *f)
+{
+	json_t *a = json_array();
+	size_t i, nr;
+	struct mode_count *v = finding_modes(f, &nr);
+
+	for (i = 0; i < nr; i++) {
+		json_t *m = json_object();
+
+		json_object_set_new(m, "mode", jstr(v[i].mode));
+		json_object_set_new(m, "root", json_text(v[i].root));
+		json_object_set_new(m, "per", json_text(v[i].per));
+		json_object_set_new(m, "chains", json_integer(v[i].chains));
+		json_array_append_new(a, m);
+	}
+	free(v);
+	return a;
+}
+
+/* {per, value, how}: reads per operation of the root set. */
+static json_t *rate_json(const struct finding *f)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "per", json_text(f->per_boot ?
+		"call until the guard flips" : f->rate_per));
+	json_object_set_new(r, "value", json_real(f->rate_value));
+	json_object_set_new(r, "how", json_text(f->rate_how));
+	if (f->rare_only)
+		json_object_set_new(r, "rare", json_text(f->chain.rare_label));
+	return r;
 }
 
 static json_t *estimate_json(const struct finding *f)
@@ -337,8 +213,14 @@ static json_t *finding_json(const struct finding *f)
 		json_object_set_new(o, "only_when", jstr(arg));
 		free(arg);
 	}
-	if (f->root)
+	if (f->root) {
 		json_object_set_new(o, "estimate", estimate_json(f));
+		json_object_set_new(o, "rate", rate_json(f));
+		json_object_set_new(o, "mode", jstr(f->chain.mode));
+		json_object_set_new(o, "modes", modes_json(f));
+		json_object_set_new(o, "conditions",
+				    chain_conditions_json(&f->chain));
+	}
 	json_object_set_new(o, "message", json_text(f->message));
 	if (f->fix_note)
 		json_object_set_new(o, "fix", json_text(f->fix_note));
@@ -370,9 +252,13 @@ static json_t *finding_json(const struct finding *f)
 						    a->low ? "low" : "high"));
 			json_object_set_new(r, "inferred_calls",
 					    json_integer(a->inferred));
-			if (a->root)
+			if (a->root) {
 				json_object_set_new(r, "estimate",
 						    estimate_json(a));
+				json_object_set_new(r, "rate", rate_json(a));
+				json_object_set_new(r, "conditions",
+					chain_conditions_json(&a->chain));
+			}
 			json_object_set_new(r, "chain", chain_json(&a->chain));
 			json_array_append_new(reached, r);
 		}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
 #include "trapcheck/graph/reach.h"
 #include "trapcheck/rules/rules.h"
@@ -25,6 +26,77 @@ const struct rule rule_table[] = {
 const size_t rule_table_size = ARRAY_SIZE(rule_table);
 
 /* Steps for @n edges from a root, then the sink site in @func. */
+/* A mode the chain implies: @mode, unless another one is implied too. */
+static void add_mode(struct chain *c, const char *mode)
+{
+	if (!mode)
+		return;
+	if (c->mode && strcmp(c->mode, mode))
+		c->mode_conflict = true;
+	else
+		c->mode = mode;
+}
+
+/*
+ * When the chain runs (conditions.h): how many of its steps need a rare
+ * condition (the first's meaning kept), and the mode its conditions and
+ * its code imply.
+ */
+static void chain_when(struct chain *c)
+{
+	const char *label, *path = NULL;
+	size_t i, j, n;
+	char **atoms;
+
+	c->rare = 0;
+	c->rare_label = NULL;
+	c->mode = NULL;
+	c->mode_conflict = false;
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *st = &c->steps[i];
+
+		if (st->rare) {
+			if (!c->rare)
+				cond_rare(st->guards, &c->rare_label);
+			c->rare++;
+		}
+		/*
+		 * The first code of one mode entered says which: no call
+		 * leaves it for the other's. (A function built for both,
+		 * VHE and nVHE, is one node, and one call site stands for
+		 * all of its calls of one callee: a later step's file may
+		 * be the other mode's.)
+		 */
+		if (!path)
+			path = cond_path_mode(st->file);
+		n = cond_atoms(st->guards, &atoms);
+		for (j = 0; j < n; j++)
+			if (cond_classify_at(atoms[j], st->guards, &label) ==
+			    COND_MODE)
+				add_mode(c, label);
+		strv_free(atoms, n);
+	}
+	add_mode(c, path);
+}
+
+/* The order of a site's chains: fewest rare, fewest inferred, shortest. */
+static int chain_order(const void *a, const void *b)
+{
+	const struct chain *x = a, *y = b;
+	unsigned int ix = 0, iy = 0;
+	size_t i;
+
+	if (x->rare != y->rare)
+		return x->rare < y->rare ? -1 : 1;
+	for (i = 0; i < x->len; i++)
+		ix += x->steps[i].inferred;
+	for (i = 0; i < y->len; i++)
+		iy += y->steps[i].inferred;
+	if (ix != iy)
+		return ix < iy ? -1 : 1;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
 static void build_chain(const struct graph *g, const int *edges, size_t n,
 			const struct gsink *s, struct chain *c)
 {
@@ -42,6 +114,10 @@ static void build_chain(const struct graph *g, const int *edges, size_t n,
 	}
 	c->steps[n].function = g->nodes[s->func].name;
 	SITE_COPY(&c->steps[n], s);
+	for (i = 0; i < n; i++)
+		c->steps[i].rare = g->edges[edges[i]].rare;
+	c->steps[n].rare = s->rare;
+	chain_when(c);
 }
 
 /* How many steps back from the sink other hot callers are looked for. */
@@ -170,6 +246,7 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 		free(done[i]);
 	free(q);
 	free(primary);
+	sort_n(f->others, f->nr_others, sizeof(*f->others), chain_order);
 }
 
 static struct finding *new_finding(struct findings *out,
@@ -248,6 +325,15 @@ static void estimate(struct finding *f, const struct root_set *set)
 	f->weight = set->weight;
 	f->per_boot = !strcmp(f->phase, "boot");
 	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
+	/*
+	 * Per operation: the root set's ("page fault"); when the chain
+	 * needs a rare condition, per that event ("SError exit").
+	 */
+	f->rare_only = f->chain.rare > 0;
+	f->rate_per = f->rare_only ? f->chain.rare_label :
+		      set->per ? set->per : set->name;
+	f->rate_value = f->loops;
+	f->rate_how = "modelled";
 }
 
 /* Code that runs on a KVM host (the architecture's context.def). */
@@ -308,6 +394,8 @@ static bool better(const struct finding *a, const struct finding *b)
 
 	if (ga != gb)
 		return ga;
+	if (a->chain.rare != b->chain.rare)
+		return a->chain.rare < b->chain.rare;
 	if (a->low != b->low)
 		return !a->low;
 	if (a->inferred != b->inferred)
@@ -447,6 +535,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			 f->unless;
 		f->context = chain_context(&f->chain);
 		estimate(f, &roots->sets[j]);
+		/* Only when a rare branch is taken: a note, not a warning. */
+		f->low |= f->rare_only;
 		if (rule->check_chain &&
 		    !rule->check_chain(ctx, f, &roots->sets[j])) {
 			drop_last(all);

@@ -6,6 +6,16 @@ the analysed sources (clang FileCheck style, next to the code they check):
   // CHECK: <rule> <root-set> [<phase>]: <f1> -> ... -> <function with sink>
   // CHECK-NOT: <rule>
   // CHECK-FILE-NONE
+  // CHECK-COND: <rule> <root-set>: <kind> <text>
+  // CHECK-COND-NOT: <rule> <root-set>: <kind>
+  // CHECK-NOTE: <rule> <root-set>: <rare | argument | inferred>
+  // CHECK-RATE: <rule> <root-set>: per <operation> [mode <mode>]
+
+CHECK-COND says the first chain of that root set's finding of the site
+has a condition of that kind (docs/diagnostics.md, "When it runs") and
+text; CHECK-COND-NOT that it has none of that kind; CHECK-NOTE that the
+site is a note of low confidence (not a warning), for that reason;
+CHECK-RATE what its rate is per, and its mode.
 
 A CHECK or CHECK-NOT line (several may stack, with plain comments among
 them) applies to the next line that is not a comment. Every finding must
@@ -20,10 +30,12 @@ import os
 import re
 import sys
 
-TAG = re.compile(r'//\s*(CHECK(?:-NOT|-FILE-NONE)?)\b:?\s*(.*)$')
+TAG = re.compile(r'//\s*(CHECK(?:-NOT|-FILE-NONE|-COND-NOT|-COND|-NOTE|-RATE)?)\b:?\s*(.*)$')
 
 
 phases = {}
+# (file, line, rule, root) -> [(tag, rest)] of CHECK-COND, -NOTE, -RATE
+extra = {}
 
 
 def expectations(tree):
@@ -60,10 +72,69 @@ def expectations(tree):
                             want.add((rel, lineno, rule, root,
                                       tuple(c.strip() for c in
                                             chain.split('->'))))
-                        else:
+                        elif kind == 'CHECK-NOT':
                             never.add((rel, lineno, rest.split()[0]))
+                        else:
+                            head, what = rest.split(':', 1)
+                            rule, root = head.split()
+                            extra.setdefault((rel, lineno, rule, root),
+                                             []).append((kind,
+                                                         what.strip()))
                     pending = []
     return want, never, none_files
+
+
+def reaches(data, key):
+    """The finding (or a root set's reach of it) at @key, and its list."""
+    rel, line, rule, root = key
+    for where in ('findings', 'low_confidence'):
+        for fd in data.get(where, []):
+            if (fd['file'], fd['line'], fd['rule']) != (rel, line, rule):
+                continue
+            for r in [fd] + fd.get('also_reached', []):
+                if (r['root'] or '-') == root:
+                    return r, fd, where
+    return None, None, None
+
+
+def check_extra(data):
+    bad = 0
+    for key, tags in sorted(extra.items()):
+        r, fd, where = reaches(data, key)
+        at = '%s:%d: %s %s' % key
+        if not r:
+            print('# missing for CHECK-COND/-NOTE/-RATE: ' + at)
+            bad += 1
+            continue
+        conds = r.get('conditions') or []
+        for kind, what in tags:
+            words = what.split()
+            if kind == 'CHECK-COND':
+                ok = any(c['kind'] == words[0] and
+                         c['text'] == ' '.join(words[1:]) for c in conds)
+            elif kind == 'CHECK-COND-NOT':
+                ok = not any(c['kind'] == words[0] for c in conds)
+            elif kind == 'CHECK-NOTE':
+                reason = {'rare': fd.get('rate', {}).get('rare'),
+                          'argument': fd.get('only_when'),
+                          'inferred': fd.get('inferred_calls', 0) > 1}
+                ok = where == 'low_confidence' and bool(reason.get(words[0]))
+            else:
+                rate = r.get('rate') or {}
+                want_per = what.split(' mode ')[0][len('per '):]
+                want_mode = what.split(' mode ')[1] if ' mode ' in what \
+                    else None
+                ok = rate.get('per') == want_per and \
+                    fd.get('mode') == want_mode
+            if not ok:
+                print('# %s not met: %s: %s (conditions %s, rate %s, '
+                      'mode %s, in %s)' % (kind, at, what,
+                                           [(c['kind'], c['text'])
+                                            for c in conds],
+                                           r.get('rate'), fd.get('mode'),
+                                           where))
+                bad += 1
+    return bad
 
 
 def main():
@@ -102,9 +173,11 @@ def main():
         if g[0] in none_files:
             print('# CHECK-FILE-NONE violated: %s:%d: %s' % g[:3])
             bad += 1
+    bad += check_extra(data)
     print('# %d expected (%d with a phase), %d reported, %d CHECK-NOT, %d '
-          'files without findings' % (len(want), len(phases), len(got),
-                                      len(never), len(none_files)))
+          'files without findings, %d sites with CHECK-COND, -NOTE or '
+          '-RATE' % (len(want), len(phases), len(got), len(never),
+                     len(none_files), len(extra)))
     return 1 if bad or not want else 0
 
 

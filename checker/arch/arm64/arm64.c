@@ -8,6 +8,7 @@
  * where its KVM host code lives (arm64/context.def).
  */
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/base/util.h"
 
 #include "arm64.h"
@@ -72,6 +73,23 @@ static const char *const host_paths[] = {
 #undef NESTED_PATH
 };
 
+/* What its conditions say of when code runs (conditions.def). */
+static const struct cond_def conds[] = {
+#define COND ARCH_COND
+#define MODE_PATH(prefix, mode)
+#include "conditions.def"
+#undef MODE_PATH
+#undef COND
+};
+
+static const struct mode_path mode_paths[] = {
+#define COND(kind, pattern, t, f)
+#define MODE_PATH ARCH_MODE_PATH
+#include "conditions.def"
+#undef MODE_PATH
+#undef COND
+};
+
 const struct arch arch_arm64 = {
 	.name = "arm64",
 	ARCH_TABLE(triples),
@@ -85,4 +103,6 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(guards),
 	ARCH_TABLE(host_paths),
 	.rules = &arm64_rules,
+	ARCH_TABLE(conds),
+	ARCH_TABLE(mode_paths),
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/base/util.h"
 
 #include "x86.h"
@@ -132,6 +133,23 @@ static bool feature_bit(const char *name, const char *arg, const char *mask,
 	return false;
 }
 
+/* What its conditions say of when code runs (conditions.def). */
+static const struct cond_def conds[] = {
+#define COND ARCH_COND
+#define MODE_PATH(prefix, mode)
+#include "conditions.def"
+#undef MODE_PATH
+#undef COND
+};
+
+static const struct mode_path mode_paths[] = {
+#define COND(kind, pattern, t, f)
+#define MODE_PATH ARCH_MODE_PATH
+#include "conditions.def"
+#undef MODE_PATH
+#undef COND
+};
+
 const struct arch arch_x86 = {
 	.name = "x86",
 	ARCH_TABLE(triples),
@@ -143,6 +161,8 @@ const struct arch arch_x86 = {
 	ARCH_TABLE(tables),
 	ARCH_TABLE(live_regs),
 	.rules = &x86_rules,
+	ARCH_TABLE(conds),
+	ARCH_TABLE(mode_paths),
 	.feature_prefix = "X86_FEATURE_",
 	.feature_enum = "cpuid_leafs",
 	.feature_bit = feature_bit,

@@ -25,11 +25,21 @@ struct chain_step {
 	unsigned int loop;	/* known trip counts at this step's site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
 	const char *guards;	/* conditions holding at this step's site */
+	bool rare;		/* they hold a rare one (conditions.h) */
 };
 
 struct chain {
 	struct chain_step *steps;	/* root first, sink function last */
 	size_t len;
+	/* Steps whose site is under a rare condition; the first's meaning. */
+	unsigned int rare;
+	const char *rare_label;
+	/*
+	 * The execution mode its conditions or its code imply ("nVHE
+	 * host"), or NULL; two that cannot both hold: mode_conflict.
+	 */
+	const char *mode;
+	bool mode_conflict;
 };
 
 /* At most this many other chains, one per other hot caller of the sink. */
@@ -75,6 +85,15 @@ struct finding {
 	 */
 	double estimate, weight, loops;
 	bool per_boot, loop_guess;
+	/*
+	 * The rate per operation of the root set (its "per:" line, "page
+	 * fault"), or, when every chain needs a rare condition, per that
+	 * event ("SError exit"): rate_value reads per one, rate_how
+	 * "modelled" (or "measured", from a trace).
+	 */
+	const char *rate_per, *rate_how;
+	double rate_value;
+	bool rare_only;		/* every chain needs a rare condition */
 	const char *func_file;	/* where the function is defined */
 	unsigned int func_line;
 	char *message;
@@ -188,6 +207,19 @@ char *finding_configs_text(const struct finding *f);
 char *finding_fingerprint(const struct finding *f);
 char *finding_fingerprint_hash(const struct finding *f);
 char *finding_fingerprint_v1(const struct finding *f);
+
+/*
+ * By mode: for each (mode, root set), how many of a site's chains run in
+ * it (its own, its other chains, those of the other root sets); a chain
+ * that needs two modes at once never runs and is not counted. A new
+ * array of *@nr.
+ */
+struct mode_count {
+	const char *mode, *root, *per;
+	unsigned int chains;
+};
+
+struct mode_count *finding_modes(const struct finding *f, size_t *nr);
 
 /* Drop the findings @keep says no to, freeing them. */
 void findings_filter(struct findings *fs,

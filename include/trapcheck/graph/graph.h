@@ -56,6 +56,8 @@ struct gedge {
 	bool boot;		/* every site is in the boot phase */
 	bool periodic;		/* every site is rate-limited (guards.h):
 				 * never walked from a root set */
+	bool rare;		/* every site is under a rare condition
+				 * (conditions.h): chains avoid it */
 	bool inferred;		/* through a struct member (via: "T.m") or
 				 * a registration (via: the list head) */
 	bool registered;	/* resolved by registration (dispatch.h) */
@@ -74,6 +76,7 @@ struct gsink {
 	const char *guards;	/* conditions at the site (guards.h) */
 	bool boot;		/* the site itself is in the boot phase */
 	bool periodic;		/* the site is rate-limited: not hot */
+	bool rare;		/* the site is under a rare condition */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
 	/*

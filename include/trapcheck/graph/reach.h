@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Reachability: a walk from every root of a set gives, for each function,
- * its most believable call chain from the set: the fewest calls inferred
- * through struct members or registrations, then the fewest calls.
+ * its most believable call chain from the set: the fewest calls under a
+ * rare condition, then the fewest inferred through struct members or
+ * registrations, then the fewest calls.
  */
 #ifndef TRAPCHECK_REACH_H
 #define TRAPCHECK_REACH_H
@@ -19,6 +20,7 @@ struct reach {
 	int *parent;		/* per node: the edge that reached it */
 	unsigned int *depth;
 	unsigned int *inferred;	/* per node: inferred calls on its chain */
+	unsigned int *rare;	/* per node: rare calls on its chain */
 	size_t nr_roots;	/* roots of the set present in the graph */
 	size_t stopped;		/* calls into other sets' entry points */
 };

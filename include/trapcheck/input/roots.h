@@ -18,6 +18,8 @@ struct root_set {
 	char **reasons;		/* per function: its "# comment", or "" */
 	size_t nr, alloc, alloc_reasons;
 	double weight;		/* events a second ("weight: N"), default 1000 */
+	char *per;		/* the operation one event is ("per: page
+				 * fault"), or NULL */
 	bool atomic;		/* "context: atomic": preemption disabled */
 	/*
 	 * "config: CONFIG_ZRAM ...": the options that build its entry

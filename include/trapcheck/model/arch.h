@@ -22,6 +22,8 @@
 #include "trapcheck/model/sinks.h"
 
 struct cap_table;
+struct cond_def;
+struct mode_path;
 struct compdb;
 struct fix_ctx;
 struct fix_edit;
@@ -108,6 +110,15 @@ struct arch {
 	const char *const *host_paths;
 	size_t nr_host_paths;
 	const struct arch_rules *rules;
+	/*
+	 * What its conditions say of when code runs (conditions.h, its
+	 * conditions.def), and the modes its files imply (KVM's nVHE and
+	 * VHE hyp objects).
+	 */
+	const struct cond_def *conds;
+	size_t nr_conds;
+	const struct mode_path *mode_paths;
+	size_t nr_mode_paths;
 	/*
 	 * The tree's names of the bits a sink's value is tested for (x86:
 	 * the X86_FEATURE_* macros of cpufeatures.h, "(word*32 + bit)",
@@ -199,6 +210,9 @@ const struct arch *arch_current(void);
  * GUARD(atom, kind)  phases.def: kind BOOT, CAPS_UNFINALIZED, ...
  * NESTED_PATH(prefix)  context.def: code that runs on a KVM host only
  * LIVE_MSR(pattern, what)  registers the hardware changes (x86)
+ * COND(kind, pattern, when_true, when_false)  conditions.def: as
+ *	checker/model/conditions.def's
+ * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
@@ -207,5 +221,7 @@ const struct arch *arch_current(void);
 #define ARCH_GUARD(atom, kind)		{ atom, GUARD_##kind },
 #define ARCH_NESTED_PATH(prefix)	prefix,
 #define ARCH_LIVE_MSR(pattern, what)	{ pattern, what },
+#define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
+#define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 
 #endif /* TRAPCHECK_ARCH_H */

@@ -14,9 +14,11 @@
  * Atoms of a condition given as tokens, true (@negated false) or false
  * (@negated true) on the guarded path. likely()/unlikely() and outer
  * parentheses are dropped; "a && b" gives two atoms when true, "a || b"
- * two negated atoms when false; anything else is one atom. Atoms are
- * appended to @out joined by " && " (which may be empty); returns the
- * number of atoms added.
+ * two negated atoms when false; anything else is one atom. On the side
+ * the code marks unlikely (unlikely(c) true, likely(c) false) one more
+ * atom follows, the condition as written: "<rare: !likely(src)>"
+ * (conditions.h: a rare condition). Atoms are appended to @out joined by
+ * " && " (which may be empty); returns the number of atoms added.
  */
 size_t guard_atoms(const char *const *toks, size_t n, bool negated,
 		   char **out);

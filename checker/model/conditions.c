@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * conditions.c - the kinds of the atoms of a chain's conditions
+ * (conditions.h), from checker/model/conditions.def and the run's
+ * architecture's table.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
+#include "trapcheck/model/guards.h"
+#include "trapcheck/base/util.h"
+
+const char *const cond_kind_names[COND_KINDS] = {
+	[COND_OTHER] = "other", [COND_RARE] = "rare", [COND_FLAG] = "flag",
+	[COND_MODE] = "mode", [COND_FEATURE] = "feature",
+	[COND_ARGUMENT] = "argument",
+};
+
+static const struct cond_def cond_table[] = {
+#define COND(kind, pattern, t, f) { COND_##kind, pattern, t, f },
+#include "conditions.def"
+#undef COND
+};
+
+static enum cond_kind match(const struct cond_def *t, size_t nr,
+			    const char *atom, bool negated,
+			    const char **label, bool *found)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (!strstr(atom, t[i].pattern))
+			continue;
+		/* An early return on a rare test leads to the common path. */
+		if (t[i].kind == COND_RARE && negated)
+			continue;
+		*found = true;
+		*label = negated && t[i].kind == COND_MODE ? t[i].when_false :
+							      t[i].when_true;
+		return t[i].kind;
+	}
+	return COND_OTHER;
+}
+
+enum cond_kind cond_classify(const char *atom, const char **label)
+{
+	const struct arch *a = arch_current();
+	bool negated = atom[0] == '!', found = false;
+	const char *core = negated ? atom + 1 : atom;
+	enum cond_kind k;
+
+	*label = NULL;
+	k = match(cond_table, ARRAY_SIZE(cond_table), core, negated, label,
+		  &found);
+	if (!found)
+		k = match(a->conds, a->nr_conds, core, negated, label, &found);
+	return k;
+}
+
+enum cond_kind cond_classify_at(const char *atom, const char *guards,
+			       const char **label)
+{
+	enum cond_kind k = cond_classify(atom, label);
+
+	if (k == COND_RARE && guards_boot(guards)) {
+		*label = "the boot phase's common path";
+		return COND_OTHER;
+	}
+	return k;
+}
+
+/* The next atom of @p (" && "-joined), its length in *@len. */
+static const char *next_atom(const char *p, size_t *len)
+{
+	const char *e = strstr(p, " && ");
+
+	*len = e ? (size_t)(e - p) : strlen(p);
+	return p;
+}
+
+bool cond_rare(const char *guards, const char **label)
+{
+	const char *p = guards, *l;
+	size_t len;
+
+	if (!guards || guards_boot(guards))
+		return false;
+	while (*p) {
+		char *atom;
+		bool rare;
+
+		p = next_atom(p, &len);
+		atom = xstrndup(p, len);
+		rare = cond_classify_at(atom, guards, &l) == COND_RARE;
+		free(atom);
+		if (rare) {
+			if (label)
+				*label = l;
+			return true;
+		}
+		p += len;
+		if (!strncmp(p, " && ", 4))
+			p += 4;
+	}
+	return false;
+}
+
+const char *cond_path_mode(const char *file)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; file && i < a->nr_mode_paths; i++)
+		if (!strncmp(file, a->mode_paths[i].prefix,
+			     strlen(a->mode_paths[i].prefix)))
+			return a->mode_paths[i].mode;
+	return NULL;
+}
+
+char *cond_text(const char *atom)
+{
+	size_t n = strlen(atom);
+
+	if (!strncmp(atom, "<rare: ", 7) && n > 8 && atom[n - 1] == '>')
+		return xstrndup(atom + 7, n - 8);
+	return xstrdup(atom);
+}
+
+/*
+ * The plain atom a rare one restates: "!likely(src)" -> "!src",
+ * "unlikely(x)" -> "x"; NULL for a compound one.
+ */
+static char *restated(const char *rare)
+{
+	bool neg = rare[0] == '!';
+	const char *p = rare + neg;
+	size_t n;
+
+	if (!strncmp(p, "likely(", 7))
+		p += 7;
+	else if (!strncmp(p, "unlikely(", 9))
+		p += 9;
+	else
+		return NULL;
+	n = strlen(p);
+	if (!n || p[n - 1] != ')' || strstr(p, "&&") || strstr(p, "||"))
+		return NULL;
+	return xasprintf("%s%.*s", neg ? "!" : "", (int)n - 1, p);
+}
+
+size_t cond_atoms(const char *guards, char ***atoms)
+{
+	char **v = NULL, **drop = NULL;
+	size_t nr = 0, alloc = 0, nd = 0, ad = 0, i, j, k = 0, len;
+	const char *p = guards;
+
+	while (p && *p) {
+		p = next_atom(p, &len);
+		*PUSH(v, nr, alloc) = xstrndup(p, len);
+		if (!strncmp(v[nr - 1], "<rare: ", 7)) {
+			char *t = cond_text(v[nr - 1]), *r = restated(t);
+
+			if (r)
+				*PUSH(drop, nd, ad) = r;
+			free(t);
+		}
+		p += len;
+		if (!strncmp(p, " && ", 4))
+			p += 4;
+	}
+	for (i = 0; i < nr; i++) {
+		bool keep = true;
+
+		for (j = 0; j < nd && keep; j++)
+			keep = strcmp(v[i], drop[j]);
+		if (keep)
+			v[k++] = v[i];
+		else
+			free(v[i]);
+	}
+	strv_free(drop, nd);
+	*atoms = v;
+	return k;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# When it runs (docs/diagnostics.md): the conditions on every chain by
+# kind (rare, flag, mode, feature, argument), each present and absent, as
+# the tags of tests/fixtures/when say (check-tags.py: CHECK-COND,
+# CHECK-COND-NOT, CHECK-NOTE, CHECK-RATE); a site every chain of which
+# needs a rare condition is a note, the first chain shown is the one with
+# the fewest rare conditions; rates per operation; modes by condition
+# and by path.
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/when"
+cd "$SCRATCH" || exit 1
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o w.json
+check "the when fixture: exit 1" [ $? -eq 1 ]
+python3 "$TOP/tests/e2e/check-tags.py" "$FX" w.json > tags.out
+rc=$?
+sed 's/^/# /' tags.out
+check "its findings, notes, conditions and rates are its tags" [ $rc -eq 0 ]
+python3 - w.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x['function']: x for x in d['findings']}
+low = {x['function']: x for x in d['low_confidence']}
+# Every warning has conditions and a rate per operation.
+for x in d['findings']:
+    assert isinstance(x['conditions'], list), x
+    assert x['rate']['per'] and x['rate']['how'] == 'modelled', x['rate']
+    for c in x['conditions']:
+        assert set(c) >= {'kind', 'text', 'function', 'file', 'line'}, c
+# A condition names where it holds.
+c = [c for c in f['flagged']['conditions'] if c['kind'] == 'flag'][0]
+assert c['function'] == 'flagged' and c['file'] == 'mm/when.c', c
+# The rare way in is the second chain; its step shows the condition.
+s = f['shared_read']
+assert [x['function'] for x in s['chain']] == ['when_root', 'common_way',
+                                                'shared_read'], s['chain']
+other = s['other_chains'][0]
+assert [x['function'] for x in other] == ['when_root', 'rare_way',
+                                          'shared_read'], other
+rare = [c for st in other for c in st.get('conditions', [])
+        if c['kind'] == 'rare']
+assert rare and rare[0]['text'] == 'unlikely(err)', other
+# Rare notes: per the rare event.
+assert low['serror_exit']['rate'] == {'per': 'SError exit', 'value': 1.0,
+                                      'how': 'modelled',
+                                      'rare': 'SError exit'}, low['serror_exit']['rate']
+assert low['rare_not_likely']['conditions'][0]['text'] == '!likely(src)', \
+    low['rare_not_likely']['conditions']
+# Modes: by condition and by path, counted per root set.
+assert f['nvhe_only']['modes'] == [{'mode': 'nVHE host', 'root': 'when',
+                                    'per': 'test event', 'chains': 1}], f['nvhe_only']['modes']
+assert f['nvhe_path_read']['mode'] == 'nVHE host'
+PY
+check "JSON: conditions with where they hold, the rare chain second, rates per operation or per rare event, modes" [ $? -eq 0 ]
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q > w.txt
+check_that "text: an under: note with each condition's kind, a rate per operation" \
+	'grep -q "^mm/when.c:86:10: note: under: vcpu_get_flag(vcpu,DEBUG_DIRTY) in flagged() \[flag\]$" w.txt &&
+	 grep -q "^mm/when.c:103:10: note: about 1 read per test event (mode: nVHE host; its root set.s operation; loops 1)$" w.txt &&
+	 grep -q "^mm/when.c:55:10: note: rare, not warned of: serror_exit() reached from when only under a rare condition (SError exit): about 1 read per SError exit: when_root -> serror_exit \[trapping-idreg-read\]$" w.txt'
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --all-chains --format=json -o all.json
+python3 - all.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {x['function'] for x in d['findings']}
+assert {'rare_unlikely', 'rare_not_likely', 'serror_exit'} <= names, names
+PY
+check "--all-chains warns of the sites only rare branches reach" [ $? -eq 0 ]
+done_testing
