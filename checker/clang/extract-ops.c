@@ -359,6 +359,15 @@ void visit_var(struct walk *w, CXCursor c)
 	char *name;
 	int kind;
 
+	/* A copy kept for hyp code: "u64 id_aa64pfr0_el1_sys_val;". */
+	if (clang_Cursor_getStorageClass(c) != CX_SC_Extern) {
+		name = cursor_name(c);
+		if (caps_table_kind(name) == TABLE_HYP_COPY)
+			strv_add_once(&o->hyp_copies, &o->nr_hyp_copies,
+				      &o->alloc_hyp_copies, name,
+				      strlen(name));
+		free(name);
+	}
 	if (!clang_isCursorDefinition(c))
 		return;
 	name = cursor_name(c);
@@ -377,7 +386,7 @@ void visit_var(struct walk *w, CXCursor c)
 	free(w->init_obj);
 	w->init_obj = NULL;
 	kind = caps_table_kind(name);
-	if (kind >= 0) {
+	if (kind >= 0 && kind != TABLE_HYP_COPY) {
 		if (kind == TABLE_FTR_REGS)
 			o->have_ftr = true;
 		else if (kind == TABLE_CAPS)

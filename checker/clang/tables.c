@@ -5,6 +5,7 @@
  * names, as written (the architecture lists the tables: checker/arch/
  * arm64/tables.def).
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,7 @@ int caps_table_kind(const char *name)
 	size_t i;
 
 	for (i = 0; i < a->nr_tables; i++)
-		if (!strcmp(a->tables[i].global, name))
+		if (!fnmatch(a->tables[i].global, name, 0))
 			return a->tables[i].kind;
 	return -1;
 }

@@ -53,6 +53,16 @@ bool caps_is_sanitised(const struct cap_table *t, const char *reg)
 	return false;
 }
 
+bool caps_has_hyp_copy(const struct cap_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < t->nr_hyp_copies; i++)
+		if (!strcmp(t->hyp_copies[i], name))
+			return true;
+	return false;
+}
+
 char *caps_msr_lists(const struct cap_table *t, const char *msr)
 {
 	char *out = NULL, *o;

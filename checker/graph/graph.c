@@ -36,6 +36,7 @@ void graph_free(struct graph *g)
 	free(g->caps.ftr_regs);
 	free(g->caps.ftr_bits);
 	free(g->caps.msrs);
+	free(g->caps.hyp_copies);
 	free(g->icalls);
 	free(g->assigns);
 	free(g->argsites);
@@ -224,6 +225,9 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 	for (i = 0; i < f->nr_msrs; i++)
 		merge_once(g, &t->msrs, &t->nr_msrs, &t->alloc_msrs,
 			   f->msrs[i]);
+	for (i = 0; i < f->nr_hyp_copies; i++)
+		merge_once(g, &t->hyp_copies, &t->nr_hyp_copies,
+			   &t->alloc_hyp_copies, f->hyp_copies[i]);
 	for (i = 0; i < f->nr_caps; i++) {
 		const struct tu_cap *tc = &f->caps[i];
 		struct cap *c = PUSH(t->caps, t->nr, t->alloc);

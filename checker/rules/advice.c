@@ -12,12 +12,12 @@
 #include "trapcheck/base/util.h"
 
 char *idreg_advice(const struct cap_table *t, const char *reg,
-		   const char *field, int *sanitised)
+		   const char *field, const char *file, int *sanitised)
 {
 	const struct arch_rules *r = arch_current()->rules;
 
 	if (r && r->read_advice)
-		return r->read_advice(t, reg, field, sanitised);
+		return r->read_advice(t, reg, field, file, sanitised);
 	*sanitised = -1;
 	return xasprintf("cache the value of %s at boot or CPU bring-up",
 			 reg);

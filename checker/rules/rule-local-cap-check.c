@@ -56,7 +56,8 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	f->reg = cap->reads;
 	f->field = cap->field;
 	f->trap = trap_class_name(cap->trap);
-	advice = idreg_advice(t, cap->reads, cap->field, &f->sanitised);
+	advice = idreg_advice(t, cap->reads, cap->field, ctx->site->file,
+			      &f->sanitised);
 	/*
 	 * A capability each CPU answers for itself (SCOPE_LOCAL_CPU alone:
 	 * ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local errata) may differ

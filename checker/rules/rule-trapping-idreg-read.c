@@ -42,7 +42,8 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	/* x86: cpuid_ebx(7) & (1u << 20), X86_FEATURE_SMAP in the tree. */
 	f->mask = ctx->site->mask;
 	f->feature = ctx->site->feature;
-	advice = idreg_advice(t, reg->name, f->feature, &f->sanitised);
+	advice = idreg_advice(t, reg->name, f->feature, ctx->site->file,
+			      &f->sanitised);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output
 	 * operand, CPUID as a serializing instruction, which no cached

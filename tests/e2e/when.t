@@ -51,8 +51,12 @@ assert low['rare_not_likely']['conditions'][0]['text'] == '!likely(src)', \
 assert f['nvhe_only']['modes'] == [{'mode': 'nVHE host', 'root': 'when',
                                     'per': 'test event', 'chains': 1}], f['nvhe_only']['modes']
 assert f['nvhe_path_read']['mode'] == 'nVHE host'
+# Hyp code: not read_sanitised_ftr_reg(), the copy the tree keeps.
+m = f['nvhe_path_read']['message']
+assert 'read_sanitised_ftr_reg() cannot be called, read the copy the host keeps, id_aa64pfr0_el1_sys_val' in m, m
+assert 'the sanitised copy is' not in m, m
 PY
-check "JSON: conditions with where they hold, the rare chain second, rates per operation or per rare event, modes" [ $? -eq 0 ]
+check "JSON: conditions with where they hold, the rare chain second, rates per operation or per rare event, modes; hyp code's advice names the copy the tree keeps" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q > w.txt
 check_that "text: an under: note with each condition's kind, a rate per operation" \

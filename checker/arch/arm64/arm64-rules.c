@@ -22,9 +22,51 @@
 #include "arm64.h"
 
 /* What to do instead, from what the tree's arm64_ftr_regs[] holds. */
-static char *read_advice(const struct cap_table *t, const char *reg,
-		   const char *field, int *sanitised)
+/*
+ * In hyp code (the architecture's no_rewrite paths: EL2, linked on its
+ * own), read_sanitised_ftr_reg() cannot be called: the copy the host
+ * keeps for it, when the tree has one (tables.def: the "*_sys_val"
+ * globals), else a value read once at init.
+ */
+static char *hyp_advice(const struct cap_table *t, const char *reg)
 {
+	char *name = xasprintf("%s_sys_val", reg), *p, *s;
+
+	for (p = name; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (caps_has_hyp_copy(t, name))
+		s = xasprintf("in hyp code, where read_sanitised_ftr_reg() "
+			      "cannot be called, read the copy the host keeps, "
+			      "%s (kvm_nvhe_sym(%s), set at KVM's init)", name,
+			      name);
+	else
+		s = xasprintf("in hyp code, where read_sanitised_ftr_reg() "
+			      "cannot be called and the tree keeps no copy of "
+			      "%s, read it once at init into per-CPU host data "
+			      "and use that", reg);
+	free(name);
+	return s;
+}
+
+static bool in_hyp(const char *file)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; file && i < a->nr_no_rewrite; i++)
+		if (!strncmp(file, a->no_rewrite[i].prefix,
+			     strlen(a->no_rewrite[i].prefix)))
+			return true;
+	return false;
+}
+
+static char *read_advice(const struct cap_table *t, const char *reg,
+			 const char *field, const char *file, int *sanitised)
+{
+	if (in_hyp(file)) {
+		*sanitised = t->have_ftr ? caps_is_sanitised(t, reg) : -1;
+		return hyp_advice(t, reg);
+	}
 	if (!t->have_ftr) {
 		*sanitised = -1;
 		return xasprintf("arm64_ftr_regs[] was not analysed "

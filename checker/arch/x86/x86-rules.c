@@ -21,9 +21,10 @@
 
 /* @field: the X86_FEATURE_* the code tests, when the tree names it. */
 static char *read_advice(const struct cap_table *t, const char *reg,
-			 const char *field, int *sanitised)
+			 const char *field, const char *file, int *sanitised)
 {
 	(void)t;
+	(void)file;
 	*sanitised = -1;
 	if (field)
 		return xasprintf("the kernel keeps %s's answers in "

@@ -41,6 +41,9 @@ struct cap_table {
 	/* KVM's MSR lists (x86): "vmx_possible_passthrough_msrs MSR_STAR" */
 	const char **msrs;
 	size_t nr_msrs, alloc_msrs;
+	/* Globals keeping a register's value for hyp code (tables.h). */
+	const char **hyp_copies;
+	size_t nr_hyp_copies, alloc_hyp_copies;
 	bool have_ftr;		/* arm64_ftr_regs[] was found */
 	bool have_caps;		/* a capability table was found */
 	size_t unresolved;
@@ -50,6 +53,8 @@ struct cap_table {
 void caps_resolve(struct graph *g);
 const struct cap *caps_find(const struct cap_table *t, const char *name);
 bool caps_is_sanitised(const struct cap_table *t, const char *reg);
+/* Is @name one of the globals that keep a copy for hyp code? */
+bool caps_has_hyp_copy(const struct cap_table *t, const char *name);
 /*
  * The lists of the tree's KVM that name MSR @msr as one it may pass
  * through ("vmx_possible_passthrough_msrs[], direct_access_msrs[]"), a

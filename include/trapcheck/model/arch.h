@@ -33,9 +33,13 @@ struct fix_edit;
  * the cached alternative its kernel keeps, as advice and as a rewrite.
  */
 struct arch_rules {
-	/* rules.h: idreg_advice(); NULL: "cache the value" */
+	/*
+	 * rules.h: idreg_advice() for a read in @file; NULL: "cache the
+	 * value"
+	 */
 	char *(*read_advice)(const struct cap_table *t, const char *reg,
-			     const char *field, int *sanitised);
+			     const char *field, const char *file,
+			     int *sanitised);
 	const char *any_read_advice;	/* register chosen at run time */
 	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
 	/* rules.h: arch_fix_read(); NULL: no rewrite */
@@ -50,6 +54,12 @@ enum table_kind {
 	TABLE_FTR_REGS,		/* arm64_ftr_regs[] */
 	TABLE_CAPS,		/* arm64_features[], arm64_errata[] */
 	TABLE_MSR_LIST,		/* MSRs KVM may pass through (x86) */
+	/*
+	 * Globals, by a name pattern ("*_sys_val"), that keep a copy of
+	 * a register for code that cannot read the sanitised one (arm64:
+	 * KVM's nVHE hyp code)
+	 */
+	TABLE_HYP_COPY,
 };
 
 struct arch_table {

@@ -68,13 +68,14 @@ extern const size_t rule_table_size;
 #undef RULE
 
 /*
- * The architecture's advice for a trapping read of @reg (@field: the
- * field the code tests, or NULL): arm64's is the sanitised copy when the
- * tree's arm64_ftr_regs[] serves the register, else a cached value. Sets
+ * The architecture's advice for a trapping read of @reg in @file (@field:
+ * the field the code tests, or NULL): arm64's is the sanitised copy when
+ * the tree's arm64_ftr_regs[] serves the register, else a cached value;
+ * in hyp code, the copy the host keeps for it. Sets
  * *@sanitised to 1, 0 or -1 (tables not analysed). A new string.
  */
 char *idreg_advice(const struct cap_table *t, const char *reg,
-		   const char *field, int *sanitised);
+		   const char *field, const char *file, int *sanitised);
 /* Its advice for a read of a register chosen at run time. */
 const char *idreg_any_advice(void);
 /* Its advice for an identification instruction used to serialize. */
