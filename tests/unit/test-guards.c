@@ -39,9 +39,15 @@ static void test_unlikely_and_conjunction(void **state)
 	/* __cpu_has_rng()'s guard before its fix. */
 	expect("unlikely ( ! system_capabilities_finalized ( ) && "
 	       "! preemptible ( ) )", false,
-	       "!system_capabilities_finalized() && !preemptible()");
+	       "!system_capabilities_finalized() && !preemptible() && "
+	       "<rare: unlikely(!system_capabilities_finalized()&&"
+	       "!preemptible())>");
 	/* The RDRAND patch's fixed condition, as the left operand of &&. */
-	expect("unlikely ( ! crng_ready ( ) )", false, "!crng_ready()");
+	expect("unlikely ( ! crng_ready ( ) )", false,
+	       "!crng_ready() && <rare: unlikely(!crng_ready())>");
+	/* The other side of unlikely() and the likely side are not rare. */
+	expect("unlikely ( ! crng_ready ( ) )", true, "crng_ready()");
+	expect("likely ( src )", false, "src");
 }
 
 static void test_negation(void **state)
@@ -54,7 +60,8 @@ static void test_negation(void **state)
 	expect("a && b", true, "!(a&&b)");
 	/* Precedence: !(ret & mask), not !ret & mask. */
 	expect("ret & ( X | Y )", true, "!(ret&(X|Y))");
-	expect("likely ( x > 0 )", true, "!(x>0)");
+	/* The other side of likely(): rare, as written. */
+	expect("likely ( x > 0 )", true, "!(x>0) && <rare: !likely(x>0)>");
 	expect("& foo", false, "&foo");
 }
 
@@ -75,7 +82,9 @@ static void test_tokens(void **state)
 	assert_string_equal(t[17], "<=");
 	assert_string_equal(t[18], "0x1fUL");
 	guard_atoms((const char *const *)t, 13, false, &out);
-	assert_string_equal(out, "!system_capabilities_finalized()");
+	assert_string_equal(out, "!system_capabilities_finalized() && <rare: "
+			    "__builtin_expect(!!(!system_capabilities_"
+			    "finalized()),0)>");
 	free(out);
 	for (i = 0; i < n; i++)
 		free(t[i]);

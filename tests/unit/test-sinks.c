@@ -173,24 +173,43 @@ static void test_arch_advice(void **state)
 	struct arch bare = { .name = "bare" };
 	struct cap_table t = { .have_ftr = true };
 	const char *regs[] = { "ID_AA64MMFR1_EL1" };
+	const char *hyp[] = { "id_aa64mmfr1_el1_sys_val" };
 	struct fix_edit e = { 0 };
 	char *a, *why = NULL;
 	int san = 7;
 
 	t.ftr_regs = regs;
 	t.nr_ftr = 1;
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, &san);
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 1);
 	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"
 				  "ID_AA64MMFR1_EL1)"));
 	free(a);
-	a = idreg_advice(&t, "ID_AA64PFR0_EL1", NULL, &san);
+	a = idreg_advice(&t, "ID_AA64PFR0_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 0);
 	free(a);
 	assert_non_null(strstr(idreg_any_advice(), "read_sanitised_ftr_reg"));
 
+	/* In hyp code: the copy the host keeps, or a value read at init. */
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL,
+			 "arch/arm64/kvm/hyp/nvhe/switch.c", &san);
+	assert_int_equal(san, 1);
+	assert_null(strstr(a, "read the sanitised"));
+	assert_non_null(strstr(a, "keeps no copy of ID_AA64MMFR1_EL1"));
+	free(a);
+	t.hyp_copies = hyp;
+	t.nr_hyp_copies = 1;
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL,
+			 "arch/arm64/kvm/hyp/vhe/switch.c", &san);
+	assert_non_null(strstr(a, "kvm_nvhe_sym(id_aa64mmfr1_el1_sys_val)"));
+	free(a);
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, "mm/memory.c", &san);
+	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"));
+	free(a);
+	t.nr_hyp_copies = 0;
+
 	arch_set(&bare);
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, &san);
+	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, -1);
 	assert_null(strstr(a, "read_sanitised_ftr_reg"));
 	assert_non_null(strstr(a, "cache the value of ID_AA64MMFR1_EL1"));
