@@ -104,9 +104,10 @@ static enum CXChildVisitResult collect_label(CXCursor c, CXCursor p,
 /*
  * "switch (reg) { case CSSELR_EL1: ...; case SCTLR_EL1: ... }" on a
  * parameter: what a case runs, up to the next label, runs only for that
- * value of the argument, which trapcheck does not follow across calls.
- * The atom says so: "<argument reg is CSSELR_EL1>" (guards.h,
- * GUARD_ARGUMENT). A label that falls into another gives no atom.
+ * value of the argument. The atom says so, with the value when it is a
+ * constant: "<argument reg is CSSELR_EL1 (12)>" (guards.h,
+ * GUARD_ARGUMENT); graph/args.h follows the constants calls pass to it.
+ * A label that falls into another gives no atom.
  */
 void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body)
 {
@@ -121,7 +122,8 @@ void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body)
 	for (i = 0; i < l.n; i++) {
 		struct kids k = { .n = 0 };
 		unsigned int from, to, vf, vt, a, b;
-		char *value;
+		char *value, *atom, *name = NULL;
+		long long v;
 
 		if (clang_getCursorKind(l.c[i]) != CXCursor_CaseStmt)
 			continue;
@@ -140,8 +142,14 @@ void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body)
 		if (b <= a)
 			continue;
 		value = guard_join((const char *const *)w->ftok.s + a, b - a);
-		add_atoms_region(w, from, to, xasprintf("<argument %s is %s>",
-							param, value));
+		/* Its value, when known, for the constants calls pass. */
+		if (const_value(k.c[0], &v, &name))
+			atom = xasprintf("<argument %s is %s (%lld)>", param,
+					 value, v);
+		else
+			atom = xasprintf("<argument %s is %s>", param, value);
+		add_atoms_region(w, from, to, atom);
+		free(name);
 		free(value);
 	}
 	free(param);

@@ -17,6 +17,7 @@
  *   extract-guards.c  guarded regions: conditions as atoms, `if`s
  *                     written in macro bodies, loop trip counts, the
  *                     operators of conditions
+ *   extract-args.c    constants and parameters calls pass on
  *   extract-util.c    locations, names, keys and children of cursors
  */
 #ifndef TRAPCHECK_EXTRACT_INTERNAL_H
@@ -187,6 +188,17 @@ unsigned int loop_at(const struct loop_region *l, size_t nr,
 /* extract-regions.c: masked, preempt-off and locked regions. */
 void add_mask_regions(struct walk *w, CXCursor fn, size_t first);
 
+/*
+ * extract-args.c: what calls pass. "1=$0;2=#12:CSSELR_EL1": argument 1
+ * is the caller's parameter 0, argument 2 the constant 12 written as
+ * CSSELR_EL1; NULL when no argument is either.
+ */
+char *call_consts(struct walk *w, CXCursor call);
+/* The parameters of @fn, "vcpu,~reg" (~: the body changes it). */
+char *func_params(struct walk *w, CXCursor fn);
+/* @c's value when it is a literal or an enum constant (*@name: its). */
+bool const_value(CXCursor c, long long *value, char **name);
+
 /* extract-ops.c: struct members, registrations, kernel tables. */
 char *call_args(struct walk *w, CXCursor call);
 char *local_object(struct walk *w, CXCursor var);
@@ -195,5 +207,6 @@ enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 void record_icall(struct walk *w, CXCursor call, CXCursor field);
 void record_store(struct walk *w, CXCursor lhs, CXCursor rhs);
 void visit_var(struct walk *w, CXCursor c);
+void record_outer_bits(struct walk *w, const char *fn);
 
 #endif /* TRAPCHECK_EXTRACT_INTERNAL_H */

@@ -9,6 +9,7 @@
  * what they name. The definitions of the kernel tables trapcheck reads
  * (tables.h) are handed to caps.c from here as well.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -394,4 +395,46 @@ void visit_var(struct walk *w, CXCursor c)
 		caps_extract(w->tu, c, kind, name, &sink);
 	}
 	free(name);
+}
+
+/* "VM_ENTRY_LOAD_IA32_RTIT_CTL": capitals, digits and an underscore. */
+static bool bit_name(const char *s)
+{
+	bool under = false;
+
+	if (*s < 'A' || *s > 'Z')
+		return false;
+	for (; *s; s++) {
+		if (*s == '_')
+			under = true;
+		else if ((*s < 'A' || *s > 'Z') && (*s < '0' || *s > '9'))
+			return false;
+	}
+	return under;
+}
+
+/*
+ * A capability probe or an offer function of the architecture's
+ * outer.def: the bit names its body's tokens hold ("FUNC NAME").
+ */
+void record_outer_bits(struct walk *w, const char *fn)
+{
+	const struct arch *a = arch_current();
+	struct tu_facts *o = w->out;
+	size_t i;
+	bool want = false;
+
+	for (i = 0; i < a->nr_outers && !want; i++)
+		want = !strcmp(fn, a->outers[i].probe) ||
+		       !fnmatch(a->outers[i].offer, fn, 0);
+	for (i = 0; want && i < w->ftok.n; i++) {
+		char *e;
+
+		if (!bit_name(w->ftok.s[i]))
+			continue;
+		e = xasprintf("%s %s", fn, w->ftok.s[i]);
+		strv_add_once(&o->outer_bits, &o->nr_outer_bits,
+			      &o->alloc_outer_bits, e, strlen(e));
+		free(e);
+	}
 }

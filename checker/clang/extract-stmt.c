@@ -171,6 +171,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->loop = 1;
 	c->loop_guess = 0;
 	c->args = call_args(w, call);
+	c->consts = call_consts(w, call);
 	clang_getExpansionLocation(loc, &cfile_x, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
@@ -655,6 +656,8 @@ void walk_body(struct walk *w, CXCursor fn, struct extent *x)
 	w->loops = NULL;
 	w->nr_loops = w->alloc_loops = 0;
 	w->cur_fn = fn;
+	w->out->funcs[w->cur_func].params = func_params(w, fn);
+	record_outer_bits(w, w->out->funcs[w->cur_func].name);
 	clang_visitChildren(fn, walk_kid, w);
 	add_mask_regions(w, fn, first_call);
 	sort_n(w->regions, w->nr_regions, sizeof(*w->regions), region_order);

@@ -51,6 +51,7 @@ void finding_free(struct finding *f)
 
 	free(f->message);
 	free(f->unless);
+	free(f->not_offered);
 	free(f->fix_note);
 	free(f->waiver);
 	free(f->chain.steps);

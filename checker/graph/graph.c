@@ -37,6 +37,7 @@ void graph_free(struct graph *g)
 	free(g->caps.ftr_bits);
 	free(g->caps.msrs);
 	free(g->caps.hyp_copies);
+	free(g->caps.outer_bits);
 	free(g->icalls);
 	free(g->assigns);
 	free(g->argsites);
@@ -142,6 +143,39 @@ static bool better_site(const struct gedge *e, bool inferred, bool periodic,
 			e->col) < 0;
 }
 
+/* At most this many different variants of constants per edge. */
+#define EDGE_CONSTS_MAX 8
+
+/*
+ * Edge @e's constants with those of one more site, @add: a new variant
+ * when it differs from all (past EDGE_CONSTS_MAX, the unknown one, "").
+ */
+static void merge_consts(struct graph *g, struct gedge *e, const char *add)
+{
+	const char *have = e->consts ? e->consts : "", *p = have;
+	size_t n = 1, len = strlen(add);
+	char *joined;
+
+	if (!add[0] && !e->consts)
+		return;
+	for (;;) {
+		const char *end = strchr(p, '|');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+
+		if (l == len && !strncmp(p, add, len))
+			return;
+		if (!end)
+			break;
+		p = end + 1;
+		n++;
+	}
+	if (n >= EDGE_CONSTS_MAX)
+		add = "";
+	joined = xasprintf("%s|%s", have, add);
+	e->consts = intern(g, joined);
+	free(joined);
+}
+
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred)
 {
@@ -171,6 +205,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 			e->periodic = periodic;
 			e->rare = rare;
 		}
+		merge_consts(g, e, c->consts ? c->consts : "");
 		return s->edge;
 	}
 	s->pair = pair;
@@ -185,6 +220,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e->rare = cond_rare(c->guards, NULL);
 	e->inferred = inferred;
 	e->registered = false;
+	e->consts = intern(g, c->consts);
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
@@ -228,6 +264,9 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 	for (i = 0; i < f->nr_hyp_copies; i++)
 		merge_once(g, &t->hyp_copies, &t->nr_hyp_copies,
 			   &t->alloc_hyp_copies, f->hyp_copies[i]);
+	for (i = 0; i < f->nr_outer_bits; i++)
+		merge_once(g, &t->outer_bits, &t->nr_outer_bits,
+			   &t->alloc_outer_bits, f->outer_bits[i]);
 	for (i = 0; i < f->nr_caps; i++) {
 		const struct tu_cap *tc = &f->caps[i];
 		struct cap *c = PUSH(t->caps, t->nr, t->alloc);
@@ -307,6 +346,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			n->region_in = fn->region_in;
 			n->region_seen = fn->region_seen;
 			n->region_out = fn->region_out;
+			n->params = intern(g, fn->params);
 		}
 		map[i] = idx;
 	}

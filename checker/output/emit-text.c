@@ -201,6 +201,11 @@ void emit_low(FILE *out, const struct findings *low)
 				"warned of: %s() reached from %s, but %s: ",
 				f->file, f->line, f->col, f->function,
 				f->root, f->unless);
+		else if (f->not_offered)
+			fprintf(out, "%s:%u:%u: note: not on a nested host, "
+				"not warned of: %s() reached from %s, but %s: ",
+				f->file, f->line, f->col, f->function,
+				f->root, f->not_offered);
 		else if (f->rare_only)
 			fprintf(out, "%s:%u:%u: note: rare, not warned of: "
 				"%s() reached from %s only under a rare "
@@ -211,7 +216,7 @@ void emit_low(FILE *out, const struct findings *low)
 		else if (arg)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s only when "
-				"%s (argument values are not followed): ",
+				"%s (no way in is known to pass it): ",
 				f->file, f->line, f->col, f->function,
 				f->root, arg);
 		else
@@ -291,6 +296,10 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 	if (sum->stopped)
 		fprintf(diag, "trapcheck: %zu calls into another root set's "
 			"entry point left to that root set\n", sum->stopped);
+	if (sum->args_refuted)
+		fprintf(diag, "trapcheck: %zu site%s not reported: every way "
+			"in passes a value that makes its condition false\n",
+			sum->args_refuted, sum->args_refuted == 1 ? "" : "s");
 	if (sum->low)
 		fprintf(diag, "trapcheck: %zu site%s of low confidence "
 			"(more than one inferred call, one argument value, "

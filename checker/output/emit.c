@@ -89,8 +89,13 @@ static json_t *chain_conditions_json(const struct chain *c)
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < c->len; i++)
-		json_array_extend(a, conditions_json(&c->steps[i], true));
+	for (i = 0; i < c->len; i++) {
+		json_t *step = conditions_json(&c->steps[i], true);
+
+		/* json_array_extend() copies: the step's array is ours. */
+		json_array_extend(a, step);
+		json_decref(step);
+	}
 	return a;
 }
 
@@ -173,6 +178,22 @@ static json_t *estimate_json(const struct finding *f)
 	return est;
 }
 
+/* Why a note of low confidence is one: the reasons that are strings. */
+static void why_low_json(json_t *o, const struct finding *f)
+{
+	if (f->unless)
+		json_object_set_new(o, "may_not_exit", json_text(f->unless));
+	if (f->not_offered)
+		json_object_set_new(o, "not_offered",
+				    json_text(f->not_offered));
+	if (f->only_when) {
+		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
+
+		json_object_set_new(o, "only_when", jstr(arg));
+		free(arg);
+	}
+}
+
 static json_t *finding_json(const struct finding *f)
 {
 	json_t *o = json_object(), *others = json_array();
@@ -194,8 +215,7 @@ static json_t *finding_json(const struct finding *f)
 		json_object_set_new(o, "mask", json_text(f->mask));
 	if (f->feature)
 		json_object_set_new(o, "feature", json_text(f->feature));
-	if (f->unless)
-		json_object_set_new(o, "may_not_exit", json_text(f->unless));
+	why_low_json(o, f);
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_text(f->phase));
 	json_object_set_new(o, "context", json_text(f->context));
@@ -207,12 +227,6 @@ static json_t *finding_json(const struct finding *f)
 	if (f->nr_config_syms)
 		json_object_set_new(o, "config_symbols",
 				    finding_config_syms_json(f));
-	if (f->only_when) {
-		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
-
-		json_object_set_new(o, "only_when", jstr(arg));
-		free(arg);
-	}
 	if (f->root) {
 		json_object_set_new(o, "estimate", estimate_json(f));
 		json_object_set_new(o, "rate", rate_json(f));
@@ -299,6 +313,7 @@ static const struct json_count link_counts[] = {
 	SUMMARY_COUNT("waived", waived),
 	SUMMARY_COUNT("inferred_edges", inferred),
 	SUMMARY_COUNT("root_entries_left", stopped),
+	SUMMARY_COUNT("argument_refuted_sites", args_refuted),
 	SUMMARY_COUNT("rate_limited_sites", rate_limited),
 	SUMMARY_COUNT("masked_across_calls", masked_across),
 	SUMMARY_COUNT("low_confidence_sites", low),

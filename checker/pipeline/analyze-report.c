@@ -314,6 +314,7 @@ static void join_summaries(struct analysis *a)
 							  p->ftr_regs;
 		s->inferred += p->inferred;
 		s->stopped += p->stopped;
+		s->args_refuted += p->args_refuted;
 		s->rate_limited += p->rate_limited;
 		s->masked_across += p->masked_across;
 		s->low += p->low;

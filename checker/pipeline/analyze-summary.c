@@ -87,11 +87,12 @@ void summary_graph(struct run_summary *s, const struct graph *g)
 void analysis_rules(struct analysis *a, const struct analysis_opts *o,
 		      const struct root_sets *roots)
 {
-	struct rules_opts ro = { o->per_root, o->all_chains };
+	struct rules_opts ro = { o->per_root, o->all_chains, o->outer_any };
 	struct rules_stats st = { 0 };
 
 	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &st);
 	a->summary.stopped = st.stopped;
+	a->summary.args_refuted = st.args_refuted;
 	a->summary.low = a->low.nr;
 }
 

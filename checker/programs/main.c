@@ -174,6 +174,27 @@ static bool store(struct prog *p, int id, const char *arg)
 }
 
 /* One option into @p; false (and said) when its argument is bad. */
+/* --context and --outer: one word of a few. */
+static bool take_word(struct prog *p, int id, const char *arg)
+{
+	if (id == OPT_OUTER) {
+		if (strcmp(arg, "kvm") && strcmp(arg, "any")) {
+			diag_error("--outer is kvm or any, not '%s'", arg);
+			return false;
+		}
+		p->ao.outer_any = !strcmp(arg, "any");
+		return true;
+	}
+	if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
+	    strcmp(arg, "all")) {
+		diag_error("--context is guest, nested or all, not '%s'",
+			   arg);
+		return false;
+	}
+	p->context = arg;
+	return true;
+}
+
 static bool take(struct prog *p, int id, const char *arg)
 {
 	unsigned long n;
@@ -260,15 +281,9 @@ static bool take(struct prog *p, int id, const char *arg)
 		}
 		p->rank_measured = !strcmp(arg, "measured");
 		break;
+	case OPT_OUTER:
 	case OPT_CONTEXT:
-		if (strcmp(arg, "guest") && strcmp(arg, "nested") &&
-		    strcmp(arg, "all")) {
-			diag_error("--context is guest, nested or all, not "
-				   "'%s'", arg);
-			return false;
-		}
-		p->context = arg;
-		break;
+		return take_word(p, id, arg);
 	}
 	return true;
 }

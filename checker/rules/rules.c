@@ -8,6 +8,7 @@
 #include "trapcheck/model/arch.h"
 #include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
+#include "trapcheck/graph/args.h"
 #include "trapcheck/graph/reach.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
@@ -155,15 +156,87 @@ static bool loops(const struct graph *g, const int *edges, size_t n)
 	return false;
 }
 
-static void fill_chains(const struct graph *g, const struct reach *r,
+/* A call a chain of this reach may take into a hot function. */
+static bool hot_edge(const struct graph *g, const struct reach *r, int e)
+{
+	int caller = g->edges[e].caller;
+
+	return reach_has(r, caller) && !g->nodes[caller].opaque &&
+	       !g->nodes[caller].cold && !g->edges[e].periodic &&
+	       !(r->steady && g->edges[e].boot);
+}
+
+struct hot_ways {
+	const struct graph *g;
+	const struct reach *r;
+};
+
+static bool way_in(void *data, int node, int **edges, size_t *n)
+{
+	const struct hot_ways *h = data;
+
+	if (!reach_has(h->r, node) || h->g->nodes[node].cold)
+		return false;
+	*n = reach_chain(h->g, h->r, node, edges);
+	return true;
+}
+
+static bool way_edge(void *data, int e)
+{
+	const struct hot_ways *h = data;
+
+	return hot_edge(h->g, h->r, e);
+}
+
+/*
+ * The first chain of a site whose conditions test parameters: one whose
+ * constants make them hold when there is one (args.h), else one that
+ * does not make them false. False: every way in makes one false.
+ */
+static bool pick_primary(const struct graph *g, const struct reach *r,
+			 const struct gsink *s, int **primary, size_t *n,
+			 enum args_verdict *v)
+{
+	struct hot_ways h = { .g = g, .r = r };
+	struct args_ways w = { .way_in = way_in, .edge_ok = way_edge,
+			       .data = &h };
+	enum args_verdict a;
+	int *alt;
+	size_t m;
+
+	*v = args_chain(g, *primary, *n, s);
+	if (*v != ARGS_UNKNOWN && *v != ARGS_FAIL)
+		return true;
+	a = args_search(g, s, &w, &alt, &m);
+	if (a == ARGS_FAIL)
+		return false;
+	if (alt && (a != ARGS_UNKNOWN || *v == ARGS_FAIL)) {
+		free(*primary);
+		*primary = alt;
+		*n = m;
+		*v = a;
+	} else {
+		free(alt);
+	}
+	return true;
+}
+
+static bool fill_chains(const struct graph *g, const struct reach *r,
 			const struct gsink *s, struct finding *f)
 {
-	struct tail *q = xcalloc(64, sizeof(*q));
-	size_t n = reach_chain(g, r, s->func, &q[0].edges), head, nq = 1, i;
-	int *primary = q[0].edges, *done[FINDING_MAX_OTHER_CHAINS];
+	struct tail *q;
+	int *primary, *done[FINDING_MAX_OTHER_CHAINS];
+	size_t n = reach_chain(g, r, s->func, &primary), head, nq = 1, i;
 	size_t done_len[FINDING_MAX_OTHER_CHAINS], nd = 0;
+	enum args_verdict v;
 
+	if (!pick_primary(g, r, s, &primary, &n, &v)) {
+		free(primary);
+		return false;
+	}
+	q = xcalloc(64, sizeof(*q));
 	build_chain(g, primary, n, s, &f->chain);
+	f->chain.args_hold = v == ARGS_HOLD;
 	q[0].node = s->func;
 	q[0].edges = NULL;
 	q[0].len = 0;
@@ -193,10 +266,7 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 
 			for (j = 0; j < t->len && !seen; j++)
 				seen = g->edges[t->edges[j]].callee == caller;
-			if (seen || !reach_has(r, caller) ||
-			    g->nodes[caller].opaque || g->nodes[caller].cold ||
-			    g->edges[e].periodic ||
-			    (r->steady && g->edges[e].boot))
+			if (seen || !hot_edge(g, r, e))
 				continue;
 			m = reach_chain(g, r, caller, &alt);
 			alt = xrealloc(alt, (m + 1 + t->len) * sizeof(*alt));
@@ -204,7 +274,10 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 			if (t->len)
 				memcpy(alt + m + 1, t->edges,
 				       t->len * sizeof(*alt));
-			if (loops(g, alt, m + 1 + t->len)) {
+			/* A way the constants it passes rule out. */
+			if (loops(g, alt, m + 1 + t->len) ||
+			    args_chain(g, alt, m + 1 + t->len, s) ==
+			    ARGS_FAIL) {
 				free(alt);
 				continue;
 			}
@@ -247,6 +320,7 @@ static void fill_chains(const struct graph *g, const struct reach *r,
 	free(q);
 	free(primary);
 	sort_n(f->others, f->nr_others, sizeof(*f->others), chain_order);
+	return true;
 }
 
 static struct finding *new_finding(struct findings *out,
@@ -364,12 +438,15 @@ static const char *chain_context(const struct chain *c)
 
 /*
  * The guards of the first step (or the site) that holds only for one
- * value of an argument (a case of a switch on a parameter), or NULL.
+ * value of an argument (a case of a switch on a parameter), or NULL:
+ * none, or the constants the chain passes make them hold (args.h).
  */
 static const char *chain_only_when(const struct chain *c)
 {
 	size_t i;
 
+	if (c->args_hold)
+		return NULL;
 	for (i = 0; i < c->len; i++)
 		if (guards_have(c->steps[i].guards, GUARD_ARGUMENT))
 			return c->steps[i].guards;
@@ -508,12 +585,13 @@ static void site_alone(struct findings *all, const struct finding *proto,
 /* One rule at one site: a finding per root set that reaches it. */
 static void check_site(const struct graph *g, const struct root_sets *roots,
 		       const struct reach *reach, const struct rule *rule,
-		       const struct rule_ctx *ctx, struct findings *all)
+		       const struct rule_ctx *ctx, struct findings *all,
+		       const struct rules_opts *o, struct rules_stats *st)
 {
 	enum rule_scope scope = RULE_PER_ROOT;
 	struct finding proto = { .sanitised = -1 };
 	const struct gsink *s = ctx->site;
-	bool reported = false;
+	bool reported = false, refuted = false;
 	size_t j;
 
 	if (!rule->check(ctx, &proto, &scope))
@@ -528,12 +606,22 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		f = new_finding(all, &proto, rule, ctx);
 		f->root = roots->sets[j].name;
 		f->phase = r->steady ? "steady" : "boot";
-		fill_chains(g, r, s, f);
+		if (!fill_chains(g, r, s, f)) {
+			drop_last(all);
+			refuted = true;
+			continue;
+		}
 		f->inferred = chain_inferred(&f->chain);
 		f->only_when = chain_only_when(&f->chain);
 		f->low = f->inferred > CONFIDENT_INFERRED || f->only_when ||
 			 f->unless;
 		f->context = chain_context(&f->chain);
+		/* Code KVM as the outer hypervisor never lets run there. */
+		if (!(o && o->outer_any) && !strcmp(f->context, "nested"))
+			f->not_offered = outer_refusal(&g->caps, &f->chain,
+						       f->others,
+						       f->nr_others);
+		f->low |= f->not_offered != NULL;
 		estimate(f, &roots->sets[j]);
 		/* Only when a rare branch is taken: a note, not a warning. */
 		f->low |= f->rare_only;
@@ -546,6 +634,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		if (scope == RULE_ONCE)
 			break;
 	}
+	if (refuted && !reported && st)
+		st->args_refuted++;
 	if (scope == RULE_ONCE && !reported)
 		site_alone(all, &proto, rule, ctx);
 	free(proto.message);
@@ -601,7 +691,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 
 		for (k = 0; k < rule_table_size; k++)
 			check_site(g, roots, reach, &rule_table[k], &ctx,
-				   &all);
+				   &all, o, st);
 	}
 	for (j = 0; j < 2 * roots->nr; j++)
 		reach_free(&reach[j]);

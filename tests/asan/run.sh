@@ -10,7 +10,8 @@ export TRAPCHECK_BIN="$TOP/build-asan/trapcheck"
 # A report exits 86 (LeakSanitizer: 23), a status no trapcheck run
 # has: a suite that checks exit statuses fails on it, where ASan's
 # default 1 would pass for "findings".
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86
+# verify_asan_link_order=0: dbfail.t preloads its write-failure shim.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=86:verify_asan_link_order=0
 export LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp"
 export UBSAN_OPTIONS=print_stacktrace=1:exitcode=86
 export TRAPCHECK_ROOTS_DIR="$TOP/roots"

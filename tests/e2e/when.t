@@ -51,18 +51,37 @@ assert low['rare_not_likely']['conditions'][0]['text'] == '!likely(src)', \
 assert f['nvhe_only']['modes'] == [{'mode': 'nVHE host', 'root': 'when',
                                     'per': 'test event', 'chains': 1}], f['nvhe_only']['modes']
 assert f['nvhe_path_read']['mode'] == 'nVHE host'
+# Constants carried along chains: the way that passes the case's value
+# is the chain shown, and the value holds (no "only when" note); two
+# sites every way into which passes another value are counted, not shown.
+a = f['arg_switch']
+assert 'only_when' not in a or not a['only_when'], a
+assert [x['function'] for x in a['chain']] == ['when_root', 'arg_three',
+                                                'arg_switch'], a['chain']
+assert all([x['function'] for x in o][-2] != 'arg_four'
+           for o in a.get('other_chains', [])), a['other_chains']
+assert d['summary']['argument_refuted_sites'] == 2, d['summary']
+assert 'arg_enum' not in f and 'arg_enum' not in low
+assert 'arg_flag' not in f and 'arg_flag' not in low
+# A parameter the body changes is not followed: still a note.
+assert low['arg_enum2']['only_when'] == '<argument r is ARG_REG_B (1)>', \
+    low['arg_enum2']
 # Hyp code: not read_sanitised_ftr_reg(), the copy the tree keeps.
 m = f['nvhe_path_read']['message']
 assert 'read_sanitised_ftr_reg() cannot be called, read the copy the host keeps, id_aa64pfr0_el1_sys_val' in m, m
 assert 'the sanitised copy is' not in m, m
 PY
-check "JSON: conditions with where they hold, the rare chain second, rates per operation or per rare event, modes; hyp code's advice names the copy the tree keeps" [ $? -eq 0 ]
+check "JSON: conditions with where they hold, the rare chain second, rates per operation or per rare event, modes; constants carried along chains; hyp code's advice names the copy the tree keeps" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q > w.txt
-check_that "text: an under: note with each condition's kind, a rate per operation" \
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" 2> w.err > /dev/null
+check_that "text: the sites constants rule out are counted" \
+	'grep -q "^trapcheck: 2 sites not reported: every way in passes a value that makes its condition false$" w.err'
+check_that "text: an under: note with each condition's kind, a rate per operation, the argument note" \
 	'grep -q "^mm/when.c:86:10: note: under: vcpu_get_flag(vcpu,DEBUG_DIRTY) in flagged() \[flag\]$" w.txt &&
 	 grep -q "^mm/when.c:103:10: note: about 1 read per test event (mode: nVHE host; its root set.s operation; loops 1)$" w.txt &&
-	 grep -q "^mm/when.c:55:10: note: rare, not warned of: serror_exit() reached from when only under a rare condition (SError exit): about 1 read per SError exit: when_root -> serror_exit \[trapping-idreg-read\]$" w.txt'
+	 grep -q "^mm/when.c:55:10: note: rare, not warned of: serror_exit() reached from when only under a rare condition (SError exit): about 1 read per SError exit: when_root -> serror_exit \[trapping-idreg-read\]$" w.txt &&
+	 grep -q "^mm/when.c:198:10: note: low confidence, not warned of: arg_enum2() reached from when only when <argument r is ARG_REG_B (1)> (no way in is known to pass it): when_root -> arg_changed -> arg_enum2 \[trapping-idreg-read\]$" w.txt'
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --all-chains --format=json -o all.json
 python3 - all.json <<'PY'
 import json, sys

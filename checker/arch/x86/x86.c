@@ -150,6 +150,13 @@ static const struct mode_path mode_paths[] = {
 #undef COND
 };
 
+/* What its KVM host code needs of the outer hypervisor (outer.def). */
+static const struct arch_outer outers[] = {
+#define OUTER ARCH_OUTER
+#include "outer.def"
+#undef OUTER
+};
+
 const struct arch arch_x86 = {
 	.name = "x86",
 	ARCH_TABLE(triples),
@@ -167,4 +174,5 @@ const struct arch arch_x86 = {
 	.feature_enum = "cpuid_leafs",
 	.feature_bit = feature_bit,
 	.reg_macro_prefix = "MSR_",
+	ARCH_TABLE(outers),
 };

@@ -40,6 +40,8 @@ struct chain {
 	 */
 	const char *mode;
 	bool mode_conflict;
+	/* The constants it passes make its argument conditions hold. */
+	bool args_hold;
 };
 
 /* At most this many other chains, one per other hot caller of the sink. */
@@ -67,6 +69,11 @@ struct finding {
 	 * lists), or NULL: such a finding is a note, not a warning.
 	 */
 	char *unless;
+	/*
+	 * Why the outer hypervisor never lets the chain run on a nested
+	 * host (rules/outer.c), or NULL: such a finding is a note.
+	 */
+	char *not_offered;
 	const char *root;	/* root set name, or NULL (no hot path) */
 	const char *phase;	/* "boot" or "steady" */
 	const char *context;	/* "guest", or "nested": a KVM host's read */
@@ -166,6 +173,7 @@ struct run_summary {
 	/* Calls through struct members (graph.h): inferred and pruned. */
 	size_t inferred;
 	size_t stopped;		/* calls into other root sets' entries */
+	size_t args_refuted;	/* sites ruled out by constants passed */
 	size_t rate_limited;	/* calls and sinks under a deadline test */
 	size_t masked_across;	/* sites masked by a callee's entry state */
 	const struct dispatch_stats *dispatch;	/* owned by the graph */

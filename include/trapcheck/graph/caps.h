@@ -44,6 +44,9 @@ struct cap_table {
 	/* Globals keeping a register's value for hyp code (tables.h). */
 	const char **hyp_copies;
 	size_t nr_hyp_copies, alloc_hyp_copies;
+	/* Bit names in outer.def functions: "FUNC NAME" (facts.def). */
+	const char **outer_bits;
+	size_t nr_outer_bits, alloc_outer_bits;
 	bool have_ftr;		/* arm64_ftr_regs[] was found */
 	bool have_caps;		/* a capability table was found */
 	size_t unresolved;

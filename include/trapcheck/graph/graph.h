@@ -41,6 +41,7 @@ struct gnode {
 	unsigned int region_in;	/* bit k: entered with region k open */
 	unsigned int region_seen; /* bit k: opens or closes region k */
 	unsigned int region_out; /* bit k: returns with region k open */
+	const char *params;	/* "vcpu,~reg" (facts.def), or NULL */
 	int *out;		/* edge indices, sorted after graph_finish() */
 	size_t nr_out, alloc_out;
 	int *in;		/* edges into this node, by graph_finish() */
@@ -63,6 +64,12 @@ struct gedge {
 	bool registered;	/* resolved by registration (dispatch.h) */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
+	/*
+	 * What the sites pass (facts.def tu_call.consts), one variant per
+	 * different site joined by '|', "" for a site that passes nothing
+	 * known; NULL: every site passes nothing known (graph/args.h).
+	 */
+	const char *consts;
 };
 
 struct gsink {

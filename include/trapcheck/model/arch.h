@@ -73,6 +73,18 @@ struct arch_enum {
 	long long value;
 };
 
+/*
+ * What code under a condition needs of the outer hypervisor (outer.def
+ * of an architecture): its capability probe and the functions with
+ * which the outer hypervisor's code (the analysed tree's KVM) sets what
+ * it offers a nested host.
+ */
+struct arch_outer {
+	const char *atom;	/* "!vmx_pt_mode_is_system()" */
+	const char *probe;	/* "cpu_has_vmx_intel_pt" */
+	const char *offer;	/* fnmatch(3) pattern: "nested_vmx_setup_*" */
+};
+
 /* A path prefix and what holds under it. */
 struct arch_path {
 	const char *prefix;	/* relative to the source tree */
@@ -155,6 +167,9 @@ struct arch {
 			    const char *mask, const struct arch_enum *words,
 			    size_t nr_words, unsigned int *word,
 			    unsigned int *bit);
+	/* What KVM host code needs of the outer hypervisor (outer.def). */
+	const struct arch_outer *outers;
+	size_t nr_outers;
 };
 
 /*
@@ -223,6 +238,8 @@ const struct arch *arch_current(void);
  * COND(kind, pattern, when_true, when_false)  conditions.def: as
  *	checker/model/conditions.def's
  * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
+ * OUTER(atom, probe, offer)  outer.def: what code under @atom needs of
+ *	the outer hypervisor
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
@@ -233,5 +250,6 @@ const struct arch *arch_current(void);
 #define ARCH_LIVE_MSR(pattern, what)	{ pattern, what },
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
+#define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
 
 #endif /* TRAPCHECK_ARCH_H */

@@ -72,6 +72,7 @@ struct analysis_opts {
 	const char *fault;		/* extract_opts.fault (tests) */
 	/* One finding per root set (--per-root); low confidence too. */
 	bool per_root, all_chains;
+	bool outer_any;		/* --outer=any */
 };
 
 struct analysis {

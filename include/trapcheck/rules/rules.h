@@ -76,6 +76,13 @@ extern const size_t rule_table_size;
  */
 char *idreg_advice(const struct cap_table *t, const char *reg,
 		   const char *field, const char *file, int *sanitised);
+/*
+ * outer.c: why KVM as the outer hypervisor never lets chain @c (and each
+ * of @others) run on a nested host, a new string, or NULL (the
+ * architecture's outer.def, the tree's facts in @t).
+ */
+char *outer_refusal(const struct cap_table *t, const struct chain *c,
+		    const struct chain *others, size_t nr_others);
 /* Its advice for a read of a register chosen at run time. */
 const char *idreg_any_advice(void);
 /* Its advice for an identification instruction used to serialize. */
@@ -89,10 +96,14 @@ bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 struct rules_opts {
 	bool per_root;		/* one finding per root set, not per site */
 	bool all_chains;	/* low-confidence sites warned of too */
+	/* --outer=any: no model of what the outer hypervisor offers. */
+	bool outer_any;
 };
 
 struct rules_stats {
 	size_t stopped;		/* calls into other root sets' entries */
+	/* Sites every way into which passes values that rule them out. */
+	size_t args_refuted;
 };
 
 /*

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * outer.c - the outer hypervisor (--outer=kvm, the default): a read in
+ * KVM host code traps only when that host is itself a guest, and then
+ * only code the outer hypervisor lets run there can trap. An
+ * architecture's outer.def says which conditions need which capability
+ * probe; the probe's bit names and the bits the analysed tree's KVM
+ * offers a nested host are facts (facts.def outer_bits). A chain under
+ * such a condition whose probe needs a bit KVM never offers cannot run
+ * on a nested host.
+ */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trapcheck/model/arch.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/base/util.h"
+
+/* Is @atom one of the atoms of @guards (" && " between them)? */
+static bool has_atom(const char *guards, const char *atom)
+{
+	size_t n = strlen(atom);
+	const char *p = guards;
+
+	while (p && (p = strstr(p, atom))) {
+		if ((p == guards || (p - guards >= 4 &&
+				     !strncmp(p - 4, " && ", 4))) &&
+		    (!p[n] || !strncmp(p + n, " && ", 4)))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static bool chain_has(const struct chain *c, const char *atom)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (c->steps[i].guards && has_atom(c->steps[i].guards, atom))
+			return true;
+	return false;
+}
+
+/* Does a function matching @pattern name bit @bit ("FUNC BIT")? */
+static bool offered(const struct cap_table *t, const char *pattern,
+		    const char *bit, bool *any)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_outer_bits; i++) {
+		const char *e = t->outer_bits[i], *sp = strchr(e, ' ');
+		char fn[128];
+
+		if (!sp || (size_t)(sp - e) >= sizeof(fn))
+			continue;
+		memcpy(fn, e, (size_t)(sp - e));
+		fn[sp - e] = '\0';
+		if (fnmatch(pattern, fn, 0))
+			continue;
+		*any = true;
+		if (!strcmp(sp + 1, bit))
+			return true;
+	}
+	return false;
+}
+
+/* Why line @o rules chain @c out on a nested host, or NULL. */
+static char *refuse(const struct cap_table *t, const struct arch_outer *o)
+{
+	size_t i, plen = strlen(o->probe);
+	char *missing = NULL, *m;
+	bool any = false, probed = false;
+
+	for (i = 0; i < t->nr_outer_bits; i++) {
+		const char *e = t->outer_bits[i];
+
+		if (strncmp(e, o->probe, plen) || e[plen] != ' ')
+			continue;
+		probed = true;
+		if (offered(t, o->offer, e + plen + 1, &any))
+			continue;
+		m = xasprintf("%s%s%s", missing ? missing : "",
+			      missing ? ", " : "", e + plen + 1);
+		free(missing);
+		missing = m;
+	}
+	/* The probe or the offers not analysed: nothing known. */
+	if (!probed || !any || !missing) {
+		free(missing);
+		return NULL;
+	}
+	m = xasprintf("%s needs %s(), which tests %s: KVM as the outer "
+		      "hypervisor never offers %s to a nested host (%s())",
+		      o->atom, o->probe, missing,
+		      strchr(missing, ',') ? "them" : "it", o->offer);
+	free(missing);
+	return m;
+}
+
+char *outer_refusal(const struct cap_table *t, const struct chain *c,
+		    const struct chain *others, size_t nr_others)
+{
+	const struct arch *a = arch_current();
+	size_t i, j;
+
+	for (i = 0; i < a->nr_outers; i++) {
+		const struct arch_outer *o = &a->outers[i];
+		bool all = chain_has(c, o->atom);
+		char *why;
+
+		for (j = 0; all && j < nr_others; j++)
+			all = chain_has(&others[j], o->atom);
+		if (!all)
+			continue;
+		why = refuse(t, o);
+		if (why)
+			return why;
+	}
+	return NULL;
+}
