@@ -408,6 +408,26 @@ static void estimate(struct finding *f, const struct root_set *set)
 		      set->per ? set->per : set->name;
 	f->rate_value = f->loops;
 	f->rate_how = "modelled";
+	/*
+	 * Per rare event: the loops from the first step under the rare
+	 * condition on; those around it (the run loop that takes each
+	 * exit) repeat the event, not the read within it.
+	 */
+	for (i = 0; f->rare_only && i < f->chain.len; i++)
+		if (f->chain.steps[i].rare)
+			break;
+	if (f->rare_only && i < f->chain.len) {
+		known = 1;
+		guess = false;
+		for (; i < f->chain.len; i++) {
+			known *= f->chain.steps[i].loop ?
+				 f->chain.steps[i].loop : 1;
+			guess |= f->chain.steps[i].loop_guess > 0;
+		}
+		if (known > ESTIMATE_MAX_LOOPS)
+			known = ESTIMATE_MAX_LOOPS;
+		f->rate_value = known * (guess ? LOOP_GUESS : 1);
+	}
 }
 
 /* Code that runs on a KVM host (the architecture's context.def). */

@@ -124,6 +124,20 @@ for c in [f['chain']] + f['other_chains']:
             c[-1].get('via') == 'arch_wants_old_prefaulted_pte':
         ok = True
 assert ok
+# The first chain shown is a common one (the fewest rare conditions):
+# through set_pte_range(), not the copy-on-write of a PFN mapping in
+# __wp_page_copy_user(), whose read runs only when !likely(src).
+first = [s['function'] for s in f['chain']]
+assert 'set_pte_range' in first and '__wp_page_copy_user' not in first, \
+    first
+wp = [c for c in f['other_chains']
+      if any(s['function'] == '__wp_page_copy_user' for s in c)]
+for c in wp:
+    conds = [x for s in c for x in s.get('conditions', [])]
+    assert any(x['kind'] == 'rare' and 'likely(src)' in x['text']
+               for x in conds), conds
+print('# chains through __wp_page_copy_user, each under !likely(src):',
+      len(wp))
 # Also through the ops table: filemap_map_pages via vm_ops->map_pages.
 inferred = [c for c in f['other_chains']
             if any(s['function'] == 'filemap_map_pages' and
@@ -133,7 +147,7 @@ inferred = [c for c in f['other_chains']
 print('# inferred chains through filemap_map_pages:', len(inferred))
 assert inferred
 PY
-check "a89c6bcdac22 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte" [ $? -eq 0 ]
+check "a89c6bcdac22 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte, the first chain shown; __wp_page_copy_user's under !likely(src)" [ $? -eq 0 ]
 
 SEEDS="$TOP/../shared/seeds"
 p000=$(ls fixes/*__cpu_has_rng.patch 2>/dev/null | head -n 1)
