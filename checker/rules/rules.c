@@ -369,67 +369,6 @@ static const struct reach *pick(const struct reach *steady,
 	return reach_has(any, s->func) ? any : NULL;
 }
 
-/*
- * The estimate (docs/diagnostics.md, "How the estimate is made"): known
- * constant trip counts multiply, up to ESTIMATE_MAX_LOOPS; loops whose
- * bound is not a constant add one factor of LOOP_GUESS per chain however
- * many there are. Steady phase: the root set's weight (events a second)
- * times that. Boot phase: reads per call of the root set until the
- * guarding condition flips, not a rate.
- */
-#define ESTIMATE_MAX_LOOPS	1024
-#define LOOP_GUESS		4
-
-static void estimate(struct finding *f, const struct root_set *set)
-{
-	double known = 1;
-	bool guess = false;
-	size_t i;
-
-	for (i = 0; i < f->chain.len; i++) {
-		const struct chain_step *s = &f->chain.steps[i];
-
-		known *= s->loop ? s->loop : 1;
-		guess |= s->loop_guess > 0;
-	}
-	if (known > ESTIMATE_MAX_LOOPS)
-		known = ESTIMATE_MAX_LOOPS;
-	f->loops = known * (guess ? LOOP_GUESS : 1);
-	f->loop_guess = guess;
-	f->weight = set->weight;
-	f->per_boot = !strcmp(f->phase, "boot");
-	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
-	/*
-	 * Per operation: the root set's ("page fault"); when the chain
-	 * needs a rare condition, per that event ("SError exit").
-	 */
-	f->rare_only = f->chain.rare > 0;
-	f->rate_per = f->rare_only ? f->chain.rare_label :
-		      set->per ? set->per : set->name;
-	f->rate_value = f->loops;
-	f->rate_how = "modelled";
-	/*
-	 * Per rare event: the loops from the first step under the rare
-	 * condition on; those around it (the run loop that takes each
-	 * exit) repeat the event, not the read within it.
-	 */
-	for (i = 0; f->rare_only && i < f->chain.len; i++)
-		if (f->chain.steps[i].rare)
-			break;
-	if (f->rare_only && i < f->chain.len) {
-		known = 1;
-		guess = false;
-		for (; i < f->chain.len; i++) {
-			known *= f->chain.steps[i].loop ?
-				 f->chain.steps[i].loop : 1;
-			guess |= f->chain.steps[i].loop_guess > 0;
-		}
-		if (known > ESTIMATE_MAX_LOOPS)
-			known = ESTIMATE_MAX_LOOPS;
-		f->rate_value = known * (guess ? LOOP_GUESS : 1);
-	}
-}
-
 /* Code that runs on a KVM host (the architecture's context.def). */
 static bool nested_file(const char *file)
 {
@@ -642,7 +581,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 						       f->others,
 						       f->nr_others);
 		f->low |= f->not_offered != NULL;
-		estimate(f, &roots->sets[j]);
+		rules_estimate(f, &roots->sets[j]);
 		/* Only when a rare branch is taken: a note, not a warning. */
 		f->low |= f->rare_only;
 		if (rule->check_chain &&

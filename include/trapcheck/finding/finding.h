@@ -85,7 +85,7 @@ struct finding {
 				 * one argument value (guards.h
 				 * GUARD_ARGUMENT), or NULL */
 	/*
-	 * The estimate (rules.c): steady phase, reads a second: the root
+	 * The estimate (rules/estimate.c): steady phase, reads a second: the root
 	 * set's weight times the loop factor; boot phase (per_boot), reads
 	 * per call of the root set until the guard flips: the loop factor.
 	 * loop_guess: the factor holds the guess for loops of unknown bound.

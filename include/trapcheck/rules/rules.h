@@ -77,6 +77,11 @@ extern const size_t rule_table_size;
 char *idreg_advice(const struct cap_table *t, const char *reg,
 		   const char *field, const char *file, int *sanitised);
 /*
+ * estimate.c: @f's estimate and its rate per operation of root set @set
+ * (or per rare event), from its chain's loops.
+ */
+void rules_estimate(struct finding *f, const struct root_set *set);
+/*
  * outer.c: why KVM as the outer hypervisor never lets chain @c (and each
  * of @others) run on a nested host, a new string, or NULL (the
  * architecture's outer.def, the tree's facts in @t).
