@@ -296,10 +296,17 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 	if (sum->stopped)
 		fprintf(diag, "trapcheck: %zu calls into another root set's "
 			"entry point left to that root set\n", sum->stopped);
-	if (sum->args_refuted)
+	if (sum->args_refuted) {
+		size_t i;
+
 		fprintf(diag, "trapcheck: %zu site%s not reported: every way "
-			"in passes a value that makes its condition false\n",
+			"in passes a value that makes its condition false",
 			sum->args_refuted, sum->args_refuted == 1 ? "" : "s");
+		for (i = 0; i < sum->nr_refuted_ex; i++)
+			fprintf(diag, "%s%s", i ? ", " : " (",
+				sum->refuted_ex[i]);
+		fprintf(diag, "%s\n", i ? ")" : "");
+	}
 	if (sum->low)
 		fprintf(diag, "trapcheck: %zu site%s of low confidence "
 			"(more than one inferred call, one argument value, "

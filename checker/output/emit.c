@@ -377,6 +377,14 @@ static json_t *summary_json(const struct run_summary *sum, size_t findings)
 					 sizeof(*sum->problems),
 					 problem_json));
 	put_counts(s, sum, link_counts, ARRAY_SIZE(link_counts));
+	{
+		json_t *ex = json_array();
+		size_t i;
+
+		for (i = 0; i < sum->nr_refuted_ex; i++)
+			json_array_append_new(ex, json_text(sum->refuted_ex[i]));
+		json_object_set_new(s, "argument_refuted_examples", ex);
+	}
 	if (sum->dispatch) {
 		const struct dispatch_stats *d = sum->dispatch;
 		json_t *o = json_object();

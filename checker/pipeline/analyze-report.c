@@ -296,7 +296,7 @@ static void explain_configs(struct analysis *a, struct findings *fs)
 static void join_summaries(struct analysis *a)
 {
 	struct run_summary *s = &a->summary;
-	size_t c;
+	size_t c, i;
 
 	for (c = 0; c < a->nr_configs; c++) {
 		const struct run_summary *p = &a->parts[c].summary;
@@ -315,6 +315,10 @@ static void join_summaries(struct analysis *a)
 		s->inferred += p->inferred;
 		s->stopped += p->stopped;
 		s->args_refuted += p->args_refuted;
+		for (i = 0; i < p->nr_refuted_ex &&
+		     s->nr_refuted_ex < ARRAY_SIZE(s->refuted_ex); i++)
+			memcpy(s->refuted_ex[s->nr_refuted_ex++],
+			       p->refuted_ex[i], sizeof(s->refuted_ex[0]));
 		s->rate_limited += p->rate_limited;
 		s->masked_across += p->masked_across;
 		s->low += p->low;

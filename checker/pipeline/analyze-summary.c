@@ -93,6 +93,10 @@ void analysis_rules(struct analysis *a, const struct analysis_opts *o,
 	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &st);
 	a->summary.stopped = st.stopped;
 	a->summary.args_refuted = st.args_refuted;
+	memcpy(a->summary.refuted_ex, st.refuted_ex,
+	       sizeof(a->summary.refuted_ex));
+	a->summary.nr_refuted_ex = st.args_refuted < RULES_REFUTED_EXAMPLES ?
+				   st.args_refuted : RULES_REFUTED_EXAMPLES;
 	a->summary.low = a->low.nr;
 }
 

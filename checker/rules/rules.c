@@ -2,6 +2,7 @@
 /*
  * rules.c - the rule table and the engine that ties sites to roots.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -593,8 +594,13 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		if (scope == RULE_ONCE)
 			break;
 	}
-	if (refuted && !reported && st)
+	if (refuted && !reported && st) {
+		if (st->args_refuted < RULES_REFUTED_EXAMPLES)
+			snprintf(st->refuted_ex[st->args_refuted],
+				 sizeof(st->refuted_ex[0]), "%s:%u in %s()",
+				 s->file, s->line, ctx->func->name);
 		st->args_refuted++;
+	}
 	if (scope == RULE_ONCE && !reported)
 		site_alone(all, &proto, rule, ctx);
 	free(proto.message);

@@ -180,7 +180,7 @@ check "a read under a case of a switch on a parameter no hot caller passes: not 
 tc > arg.txt 2> arg.err
 check "... the summary counts it apart from the site of low confidence" \
 	sh -c "! grep -q 'demo_read_from_cpu' arg.txt &&
-	       grep -q '^trapcheck: 1 site not reported: every way in passes a value that makes its condition false\$' arg.err &&
+	       grep -q '^trapcheck: 1 site not reported: every way in passes a value that makes its condition false (arch/arm64/kvm/arm.c:33 in demo_read_from_cpu())\$' arg.err &&
 	       grep -q '^trapcheck: 1 site of low confidence (more than one inferred call, one argument value, or a read that may not exit): notes, not warnings (--all-chains warns of them)\$' arg.err"
 check "el0_svc_61's handler: the summary counts the site masked across calls" \
 	grep -q '^trapcheck: 1 call and sink site run with interrupts masked, known across calls$' arg.err

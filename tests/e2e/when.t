@@ -66,6 +66,8 @@ assert [x['function'] for x in a['chain']] == ['when_root', 'arg_three',
 assert all([x['function'] for x in o][-2] != 'arg_four'
            for o in a.get('other_chains', [])), a['other_chains']
 assert d['summary']['argument_refuted_sites'] == 2, d['summary']
+ex = d['summary']['argument_refuted_examples']
+assert [e.split(' in ')[1] for e in ex] == ['arg_enum()', 'arg_flag()'], ex
 assert 'arg_enum' not in f and 'arg_enum' not in low
 assert 'arg_flag' not in f and 'arg_flag' not in low
 # A parameter the body changes is not followed: still a note.
@@ -81,7 +83,7 @@ check "JSON: conditions with where they hold, the rare chain second, rates per o
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q > w.txt
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" 2> w.err > /dev/null
 check_that "text: the sites constants rule out are counted" \
-	'grep -q "^trapcheck: 2 sites not reported: every way in passes a value that makes its condition false$" w.err'
+	'grep -q "^trapcheck: 2 sites not reported: every way in passes a value that makes its condition false (mm/when.c:[0-9]* in arg_enum(), mm/when.c:[0-9]* in arg_flag())$" w.err'
 check_that "text: an under: note with each condition's kind, a rate per operation, the argument note" \
 	'grep -q "^mm/when.c:[0-9]*:10: note: under: vcpu_get_flag(vcpu,DEBUG_DIRTY) in flagged() \[flag\]$" w.txt &&
 	 grep -q "^mm/when.c:[0-9]*:10: note: about 1 read per test event (mode: nVHE host; its root set.s operation; loops 1)$" w.txt &&

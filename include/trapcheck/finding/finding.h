@@ -174,6 +174,8 @@ struct run_summary {
 	size_t inferred;
 	size_t stopped;		/* calls into other root sets' entries */
 	size_t args_refuted;	/* sites ruled out by constants passed */
+	char refuted_ex[4][160];	/* the first: "file:line in fn()" */
+	size_t nr_refuted_ex;
 	size_t rate_limited;	/* calls and sinks under a deadline test */
 	size_t masked_across;	/* sites masked by a callee's entry state */
 	const struct dispatch_stats *dispatch;	/* owned by the graph */

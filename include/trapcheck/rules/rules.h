@@ -105,10 +105,14 @@ struct rules_opts {
 	bool outer_any;
 };
 
+#define RULES_REFUTED_EXAMPLES 4
+
 struct rules_stats {
 	size_t stopped;		/* calls into other root sets' entries */
 	/* Sites every way into which passes values that rule them out. */
 	size_t args_refuted;
+	/* The first of them: "file:line in fn()". */
+	char refuted_ex[RULES_REFUTED_EXAMPLES][160];
 };
 
 /*
