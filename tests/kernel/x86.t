@@ -186,9 +186,11 @@ if offers:
     for f in demoted:
         assert 'VM_ENTRY_LOAD_IA32_RTIT_CTL' in f['not_offered'], f
         assert f['context'] == 'nested', f
-    # --outer=any: each demoted site is a warning again.
+    # --outer=any: the warnings it gives back are the sites the model
+    # demoted (the others are notes for their own reason: a register
+    # the hardware changes, one chosen at run time).
     back = {(f['file'], f['line']) for f in anyw}
-    assert {(f['file'], f['line']) for f in demoted} <= back, back
+    assert back and back <= {(f['file'], f['line']) for f in demoted}, back
 else:
     assert not any('not_offered' in f for f in low), low
 # zstd's CPUID is guest code: the model never touches it.
