@@ -337,9 +337,10 @@ enum args_verdict args_chain(const struct graph *g, const int *edges,
 	return v;
 }
 
-/* States args_search() looks at, at most; calls back, at most. */
+/* States args_search() looks at, calls back, ways through one function. */
 #define SEARCH_STATES_MAX	512
 #define SEARCH_DEPTH_MAX	8
+#define SEARCH_VISITS_MAX	4
 
 struct way {
 	int node;
@@ -422,10 +423,19 @@ enum args_verdict args_search(const struct graph *g, const struct gsink *s,
 			int e = fn->in[i], caller = g->edges[e].caller;
 			struct way *b;
 
-			if (caller == s->func || seen[caller] >= 2 ||
+			if (caller == s->func ||
 			    visits(g, t->edges, t->len, caller) ||
 			    !w->edge_ok(w->data, e))
 				continue;
+			/*
+			 * A function met on more ways than this is not
+			 * looked at again: a way through it may hold, so
+			 * the search is cut short, never refuted.
+			 */
+			if (seen[caller] >= SEARCH_VISITS_MAX) {
+				cut = true;
+				continue;
+			}
 			if (nq == SEARCH_STATES_MAX) {
 				cut = true;
 				break;
