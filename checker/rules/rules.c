@@ -189,6 +189,18 @@ static bool way_edge(void *data, int e)
 	return hot_edge(h->g, h->r, e);
 }
 
+/* Does a site of the chain of @n edges or the sink hold a case atom? */
+static bool edges_have_argument(const struct graph *g, const int *edges,
+				size_t n, const struct gsink *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (guards_have(g->edges[edges[i]].guards, GUARD_ARGUMENT))
+			return true;
+	return guards_have(s->guards, GUARD_ARGUMENT);
+}
+
 /*
  * The first chain of a site whose conditions test parameters: one whose
  * constants make them hold when there is one (args.h), else one that
@@ -207,6 +219,13 @@ static bool pick_primary(const struct graph *g, const struct reach *r,
 
 	*v = args_chain(g, *primary, *n, s);
 	if (*v != ARGS_UNKNOWN && *v != ARGS_FAIL)
+		return true;
+	/*
+	 * Not decided, and no case of a switch on a parameter to look for
+	 * ("if (src)" in a root set's entry, whose arguments nobody on a
+	 * chain passes): the first chain stays, in its order.
+	 */
+	if (*v == ARGS_UNKNOWN && !edges_have_argument(g, *primary, *n, s))
 		return true;
 	a = args_search(g, s, &w, &alt, &m);
 	if (a == ARGS_FAIL)
