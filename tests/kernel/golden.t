@@ -31,8 +31,12 @@ for v in 6.12 6.1; do
 	d=$(kcold "$tree")
 	pkg=$(sed -n 's/.* package=\([^ ]*\) .*/\1/p' "$tree/.trapcheck-key")
 	echo "# $v: linux-source $pkg, $KPROFILE profile"
-	check "$v: the shared cold run found something (exit 1)" \
-		[ "$(cat "$d/cold.rc")" -eq 1 ]
+	# Exit 1 when it warns, 0 when every site is a note (6.1's focus
+	# tree since the SError reads are rare notes).
+	want=$(python3 -c 'import json, sys
+print(1 if json.load(open(sys.argv[1]))["findings"] else 0)' "$d/cold.json")
+	check "$v: the shared cold run's exit says whether it warned ($want)" \
+		[ "$(cat "$d/cold.rc")" -eq "$want" ]
 	compare "$v: the JSON is the recorded one" \
 		"$EXP/linux-$v-$KPROFILE.json" "$d/cold.json" "$pkg"
 done
