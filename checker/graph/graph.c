@@ -146,31 +146,42 @@ static bool better_site(const struct gedge *e, bool inferred, bool periodic,
 /* At most this many different variants of constants per edge. */
 #define EDGE_CONSTS_MAX 8
 
-/*
- * Edge @e's constants with those of one more site, @add: a new variant
- * when it differs from all (past EDGE_CONSTS_MAX, the unknown one, "").
- */
-static void merge_consts(struct graph *g, struct gedge *e, const char *add)
+/* Is @v one of the '|'-separated variants of @have? *@n: how many. */
+static bool has_variant(const char *have, const char *v, size_t *n)
 {
-	const char *have = e->consts ? e->consts : "", *p = have;
-	size_t n = 1, len = strlen(add);
-	char *joined;
+	const char *p = have;
+	size_t len = strlen(v);
+	bool found = false;
 
-	if (!add[0] && !e->consts)
-		return;
-	for (;;) {
+	for (*n = 1;; (*n)++) {
 		const char *end = strchr(p, '|');
 		size_t l = end ? (size_t)(end - p) : strlen(p);
 
-		if (l == len && !strncmp(p, add, len))
-			return;
+		found |= l == len && !strncmp(p, v, len);
 		if (!end)
-			break;
+			return found;
 		p = end + 1;
-		n++;
 	}
-	if (n >= EDGE_CONSTS_MAX)
+}
+
+/*
+ * Edge @e's constants with those of one more site, @add: a new variant
+ * when it differs from all (past EDGE_CONSTS_MAX, the unknown one, "",
+ * once).
+ */
+static void merge_consts(struct graph *g, struct gedge *e, const char *add)
+{
+	const char *have = e->consts ? e->consts : "";
+	char *joined;
+	size_t n;
+
+	if (has_variant(have, add, &n))
+		return;
+	if (n >= EDGE_CONSTS_MAX) {
 		add = "";
+		if (has_variant(have, add, &n))
+			return;
+	}
 	joined = xasprintf("%s|%s", have, add);
 	e->consts = intern(g, joined);
 	free(joined);

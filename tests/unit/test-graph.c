@@ -478,6 +478,50 @@ static void build_inferred(struct graph *g)
 	graph_finish(g);
 }
 
+/*
+ * What the sites of one caller/callee pair pass: one variant per
+ * different site; past eight, one "" (not known) and no more.
+ */
+static void test_edge_consts(void **state)
+{
+	struct graph g;
+	struct tu_facts f;
+	struct tu_call c = { .file = (char *)"lib/x.c", .line = 5 };
+	char buf[16];
+	int a, e, i, empty = 0;
+	const char *p;
+
+	facts_init(&f, "lib/x.c");
+	add_func(&f, "c:@F@a", "a", "lib/x.c", 1, false);
+	add_func(&f, "c:@F@b", "b", "lib/x.c", 10, false);
+	graph_init(&g);
+	graph_merge(&g, &f);
+	tu_facts_free(&f);
+	a = node(&g, "c:@F@a");
+	c.consts = (char *)"0=#1";
+	e = graph_add_edge(&g, a, node(&g, "c:@F@b"), &c, false);
+	assert_string_equal(g.edges[e].consts, "0=#1");
+	/* The same again: no new variant. A site passing nothing known. */
+	graph_add_edge(&g, a, node(&g, "c:@F@b"), &c, false);
+	c.consts = NULL;
+	graph_add_edge(&g, a, node(&g, "c:@F@b"), &c, false);
+	assert_string_equal(g.edges[e].consts, "0=#1|");
+	for (i = 2; i < 20; i++) {
+		snprintf(buf, sizeof(buf), "0=#%d", i);
+		c.consts = buf;
+		graph_add_edge(&g, a, node(&g, "c:@F@b"), &c, false);
+	}
+	for (p = g.edges[e].consts, i = 1; *p; p++)
+		i += *p == '|';
+	assert_int_equal(i, 8);
+	for (p = g.edges[e].consts; p; p = strchr(p, '|')) {
+		p += *p == '|';
+		empty += *p == '|' || !*p;
+	}
+	assert_int_equal(empty, 1);
+	graph_free(&g);
+}
+
 static void test_reach_fewest_inferred(void **state)
 {
 	char *funcs[] = { "a" };
@@ -677,6 +721,7 @@ int main(void)
 		cmocka_unit_test(test_reach_unreachable),
 		cmocka_unit_test(test_reach_opaque),
 		cmocka_unit_test(test_reach_no_roots),
+		cmocka_unit_test(test_edge_consts),
 		cmocka_unit_test(test_reach_fewest_inferred),
 		cmocka_unit_test(test_reach_stops),
 		cmocka_unit_test(test_rules_local_cap),
