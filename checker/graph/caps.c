@@ -45,22 +45,12 @@ const struct cap *caps_find(const struct cap_table *t, const char *name)
 
 bool caps_is_sanitised(const struct cap_table *t, const char *reg)
 {
-	size_t i;
-
-	for (i = 0; reg && i < t->nr_ftr; i++)
-		if (!strcmp(t->ftr_regs[i], reg))
-			return true;
-	return false;
+	return reg && str_in(reg, t->ftr_regs, t->nr_ftr);
 }
 
 bool caps_has_hyp_copy(const struct cap_table *t, const char *name)
 {
-	size_t i;
-
-	for (i = 0; name && i < t->nr_hyp_copies; i++)
-		if (!strcmp(t->hyp_copies[i], name))
-			return true;
-	return false;
+	return name && str_in(name, t->hyp_copies, t->nr_hyp_copies);
 }
 
 char *caps_msr_lists(const struct cap_table *t, const char *msr)
