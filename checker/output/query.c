@@ -39,6 +39,16 @@ static void site(FILE *out, const struct gedge *e)
 		fprintf(out, " when %s", e->guards);
 }
 
+bool query_known(const struct graph *g, const char *fn)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (!strcmp(g->nodes[i].name, fn))
+			return true;
+	return false;
+}
+
 /* The callers (@in) or callees of every function named @fn, sorted. */
 static int query_edges(FILE *out, const struct graph *g, const char *fn,
 		       bool in)
@@ -46,6 +56,8 @@ static int query_edges(FILE *out, const struct graph *g, const char *fn,
 	size_t i, j, n = 0, alloc = 0;
 	char **lines = NULL;
 
+	if (!query_known(g, fn))
+		return -ENOENT;
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *node = &g->nodes[i];
 		size_t nr = in ? node->nr_in : node->nr_out;
@@ -104,6 +116,10 @@ int query_path(FILE *out, const struct graph *g, const char *from,
 	size_t i, n;
 	int best = -1, *edges;
 
+	if (!query_known(g, from) || !query_known(g, to)) {
+		free(name);
+		return -ENOENT;
+	}
 	reach_compute(g, &set, false, NULL, &r);
 	for (i = 0; i < g->nr_nodes; i++)
 		if (!strcmp(g->nodes[i].name, to) && reach_has(&r, (int)i) &&

@@ -54,6 +54,7 @@ struct lint {
 	int strip;		/* path components to drop, once known */
 	struct pfile *files;
 	size_t nr_files, alloc_files;
+	size_t headers;		/* "diff --git" and "---" lines seen */
 	struct git_ext ext;
 	char *err;
 	size_t errlen;

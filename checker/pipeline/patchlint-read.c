@@ -397,6 +397,9 @@ int patch_read(struct lint *l, FILE *f)
 		for (i = 0; i < nr; i++)
 			free(hunk[i]);
 		nr = 0;
+		if (!strncmp(line, "diff --git ", 11) ||
+		    !strncmp(line, "--- ", 4))
+			l->headers++;
 		if (!strncmp(line, "diff --git ", 11)) {
 			/* A new file's header: the last one is complete. */
 			if (pf)

@@ -206,11 +206,24 @@ int patchlint_run(const char *patch, const struct analysis *a,
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f, err, errlen);
+	if (!strcmp(patch, "-")) {
+		l.patch = "<stdin>";
+		ret = input_open_stdin("the patch", INPUT_MAX_TEXT, &f, err,
+				       errlen);
+	} else {
+		ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f, err,
+				 errlen);
+	}
 	if (ret)
 		return ret;
 	ret = patch_read(&l, f);
 	fclose(f);
+	/* As git apply: "No valid patches in input" (a mode change is one). */
+	if (!ret && !l.headers) {
+		snprintf(err, errlen, "%s: no change to any file in the patch",
+			 l.patch);
+		ret = -EINVAL;
+	}
 	u = xcalloc(l.nr_files + 1, sizeof(*u));
 	for (i = 0; !ret && i < l.nr_files; i++) {
 		struct pfile *pf = &l.files[i];

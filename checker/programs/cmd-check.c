@@ -5,9 +5,10 @@
  * $(CHECKFLAGS) $(c_flags) file.c" for each TU. The one TU is parsed with
  * gcc's flags in a worker process, its facts stored in FILE (safe under
  * make -j: SQLite transactions; trapcheck report --db FILE links them),
- * and what a single TU can show is printed (preempt-guard). Exit 0 unless
- * --fail was given and something was printed; 2 on usage errors: a
- * checker must not break the kernel build. The command line is read by
+ * and what a single TU can show is printed (preempt-guard) on stderr, as
+ * sparse prints. Exit 0 unless --fail or -Werror[=RULE] made a finding
+ * an error; 2 on usage errors: a checker must not break the kernel build.
+ * Rule switches (-Wno-RULE, ...) come from CF (switches.h). The command line is read by
  * checkargs.c.
  */
 #include <errno.h>
@@ -26,6 +27,7 @@
 #include "trapcheck/output/emit.h"
 #include "trapcheck/input/flags.h"
 #include "trapcheck/rules/rules.h"
+#include "trapcheck/rules/switches.h"
 
 static bool is_regular(const char *path)
 {
@@ -78,8 +80,41 @@ static bool store_facts(struct db *fdb, const char *dbpath, const char *rel,
 	return ok;
 }
 
-/* What one TU can tell: the rules that need no root set. Any found? */
-static bool report_one(const struct tu_facts *facts)
+/*
+ * The rule switches among kbuild's words (make C=2 CF=-Wno-preempt-guard
+ * puts CF's words at the end of CHECKFLAGS, before c_flags): -W words
+ * that name a rule of ours anywhere, and a bare -Werror or -Wno-error
+ * before c_flags only (after, it is gcc's, CONFIG_WERROR's). Kept in
+ * @sw and taken out of @argv (in place); the words left.
+ */
+static int take_switches(struct rule_switches *sw, int argc, char **argv)
+{
+	bool c_flags = false;
+	char err[512];
+	int i, k = 1;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		bool taken = false;
+
+		if (!strncmp(a, "-Wp,-MMD,", 9) || !strncmp(a, "-Wp,-MD,", 8))
+			c_flags = true;
+		/* --fail: -Werror where it stands (kept for checkargs). */
+		if (!strcmp(a, "--fail"))
+			switches_take(sw, "-Werror", SWITCH_BARE, err,
+				      sizeof(err));
+		if (!strncmp(a, "-W", 2) && a[2] && a[3] != ',')
+			taken = switches_take(sw, a, c_flags ? 0 : SWITCH_BARE,
+					      err, sizeof(err)) == 1;
+		if (!taken)
+			argv[k++] = argv[i];
+	}
+	return k;
+}
+
+/* What one TU can tell: the rules that need no root set. Any error? */
+static bool report_one(const struct tu_facts *facts,
+		       const struct rule_switches *sw)
 {
 	struct findings fs = { 0 };
 	struct root_sets none = { 0 };
@@ -90,8 +125,10 @@ static bool report_one(const struct tu_facts *facts)
 	graph_merge(&g, facts);
 	graph_finish(&g);
 	rules_run(&g, &none, NULL, &fs, NULL, NULL);
-	emit_text(stdout, &fs, &(struct emit_opts){ 0 });
-	found = fs.nr;
+	switches_filter(sw, &fs);
+	/* As sparse does: the build's output is the build's. */
+	emit_text(stderr, &fs, &(struct emit_opts){ 0 });
+	found = switches_errors(sw, &fs);
 	findings_free(&fs);
 	graph_free(&g);
 	return found;
@@ -149,14 +186,17 @@ int cmd_check(int argc, char **argv)
 	struct claims claims;
 	struct clang_args args;
 	struct tu_facts facts;
+	struct rule_switches sw;
 	struct db *fdb;
 	char cwd[4096], *rel;
 	char *why = NULL;
 	int ret = 0;
 
+	switches_init(&sw, RULE_WARNING);
+	argc = take_switches(&sw, argc, argv);
 	if (check_args_parse(&ca, argc, argv, getenv("TRAPCHECK_DB"))) {
 		diag_error("check: usage: trapcheck check --db=FILE [--fail] "
-			   "[-q] <gcc flags> file.c (or set TRAPCHECK_DB): %s",
+			   "[-q] [-Wno-RULE...] <gcc flags> file.c (or set TRAPCHECK_DB): %s",
 			   ca.error);
 		check_args_free(&ca);
 		return TC_EXIT_USAGE;
@@ -220,7 +260,7 @@ int cmd_check(int argc, char **argv)
 	}
 	if (!store_facts(fdb, ca.dbpath, rel, &facts))
 		ret = TC_EXIT_OUTPUT;
-	if (report_one(&facts) && ca.fail && !ret)
+	if (report_one(&facts, &sw) && !ret)
 		ret = TC_EXIT_FINDINGS;
 out_free_facts:
 	tu_facts_free(&facts);

@@ -3,6 +3,7 @@
  * cmd-query.c - trapcheck callers|callees FN, path FROM TO, why FILE:LINE:
  * questions to the call graph (-p TREE or --db FILE).
  */
+#include <errno.h>
 #include <string.h>
 
 #include "prog.h"
@@ -24,6 +25,11 @@ static int query(struct prog *p, struct analysis *a)
 		r = query_path(stdout, &a->graph, w[0], w[1]);
 	else
 		r = query_why(stdout, &a->graph, &p->roots, w[0]);
+	if (r == -ENOENT) {
+		diag_error("%s: no function '%s' in the call graph", cmd,
+			   query_known(&a->graph, w[0]) ? w[1] : w[0]);
+		return TC_EXIT_USAGE;
+	}
 	if (r < 0) {
 		diag_error("%s: bad argument", cmd);
 		return TC_EXIT_USAGE;

@@ -195,6 +195,19 @@ static bool take_word(struct prog *p, int id, const char *arg)
 	return true;
 }
 
+/* -W<word>: a rule switch; an unknown rule is an error here. */
+static bool take_switch(struct prog *p, const char *arg)
+{
+	char err[512], *word = xasprintf("-W%s", arg);
+	int taken = switches_take(&p->sw, word, SWITCH_BARE | SWITCH_STRICT,
+				  err, sizeof(err));
+
+	free(word);
+	if (taken != 1)
+		diag_error("%s", err);
+	return taken == 1;
+}
+
 static bool take(struct prog *p, int id, const char *arg)
 {
 	unsigned long n;
@@ -206,6 +219,11 @@ static bool take(struct prog *p, int id, const char *arg)
 	case OPT_ROOTS:
 		*PUSH(p->extra_roots, p->nr_extra, p->alloc_extra) = arg;
 		break;
+	case OPT_ONLY:
+		*PUSH(p->only, p->nr_only, p->alloc_only) = arg;
+		break;
+	case OPT_WARN:
+		return take_switch(p, arg);
 	case OPT_DB:
 		if (!p->ao.db_path)
 			p->ao.db_path = arg;
@@ -288,6 +306,20 @@ static bool take(struct prog *p, int id, const char *arg)
 	return true;
 }
 
+/* One line for a bad option, as git says it: the list is --help's. */
+static void bad_option(int c, const char *word)
+{
+	if (c == ':')
+		diag_error("option '%s' needs an argument (trapcheck --help)",
+			   word);
+	else if (optopt && word[0] == '-' && word[1] != '-')
+		diag_error("unknown option '-%c' (trapcheck --help lists "
+			   "them)", optopt);
+	else
+		diag_error("unknown option '%s' (trapcheck --help lists "
+			   "them)", word);
+}
+
 /*
  * Parse @argv into @p. Returns -1 to go on, or the exit status of a run
  * that ends here (--help, --version, a usage error).
@@ -295,10 +327,11 @@ static bool take(struct prog *p, int id, const char *arg)
 static int parse(struct prog *p, int argc, char **argv)
 {
 	struct option lo[ARRAY_SIZE(options) + 1];
-	char so[2 * ARRAY_SIZE(options) + 1];
+	char so[2 * ARRAY_SIZE(options) + 2];
 	size_t i, n = 0, k = 0;
 	int c;
 
+	so[k++] = ':';
 	for (i = 0; i < ARRAY_SIZE(options); i++) {
 		if (options[i].name)
 			lo[n++] = (struct option){ options[i].name,
@@ -312,14 +345,16 @@ static int parse(struct prog *p, int argc, char **argv)
 	}
 	memset(&lo[n], 0, sizeof(lo[n]));
 	so[k] = '\0';
+	/* Our own one-line messages: ':' first tells a missing argument. */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			bad_option(c, argv[optind - 1]);
+			return TC_EXIT_USAGE;
+		}
 		for (i = 0; i < ARRAY_SIZE(options); i++)
 			if (c == options[i].id || c == options[i].letter)
 				break;
-		if (i == ARRAY_SIZE(options)) {
-			usage(stderr);
-			return TC_EXIT_USAGE;
-		}
 		if (options[i].id == OPT_HELP) {
 			usage(stdout);
 			return TC_EXIT_CLEAN;
@@ -372,6 +407,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	switches_init(&p.sw, RULE_ERROR);
 	p.ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	p.ao.tu_timeout = 300;
 	p.ao.fault = getenv("TRAPCHECK_FAULT");
@@ -380,9 +416,15 @@ int main(int argc, char **argv)
 	if (ret >= 0)
 		goto out_free;
 	ret = TC_EXIT_USAGE;
-	if ((!p.tree && !(p.cmd && p.ao.db_path) && !p.list_roots) ||
-	    argc - optind != words) {
-		usage(stderr);
+	if (!p.tree && !(p.cmd && p.ao.db_path) && !p.list_roots) {
+		diag_error("no tree: give -p TREE (its compile_commands.json)%s "
+			   "(trapcheck --help)", p.cmd ? " or --db FILE" : "");
+		goto out_free;
+	}
+	if (argc - optind != words) {
+		diag_error("%s takes %d argument%s, not %d (trapcheck --help)",
+			   p.cmd ? p.cmd : "a run", words, words == 1 ? "" : "s",
+			   argc - optind);
 		goto out_free;
 	}
 	if (p.tree && !*p.tree) {
@@ -438,6 +480,7 @@ int main(int argc, char **argv)
 	free((char *)p.ao.compdb);
 out_free:
 	free(p.extra_roots);
+	free(p.only);
 	free(p.more_dbs);
 	return ret;
 }

@@ -87,6 +87,43 @@ static bool in_context(const struct finding *f, void *context)
 	return !strcmp(f->context, context);
 }
 
+/* --only DIR: a file under one of the directories (or that file). */
+static bool under_only(const struct finding *f, void *data)
+{
+	const struct prog *p = data;
+	size_t i, n;
+
+	for (i = 0; i < p->nr_only; i++) {
+		const char *d = p->only[i];
+
+		while (d[0] == '.' && d[1] == '/')
+			d += 2;
+		n = strlen(d);
+		while (n && d[n - 1] == '/')
+			n--;
+		if (!n || !strcmp(d, "."))
+			return true;
+		if (f->file && !strncmp(f->file, d, n) &&
+		    (!f->file[n] || f->file[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+void prog_select(const struct prog *p, struct analysis *a)
+{
+	if (strcmp(p->context, "all")) {
+		findings_filter(&a->findings, in_context, (void *)p->context);
+		findings_filter(&a->low, in_context, (void *)p->context);
+	}
+	switches_filter(&p->sw, &a->findings);
+	switches_filter(&p->sw, &a->low);
+	if (p->nr_only) {
+		findings_filter(&a->findings, under_only, (void *)p);
+		findings_filter(&a->low, under_only, (void *)p);
+	}
+}
+
 int prog_analyse(struct prog *p, struct analysis *a)
 {
 	char err[1024];
@@ -110,10 +147,7 @@ int prog_analyse(struct prog *p, struct analysis *a)
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (ret)
 		return prog_fail(err, TC_EXIT_USAGE);
-	if (strcmp(p->context, "all")) {
-		findings_filter(&a->findings, in_context, (void *)p->context);
-		findings_filter(&a->low, in_context, (void *)p->context);
-	}
+	prog_select(p, a);
 	return 0;
 }
 
@@ -159,7 +193,9 @@ int prog_status(const struct prog *p, const struct analysis *a)
 {
 	if (incomplete(&a->summary, &p->min))
 		return TC_EXIT_INCOMPLETE;
-	return a->findings.nr ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
+	/* -Wno-error=RULE: printed, not failing. */
+	return switches_errors(&p->sw, &a->findings) ? TC_EXIT_FINDINGS :
+						       TC_EXIT_CLEAN;
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "trapcheck/output/emit.h"
 #include "trapcheck/pipeline/fix.h"
 #include "trapcheck/input/roots.h"
+#include "trapcheck/rules/switches.h"
 
 /* --min-analysed: a count, or a share of the TUs tried ("90%"). */
 struct min_analysed {
@@ -28,6 +29,9 @@ struct prog {
 	const char *diff, *cocci, *context;
 	const char **extra_roots;	/* --roots */
 	size_t nr_extra, alloc_extra;
+	const char **only;		/* --only DIR... */
+	size_t nr_only, alloc_only;
+	struct rule_switches sw;	/* -W... */
 	const char **more_dbs;		/* report: the second --db, ... */
 	size_t nr_more_dbs, alloc_more_dbs;
 	const char *baseline, *write_baseline, *waivers, *graph_dir, *html;
@@ -61,8 +65,13 @@ int cmd_check(int argc, char **argv);
 char *prog_compdb(const char *path);
 /* The root sets (shipped or --roots-dir, --roots, --root-set); 0 or exit. */
 int prog_roots(struct prog *p);
-/* The analysis of -p TREE (or of --db's facts); 0 or an exit status. */
+/*
+ * The analysis of -p TREE (or of --db's facts), its findings selected
+ * (prog_select()); 0 or an exit status.
+ */
 int prog_analyse(struct prog *p, struct analysis *a);
+/* Keep the findings of @a that --context, -Wno-RULE and --only keep. */
+void prog_select(const struct prog *p, struct analysis *a);
 /*
  * Waivers, baselines and pictures, then the findings to stdout or -o
  * (atomically) and the summary; the exit status, fail-closed included.

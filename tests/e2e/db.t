@@ -173,6 +173,32 @@ check "trapcheck check per TU, in parallel, prints the per-TU preempt-guard" \
 	grep -q 'rng_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check' check.out
 check "... and no warning of sparse's CHECKFLAGS (--arch=arm64, -m64 are known)" \
 	sh -c '! grep -q "unknown compiler flag" check.out'
+# Rule switches as make C=2 CF=... passes them: CF's words end CHECKFLAGS.
+# The warnings go to stderr (as sparse's), the exit follows -Werror.
+# sw NAME CF-WORDS: the rng_variants.c check, CF-WORDS after CHECKFLAGS.
+sw() {
+	_l=$(grep 'rng_variants.c) &$' checks.sh | sed 's/ &$//; s/check\.db/sw.db/' |
+		sed "s|-Wno-unknown-attribute|& $2|")
+	TRAPCHECK="$TRAPCHECK" SCRATCH="$SCRATCH" sh -c "$_l" > "$1.out" 2> "$1.err"
+	echo $? > "$1.rc"
+}
+pg='rng_variants.c:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check.*\[preempt-guard\]'
+sw sw0 ''
+check_that "check: the preempt-guard warning on stderr, nothing on stdout, exit 0" \
+	'[ "$(cat sw0.rc)" = 0 ] && [ ! -s sw0.out ] && grep -q "$pg" sw0.err'
+sw sw1 -Wno-preempt-guard
+check_that "check with CF=-Wno-preempt-guard: no warning, exit 0" \
+	'[ "$(cat sw1.rc)" = 0 ] && ! grep -q "preempt-guard" sw1.err sw1.out'
+sw sw2 -Werror=preempt-guard
+check_that "check with CF=-Werror=preempt-guard: the warning, exit 1" \
+	'[ "$(cat sw2.rc)" = 1 ] && grep -q "$pg" sw2.err'
+sw sw3 '-Werror -Wno-error=preempt-guard'
+check_that "check with CF='-Werror -Wno-error=preempt-guard': the warning, exit 0" \
+	'[ "$(cat sw3.rc)" = 0 ] && grep -q "$pg" sw3.err'
+sw sw4 '-Werror=no-such-rule -Wno-bogus'
+check_that "check with another tool's -W words (not our rules): gcc's business, the warning, exit 0" \
+	'[ "$(cat sw4.rc)" = 0 ] && grep -q "$pg" sw4.err'
+
 # kbuild's vDSO: "-include <tree>/lib/vdso/getrandom.c" before the file;
 # that .c is -include's value, not the TU.
 mkdir -p tree/lib/vdso
@@ -237,6 +263,14 @@ check_that "why: the roots that reach a line, and how" \
 	'grep -q "^reached from crng:$" why.txt && grep -q "^not reached from page-fault$" why.txt'
 "$TRAPCHECK" path cpu_has_hw_af handle_mm_fault --db f.db -q > /dev/null 2>&1
 check "path: nothing found is exit 1" [ $? -eq 1 ]
+"$TRAPCHECK" callers no_such_function --db f.db > q1.out 2> q1.err
+rc=$?
+"$TRAPCHECK" path handle_mm_fault no_such_function --db f.db > q2.out 2> q2.err
+rc2=$?
+check_that "callers/path of a function the graph does not have: exit 2, one line naming it (not 'nothing found')" \
+	'[ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ ! -s q1.out ] &&
+	 [ "$(cat q1.err)" = "trapcheck: error: callers: no function '"'no_such_function'"' in the call graph" ] &&
+	 [ "$(cat q2.err)" = "trapcheck: error: path: no function '"'no_such_function'"' in the call graph" ]'
 
 # A smaller compile database against a database made with every TU
 # (a subset, a shard, a file gone): the dropped TU's facts are pruned,

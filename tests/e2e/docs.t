@@ -36,6 +36,49 @@ grep -rnoE '[Ss]chema \(?(version )?[0-9]+' "$TOP/docs" "$TOP/README.md" |
 	grep -vE "[Ss]chema \(?(version )?$want\b" > schema.txt
 check_that "docs name the schema version db.h has ($want), no other" \
 	'[ -n "$want" ] && [ ! -s schema.txt ] || { sed "s/^/# /" schema.txt; false; }'
+# README's JSON keys, rules and root sets are the program's: every key a
+# finding, a chain step, a condition or a rate has in the fixtures' runs
+# (arm64 and x86) is in README's JSON table; its rules table is
+# rules.def's, its root sets are roots/*.roots.
+"$TRAPCHECK" -p "$TOP/tests/fixtures/kernel" -q --format=json -o arm.json
+"$TRAPCHECK" -p "$TOP/tests/fixtures/x86" -q --format=json -o x86.json
+python3 - "$TOP" arm.json x86.json <<'PY'
+import glob, json, os, re, sys
+top = sys.argv[1]
+readme = open(os.path.join(top, 'README.md')).read()
+js = readme[readme.index('JSON: '):readme.index('## Rules')]
+named = set(w for span in re.findall(r'`([^`]*)`', js)
+            for w in re.findall(r'[a-z_]+', span))
+keys = set()
+for path in sys.argv[2:]:
+    d = json.load(open(path))
+    keys |= set(d)
+    for f in d['findings'] + d['low_confidence']:
+        keys |= set(f)
+        chains = [f['chain']] + f.get('other_chains', []) + \
+            [a.get('chain', []) for a in f.get('also_reached') or []]
+        for c in chains:
+            for step in c:
+                keys |= set(step)
+                for cond in step.get('conditions', []):
+                    keys |= set(cond)
+        for cond in f.get('conditions', []):
+            keys |= set(cond)
+        keys |= set(f.get('rate') or {})
+missing = sorted(keys - named)
+assert not missing, 'README lacks JSON keys: %s' % missing
+rules = re.findall(r'^\| `([a-z-]+)` \|', readme[readme.index('## Rules'):], re.M)
+want = re.findall(r'^RULE\(\w+, "([a-z-]+)"', open(os.path.join(top, 'checker/rules/rules.def')).read(), re.M)
+assert sorted(rules) == sorted(want), (rules, want)
+m = re.search(r'Root sets ship in .*?: (`.*?`)\. ', readme, re.S)
+sets = re.findall(r'`([a-z-]+)`', m.group(1))
+have = [os.path.basename(p)[:-6] for p in glob.glob(os.path.join(top, 'roots/*.roots'))]
+assert sorted(sets) == sorted(have), (sets, have)
+PY
+check "README's JSON keys, rules and root sets are the program's" [ $? -eq 0 ]
+python3 "$TOP/tests/e2e/diag-doc.py" "$TOP" > undocumented.txt
+check_that "every message with a format of its own is in docs/diagnostics.md" \
+	'[ ! -s undocumented.txt ] || { sed "s/^/# /" undocumented.txt; false; }'
 make -s -C "$TOP" install DESTDIR="$SCRATCH/inst" PREFIX=/usr > inst.log 2>&1
 check_that "make install installs the man page" \
 	'[ -f inst/usr/share/man/man1/trapcheck.1 ] && [ -x inst/usr/bin/trapcheck ]'

@@ -55,6 +55,15 @@ check "plain diff -u: no function in the hunk header, paths with a directory" \
 lint plain plain.patch fixed
 check_that "plain diff -u: the read put back is reported, from page-fault, with a non-zero estimate" \
 	'[ $rc -eq 1 ] && has_hw_af plain'
+"$TRAPCHECK" -p fixed $ROOTS --diff - --format=json -o stdin.json \
+	< plain.patch 2> stdin.err
+rc=$?
+check_that "--diff - (the patch on stdin, as a bot pipes it): the same finding" \
+	'[ $rc -eq 1 ] && has_hw_af stdin'
+echo 'not a patch' | "$TRAPCHECK" -p fixed $ROOTS --diff - > none.out 2> none.err
+rc=$?
+check_that "--diff - with no change to any file: exit 2, one line (as git apply)" \
+	'[ $rc -eq 2 ] && [ "$(cat none.err)" = "trapcheck: error: <stdin>: no change to any file in the patch" ]'
 diff -up "fixed/$CF" "regressed/$CF" > up.patch
 lint up up.patch fixed
 check_that "diff -up (function in the hunk header): the same finding" \

@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Rule switches and report filters on the fixture tree, as gcc and sparse
+# spell them: -Wno-RULE drops that rule's findings and nothing else,
+# -WRULE brings them back, -Wno-error[=RULE] and -Werror[=RULE] decide
+# the exit status; --only DIR keeps the findings under DIR, the whole tree
+# still analysed; an unknown rule or option is one line and exit 2.
+# (trapcheck check's switches, from make C=2 CF=...: tests/e2e/db.t.)
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/kernel"
+cd "$SCRATCH" || exit 1
+
+# run NAME ARGS...: the fixture's findings as JSON in NAME.json, the exit
+# status in NAME.rc
+run() {
+	_n=$1
+	shift
+	"$TRAPCHECK" -p "$FX" -q --format=json -o "$_n.json" "$@" 2> "$_n.err"
+	echo $? > "$_n.rc"
+}
+# sites NAME [RULE-TO-DROP]: file:line:rule:root of each finding, sorted
+sites() {
+	python3 - "$1.json" "${2:-}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in sorted('%s:%d:%s:%s' % (f['file'], f['line'], f['rule'], f['root'])
+                for f in d['findings'] + d.get('low_confidence', [])
+                if f['rule'] != sys.argv[2]):
+    print(f)
+PY
+}
+
+run all
+sites all > all.sites
+check_that "the fixture: findings of preempt-guard and of other rules, exit 1" \
+	'[ "$(cat all.rc)" = 1 ] && grep -q ":preempt-guard:" all.sites &&
+	 grep -vq ":preempt-guard:" all.sites'
+run nopg -Wno-preempt-guard
+sites nopg > nopg.sites
+sites all preempt-guard > want.sites
+check_that "-Wno-preempt-guard: every finding but preempt-guard's, the same" \
+	'cmp -s nopg.sites want.sites && [ "$(cat nopg.rc)" = 1 ]'
+run back -Wno-preempt-guard -Wpreempt-guard
+sites back > back.sites
+check "-Wno-preempt-guard -Wpreempt-guard: all of them again" \
+	cmp -s back.sites all.sites
+run noerr -Wno-error
+sites noerr > noerr.sites
+check_that "-Wno-error: the same findings, exit 0" \
+	'cmp -s noerr.sites all.sites && [ "$(cat noerr.rc)" = 0 ]'
+run one -Wno-error -Werror=slow-entropy
+check_that "-Wno-error -Werror=slow-entropy: exit 1 (a slow-entropy finding is there)" \
+	'grep -q ":slow-entropy:" all.sites && [ "$(cat one.rc)" = 1 ]'
+run onlypg -Wno-error -Werror=preempt-guard -Wno-preempt-guard
+check "-Werror=preempt-guard then -Wno-preempt-guard: the last word wins, exit 0" \
+	[ "$(cat onlypg.rc)" = 0 ]
+
+run bad -Wno-no-such-rule
+check_that "-Wno-no-such-rule: exit 2, one line naming the rules" \
+	'[ "$(cat bad.rc)" = 2 ] && [ "$(wc -l < bad.err)" = 1 ] &&
+	 grep -q "^trapcheck: error: -Wno-no-such-rule: no rule .no-such-rule. (rules: trapping-idreg-read, .*preempt-guard)$" bad.err &&
+	 [ ! -e bad.json ]'
+"$TRAPCHECK" -p "$FX" --no-such-option > opt.out 2> opt.err
+rc=$?
+check_that "an unknown option: exit 2, one line, no help" \
+	'[ $rc -eq 2 ] && [ ! -s opt.out ] && [ "$(wc -l < opt.err)" = 1 ] &&
+	 grep -q "^trapcheck: error: unknown option .--no-such-option. (trapcheck --help lists them)$" opt.err'
+
+run only --only arch/arm64/mm/
+sites only > only.sites
+grep '^arch/arm64/mm/' all.sites > want.sites
+check_that "--only arch/arm64/mm/: the findings under it, all of them" \
+	'[ -s only.sites ] && cmp -s only.sites want.sites'
+run only2 --only ./drivers --only arch/arm64/include
+sites only2 > only2.sites
+grep '^drivers/\|^arch/arm64/include/' all.sites > want2.sites
+check_that "--only twice, with ./ and without the slash: both directories' findings" \
+	'[ -s only2.sites ] && cmp -s only2.sites want2.sites'
+run part --only arch/arm64/m
+check_that "--only arch/arm64/m (a prefix of a name, no directory): nothing, exit 0" \
+	'[ "$(cat part.rc)" = 0 ] && [ -z "$(sites part)" ]'
+
+done_testing
