@@ -29,7 +29,7 @@ TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd 2>/dev/null)
 CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) $(TRACECMD_CFLAGS) \
 	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
 LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
-	  -ljansson -lsqlite3 -ldw -lelf $(TRACECMD_LIBS) -lpthread
+	  -ljansson -lsqlite3 -ldw -lelf $(TRACECMD_LIBS) -lgit2 -lpthread
 
 V ?= 0
 # Build with every CPU unless told otherwise (make -jN on the command line

@@ -13,7 +13,7 @@
 set -eu
 
 pkgs="build-essential pkg-config llvm-14 llvm-14-dev clang-14 libclang-14-dev
-libjansson-dev libsqlite3-dev libdw-dev libtracecmd-dev libtracefs-dev
+libjansson-dev libsqlite3-dev libdw-dev libtracecmd-dev libtracefs-dev libgit2-dev
 libtraceevent-dev libcmocka-dev trace-cmd coccinelle sparse git
 python3 python3-yaml patch gcc-aarch64-linux-gnu graphviz chromium time
 groff-base"

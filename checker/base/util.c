@@ -650,3 +650,28 @@ int out_close(struct out_file *o)
 	free(o->path);
 	return ret;
 }
+
+char *file_bytes(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!f)
+		return NULL;
+	do {
+		GROW(buf, cap, *len + 65536 + 1);
+		n = fread(buf + *len, 1, 65536, f);
+		*len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		free(buf);
+		buf = NULL;
+		*len = 0;
+	} else {
+		buf[*len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}

@@ -38,15 +38,17 @@ static void put_chain(FILE *out, const char *chain, size_t col)
 
 char *patch_format(const struct finding *f, const struct fix_edit *e,
 		   const char *diff, size_t added, size_t removed,
-		   const struct patch_meta *m)
+		   const struct patch_meta *m, const struct patch_git *g)
 {
 	char *buf = NULL, date[64], *chain;
+	const char *nl;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 	struct tm tm;
 
 	gmtime_r(&m->date, &tm);
-	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	/* As git writes it: "Thu, 1 Jan 1970 00:00:00 +0000". */
+	strftime(date, sizeof(date), "%a, %-d %b %Y %H:%M:%S +0000", &tm);
 	chain = chain_text(&f->chain, true);
 	fprintf(out, "From 0000000000000000000000000000000000000000 Mon Sep "
 		"17 00:00:00 2001\nFrom: %s\nDate: %s\nSubject: [PATCH] %s\n\n",
@@ -60,40 +62,59 @@ char *patch_format(const struct finding *f, const struct fix_edit *e,
 	fprintf(out, "\n  %s:", f->root ? f->root : "site");
 	put_chain(out, chain, strlen(f->root ? f->root : "site") + 3);
 	fprintf(out, "  %s:%u (rule %s)\n", f->file, f->line, f->rule);
+	if (g && g->fixes)
+		fprintf(out, "\n%s\n", g->fixes);
 	if (m->signoff)
-		fprintf(out, "\nSigned-off-by: %s\n", m->signoff);
+		fprintf(out, "%sSigned-off-by: %s\n", g && g->fixes ? "" : "\n",
+			m->signoff);
 	fprintf(out, "---\n %s | %zu %.*s%.*s\n 1 file changed, %zu "
-		"insertion%s(+), %zu deletion%s(-)\n\n%s-- \ntrapcheck %s\n\n",
-		f->file, added + removed, (int)added,
+		"insertion%s(+), %zu deletion%s(-)\n\n", f->file,
+		added + removed, (int)added,
 		"++++++++++++++++++++++++++++++++++++++++", (int)removed,
 		"----------------------------------------", added,
-		added == 1 ? "" : "s", removed, removed == 1 ? "" : "s", diff,
+		added == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
+	/* The index line goes after "diff --git a/X b/X". */
+	nl = strchr(diff, '\n');
+	if (g && g->index && nl)
+		fprintf(out, "%.*s%s\n%s", (int)(nl + 1 - diff), diff, g->index,
+			nl + 1);
+	else
+		fputs(diff, out);
+	fprintf(out, "-- \ntrapcheck %s\n\n",
 		TRAPCHECK_VERSION);
 	fclose(out);
 	free(chain);
 	return buf;
 }
 
+#define PATCH_NAME_MAX 64	/* git's format.filenameMaxLength default */
+
 char *patch_name(unsigned int n, const char *subject)
 {
-	/* Room for ".patch" even when the slug is no shorter. */
-	char *s = xasprintf("%04u-%s.patch", n, subject), *p, *q;
-	size_t len = strlen(s) - strlen(".patch");
-	bool dash = false;
+	char *s = xasprintf("%04u-%s.patch", n, subject), *q = s + 5;
+	const char *p;
+	bool gap = false;
+	size_t max = PATCH_NAME_MAX - strlen(".patch") - 1;
 
-	s[len] = '\0';
-	for (p = q = s + 5; *p; p++) {
+	/* git's format_sanitized_subject() */
+	for (p = subject; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '_') {
+		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_') {
+			if (gap && q > s + 5)
+				*q++ = '-';
+			gap = false;
 			*q++ = *p;
-			dash = false;
-		} else if (!dash && q > s + 5) {
-			*q++ = '-';
-			dash = true;
+			while (*p == '.' && p[1] == '.')
+				p++;
+		} else {
+			gap = true;
 		}
 	}
-	while (q > s + 5 && q[-1] == '-')
+	while (q > s + 5 && (q[-1] == '.' || q[-1] == '-'))
 		q--;
+	/* then git's fmt_output_subject(): cut, ".patch" */
+	if ((size_t)(q - s) > max)
+		q = s + max;
 	strcpy(q, ".patch");
 	return s;
 }

@@ -18,6 +18,7 @@
 #include "trapcheck/model/arch.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/pipeline/fix.h"
+#include "trapcheck/output/gitinfo.h"
 #include "trapcheck/output/patch.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
@@ -128,6 +129,35 @@ static void candidate_free(struct candidate *c)
 	free(c->why);
 }
 
+/*
+ * The index line (old and new blob ids, as git am -3 wants them) and,
+ * in a git repository, the Fixes: tag of the commit that last changed
+ * the site's line. Both new strings, or NULL.
+ */
+static void git_parts(const struct analysis *a, const struct finding *f,
+		      const struct src_file *src, const struct fix_edit *e,
+		      char **index, char **fixes)
+{
+	char *path = path_join(a->root, f->file), *old, *new, *o, *n;
+	struct stat st;
+	size_t len;
+
+	*index = NULL;
+	old = file_bytes(path, &len);
+	new = edit_apply(src, e);
+	o = old ? gitinfo_blob_id(old, len, 12) : NULL;
+	n = gitinfo_blob_id(new, strlen(new), 12);
+	if (o && n && !stat(path, &st))
+		*index = xasprintf("index %s..%s %s", o, n,
+				   st.st_mode & 0111 ? "100755" : "100644");
+	*fixes = gitinfo_fixes_tag(a->root, f->file, f->line);
+	free(o);
+	free(n);
+	free(old);
+	free(new);
+	free(path);
+}
+
 /* Step 1 for one finding: the rule's rewrite, its patch, patch --dry-run. */
 static bool make_candidate(struct analysis *a, struct finding *f,
 			   const struct fix_opts *fo, struct candidate *c)
@@ -170,7 +200,21 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 		return false;
 	}
 	c->diff = edit_diff(&src, &c->e, &added, &removed);
-	c->patch = patch_format(f, &c->e, c->diff, added, removed, &fo->meta);
+	if (fo->dir) {
+		struct patch_git g = { 0 };
+		char *index, *fixes;
+
+		git_parts(a, f, &src, &c->e, &index, &fixes);
+		g.index = index;
+		g.fixes = fixes;
+		c->patch = patch_format(f, &c->e, c->diff, added, removed,
+					&fo->meta, &g);
+		free(index);
+		free(fixes);
+	} else {
+		c->patch = patch_format(f, &c->e, c->diff, added, removed,
+					&fo->meta, NULL);
+	}
 	c->path = path_join(a->root, f->file);
 	if (!verify_applies(&src, c->diff, &c->why))
 		f->fix_note = xasprintf("fix not written: verification failed: "

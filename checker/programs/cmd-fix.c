@@ -11,20 +11,27 @@
 
 #include "prog.h"
 #include "trapcheck/output/cocci-emit.h"
+#include "trapcheck/output/gitinfo.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/base/util.h"
 
-/* The patches' author: --signoff, git's environment, or trapcheck. */
-static char *patch_author(const char *signoff)
+/*
+ * The patches' author, as git commit finds it: --signoff, git's
+ * environment, git's configuration (the tree's repository, else the
+ * user's), or trapcheck.
+ */
+static char *patch_author(const char *signoff, const char *tree)
 {
 	const char *name = getenv("GIT_AUTHOR_NAME");
 	const char *mail = getenv("GIT_AUTHOR_EMAIL");
+	char *who;
 
 	if (signoff)
 		return xstrdup(signoff);
 	if (name && mail)
 		return xasprintf("%s <%s>", name, mail);
-	return xstrdup("trapcheck <trapcheck@localhost>");
+	who = gitinfo_identity(tree);
+	return who ? who : xstrdup("trapcheck <trapcheck@localhost>");
 }
 
 /* Now, or SOURCE_DATE_EPOCH (reproducible builds). */
@@ -57,10 +64,18 @@ static int run_fixes(struct prog *p, struct analysis *a)
 	struct fix_opts *fo = &p->fo;
 	struct fix_sites sites = { 0 };
 	struct cocci_opts co;
-	char err[1024], *who = patch_author(fo->meta.signoff);
+	char err[1024], *who = patch_author(fo->meta.signoff, a->root);
+	const char *signoff = fo->meta.signoff;
 	int n;
 
 	fo->meta.author = who;
+	/*
+	 * Signed-off-by: the author's, as git commit -s writes it, unless
+	 * nobody is known (checkpatch.pl wants one; the patches are the
+	 * user's to review and send).
+	 */
+	if (!signoff && strcmp(who, "trapcheck <trapcheck@localhost>"))
+		fo->meta.signoff = who;
 	fo->meta.date = build_date();
 	fo->sites = p->cocci ? &sites : NULL;
 	co.tree = a->root;
@@ -77,6 +92,7 @@ static int run_fixes(struct prog *p, struct analysis *a)
 				  n == 1 ? "" : "s", p->cocci);
 	}
 	fix_sites_free(&sites);
+	fo->meta.signoff = signoff;
 	free(who);
 	return n < 0 ? prog_fail(err, TC_EXIT_OUTPUT) : 0;
 }

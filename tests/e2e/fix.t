@@ -18,13 +18,14 @@ check "--fix-dir writes the patches expected next to the fixture" \
 	diff -r "$FX/expected-fixes" out
 check "without --apply the tree is not touched" \
 	[ "$(find tree -type f | sort | xargs cat | md5sum)" = "$sum_before" ]
-check "git format-patch form and subject" \
-	grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' \
-	out/*-arm64-archrandom-avoid-trapping-ID-register-read-in-__cpu_has_rng.patch
-check "no invented tags without --signoff" \
-	sh -c "! grep -q -e '^Signed-off-by:' -e '^Fixes:' out/*.patch"
+rng=$(grep -l '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' out/*.patch)
+check_that "git format-patch form, subject and file name (cut at 64 characters, as git's)" \
+	'[ "$(basename "$rng")" = 0006-arm64-archrandom-avoid-trapping-ID-register-read-in-.patch ]'
+check_that "the author signs off (as git commit -s); no Fixes: outside a git repository" \
+	'[ "$(grep -c "^Signed-off-by: Fixture Author <author@example.org>$" out/*.patch | grep -c ":1$")" = "$(ls out/*.patch | wc -l)" ] &&
+	 ! grep -q "^Fixes:" out/*.patch'
 check "the report notes each written patch" \
-	grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: note: fix: out/000[0-9]-arm64-cpufeature-avoid-trapping-ID-register-read-in-cpu_has_hw_af.patch$" report.txt
+	grep -q "^arch/arm64/include/asm/cpufeature.h:134:[0-9]*: note: fix: out/0001-arm64-cpufeature-avoid-trapping-ID-register-read-in-.patch$" report.txt
 check "refusal: register not in arm64_ftr_regs[]" \
 	grep -q "rng_variants.c:[0-9]*:[0-9]*: note: no fix: ID_AA64DFR0_EL1 is not in the tree's arm64_ftr_regs\[\]: no sanitised copy to read$" report.txt
 check "refusal: capability not found" \
@@ -44,8 +45,8 @@ check "... the warning does not offer the sanitised copy for it" \
 "$TRAPCHECK" -p tree -q --roots tree/variants.roots --fix-dir out2 \
 	--signoff "Jane Doe <jane@example.org>" > /dev/null
 check "--signoff adds the tag and the author" \
-	sh -c "grep -q '^Signed-off-by: Jane Doe <jane@example.org>$' out2/*__cpu_has_rng.patch &&
-	       grep -q '^From: Jane Doe <jane@example.org>$' out2/*__cpu_has_rng.patch"
+	sh -c "grep -q '^Signed-off-by: Jane Doe <jane@example.org>$' out2/0006-*.patch &&
+	       grep -q '^From: Jane Doe <jane@example.org>$' out2/0006-*.patch"
 
 cp -a "$FX" applied
 ok_apply=1

@@ -38,7 +38,7 @@ check "... a finding in a header: arch/arm64/include/asm/archrandom.h" \
 check "--fix-dir creates missing parents and writes the in-tree patches" \
 	diff -r "$FX/expected-fixes" new/sub/fixes
 check "... the report names the __cpu_has_rng patch" \
-	grep -q "^arch/arm64/include/asm/archrandom.h:[0-9]*:[0-9]*: note: fix: new/sub/fixes/[0-9]*-arm64-archrandom-avoid-trapping-ID-register-read-in-__cpu_has_rng.patch$" fix.txt
+	grep -q "^arch/arm64/include/asm/archrandom.h:[0-9]*:[0-9]*: note: fix: new/sub/fixes/[0-9]*-arm64-archrandom-avoid-trapping-ID-register-read-in-.patch$" fix.txt
 echo x > afile
 "$TRAPCHECK" -p build -q $ROOTS --fix-dir afile/fixes > /dev/null 2> nodir.err
 rc=$?

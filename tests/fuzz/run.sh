@@ -58,7 +58,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -D_GNU_SOURCE"
 CPPFLAGS="-I$TOP/include -I$TOP/checker -I$LLVM_INCDIR $(pkg-config --cflags libtracecmd)"
 RES="-DCLANG_RESOURCE_INCLUDE=\"$LLVM_LIBDIR/clang/$LLVM_VERSION/include\""
-LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -ldw -lelf $(pkg-config --libs libtracecmd) -lpthread"
+LIBS="-L$LLVM_LIBDIR -Wl,-rpath,$LLVM_LIBDIR -lclang -ljansson -lsqlite3 -ldw -lelf $(pkg-config --libs libtracecmd) -lgit2 -lpthread"
 
 die() {
 	echo "fuzz: $*" >&2

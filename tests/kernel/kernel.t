@@ -22,6 +22,9 @@ start=$(date +%s)
 # the fix verification and --diff below re-parse only what a change
 # touches.
 kdb "$tree" k.db
+# The author as git's environment names one (the tree is no repository):
+# the patches are signed off as git commit -s would.
+GIT_AUTHOR_NAME="Kernel Tester" GIT_AUTHOR_EMAIL=tester@example.org \
 "$TRAPCHECK" -p "$tree" --db k.db --format=json -o real.json --fix-dir fixes \
 	2> real.err
 rc=$?
@@ -150,14 +153,21 @@ PY
 check "a89c6bcdac22 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte, the first chain shown; __wp_page_copy_user's under !likely(src)" [ $? -eq 0 ]
 
 SEEDS="$TOP/../shared/seeds"
-p000=$(ls fixes/*__cpu_has_rng.patch 2>/dev/null | head -n 1)
+p000=$(grep -l '^Subject: .* in __cpu_has_rng()$' fixes/*.patch 2>/dev/null | head -n 1)
 check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
 check_that "no patch for nVHE hyp code (arch/arm64/kvm/hyp/)" \
 	'! grep -l "^+++ b/arch/arm64/kvm/hyp/" fixes/*.patch'
 check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
+(cd "$tree" && perl scripts/checkpatch.pl --no-tree "$SCRATCH"/fixes/*.patch) \
+	> checkpatch.out 2>&1
+sed -n 's/^total: /# checkpatch: /p' checkpatch.out
+check_that "the kernel's checkpatch.pl finds no error in any patch" \
+	'[ -s "$p000" ] && grep -q "^total: 0 errors" checkpatch.out &&
+	 ! grep -q "^ERROR:" checkpatch.out &&
+	 [ "$(grep -c "^total: 0 errors" checkpatch.out)" = "$(ls fixes/*.patch | wc -l)" ]'
 python3 "$TOP/tests/upstream-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
 check "its diff is the reviewed upstream form of the __cpu_has_rng() patch" [ $? -eq 0 ]
-p004=$(ls fixes-004/*cpu_has_hw_af.patch 2>/dev/null | head -n 1)
+p004=$(grep -l '^Subject: .* in cpu_has_hw_af()$' fixes-004/*.patch 2>/dev/null | head -n 1)
 python3 "$TOP/tests/upstream-diff.py" "$p004" "$SEEDS"/004_*.txt first
 check "with a89c6bcdac22 reverted, the cpu_has_hw_af patch is a89c6bcdac22's change" \
 	[ $? -eq 0 ]

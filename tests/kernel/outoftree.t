@@ -68,7 +68,7 @@ check "... the __cpu_has_rng finding in arch/arm64/include/asm/archrandom.h" \
 	grep -q '"arch/arm64/include/asm/archrandom.h", [0-9]*, [0-9]*, "local-cap-check", "__cpu_has_rng"' oot.keys
 check "... no path in the JSON names the source or the build directory" \
 	sh -c "! grep -q -e '$src' -e '$build' oot.json"
-rng=$(ls new/oot/fixes/*__cpu_has_rng.patch 2> /dev/null)
+rng=$(grep -l '^Subject: .* in __cpu_has_rng()$' new/oot/fixes/*.patch 2> /dev/null)
 check "--fix-dir (missing parents made): the __cpu_has_rng patch is written" \
 	[ -n "$rng" ]
 check "... identical to the in-tree run's" \

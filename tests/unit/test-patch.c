@@ -40,11 +40,26 @@ static void test_long_slug(void **state)
 	check_name(7, "abcdefghij", "0007-abcdefghij.patch");
 }
 
+/*
+ * git format-patch's names: '.' kept (a run of them once), trailing '.'
+ * and '-' dropped, then cut at 64 characters with the suffix, a '-' left
+ * where the cut falls (what git 2.39 writes for the same subject).
+ */
+static void test_git_names(void **state)
+{
+	check_name(2, "a..b.c. ", "0002-a.b.c.patch");
+	check_name(1, "arm64: cpufeature: avoid trapping ID register read "
+		   "in cpu_has_hw_af()",
+		   "0001-arm64-cpufeature-avoid-trapping-ID-register-read-in-"
+		   ".patch");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_long_slug),
+		cmocka_unit_test(test_git_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -146,6 +146,8 @@ int input_open(const char *path, const char *what, unsigned long long max,
  * terminal), copied to a temporary file up to @max bytes: a larger
  * input is refused ("<stdin>: ..."), never cut. As input_open().
  */
+/* The whole of @path (NUL-terminated, *@len bytes before it), or NULL. */
+char *file_bytes(const char *path, size_t *len);
 int input_open_stdin(const char *what, unsigned long long max, FILE **out,
 		     char *err, size_t errlen);
 /*

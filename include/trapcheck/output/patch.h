@@ -20,11 +20,21 @@ struct patch_meta {
 	time_t date;
 };
 
+/* What git knows of one patch's file (gitinfo.h); each may be NULL. */
+struct patch_git {
+	const char *index;	/* "index <old>..<new> <mode>" */
+	const char *fixes;	/* "Fixes: <id> (\"<subject>\")" */
+};
+
 /* The whole format-patch text of @e (its diff @diff) for @f (new). */
 char *patch_format(const struct finding *f, const struct fix_edit *e,
 		   const char *diff, size_t added, size_t removed,
-		   const struct patch_meta *m);
-/* "0001-arm64-archrandom-avoid-...-in-__cpu_has_rng.patch" (new). */
+		   const struct patch_meta *m, const struct patch_git *g);
+/*
+ * git format-patch's file name for patch @n: "0001-" and the subject's
+ * letters, digits, '.' and '_' with a '-' for each run of anything else,
+ * cut at 64 characters with ".patch" (format.filenameMaxLength).
+ */
 char *patch_name(unsigned int n, const char *subject);
 
 #endif /* TRAPCHECK_PATCH_H */
