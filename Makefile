@@ -60,7 +60,8 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-guards tests/unit/test-factsio \
 	      tests/unit/test-cocci-emit tests/unit/test-patch \
 	      tests/unit/test-checkargs tests/unit/test-kconfig \
-	      tests/unit/test-bodyskip tests/unit/test-switches
+	      tests/unit/test-bodyskip tests/unit/test-switches \
+	      tests/unit/test-shape
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

@@ -34,13 +34,51 @@ static bool reads_unsaved(const struct pool *p, const char *file,
 					  p->a->root);
 		bool hit = !strcmp(file, rel);
 
-		for (i = 0; i < nr && !hit; i++)
+		/* A body-only change reaches its bodies' owners only. */
+		for (i = 0; i < nr && !hit && !p->opts->unsaved[u].body_only;
+		     i++)
 			hit = !strcmp(inc[i], rel);
 		free(rel);
 		if (hit)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Does TU @rel own (stored) the body of a function of a header changed
+ * only inside function bodies? Then it is parsed again, with the new
+ * text, and extracts those bodies anew; the other includers keep theirs.
+ */
+static bool owns_changed_body(const struct pool *p, const char *rel)
+{
+	char **keys, **files, *want;
+	size_t nk, j, u;
+	bool hit = false;
+
+	for (u = 0; u < p->opts->nr_unsaved; u++)
+		if (p->opts->unsaved[u].body_only)
+			break;
+	if (u == p->opts->nr_unsaved)
+		return false;
+	nk = db_tu_header_funcs(p->fdb, rel, &keys, &files);
+	for (j = 0; j < nk; j++) {
+		for (u = 0; !hit && u < p->opts->nr_unsaved; u++) {
+			if (!p->opts->unsaved[u].body_only)
+				continue;
+			want = path_relative(p->opts->unsaved[u].path,
+					     p->a->root);
+			hit = !strcmp(files[j], want);
+			free(want);
+		}
+		free(keys[j]);
+		free(files[j]);
+	}
+	if (nk) {
+		free(keys);
+		free(files);
+	}
+	return hit;
 }
 
 /* Index of @file in the pool's list of orphan candidate files. */
@@ -134,7 +172,8 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 				     inc, nr);
 			clang_args_free(&args);
 			st->reused = !strcmp(key, stored) &&
-				     !reads_unsaved(p, file, inc, nr);
+				     !reads_unsaved(p, file, inc, nr) &&
+				     !owns_changed_body(p, rel);
 			free(file);
 		}
 		if (stored)

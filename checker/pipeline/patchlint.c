@@ -13,6 +13,7 @@
 
 #include "trapcheck/base/diag.h"
 #include "trapcheck/finding/edit.h"
+#include "trapcheck/model/shape.h"
 #include "trapcheck/pipeline/patchlint.h"
 #include "trapcheck/base/util.h"
 
@@ -192,6 +193,28 @@ static void keep_new(const struct lint *l, const struct analysis *a,
 	free(ns.v);
 }
 
+/*
+ * A header the patch changes only inside function bodies (shape.h): the
+ * TUs that include it need not be parsed again, only the owners of its
+ * bodies (analyze.h).
+ */
+static bool body_only(const struct pfile *pf, const char *path)
+{
+	size_t n = strlen(pf->rel), len;
+	char *old;
+	bool same;
+
+	if (pf->created || pf->removed || n < 2 || strcmp(pf->rel + n - 2, ".h"))
+		return false;
+	old = file_bytes(path, &len);
+	if (!old)
+		return false;
+	same = shape_same(old, len, (const char *)pf->out.data,
+			  pf->out.len - 1);
+	free(old);
+	return same;
+}
+
 int patchlint_run(const char *patch, const struct analysis *a,
 		  const struct analysis_opts *ao,
 		  const struct root_sets *roots, struct analysis *b,
@@ -235,6 +258,7 @@ int patchlint_run(const char *patch, const struct analysis *a,
 		u[n].path = path_join(a->root, pf->rel);
 		u[n].text = (const char *)pf->out.data;
 		u[n].len = pf->out.len - 1;
+		u[n].body_only = body_only(pf, u[n].path);
 		n++;
 	}
 	if (!ret) {

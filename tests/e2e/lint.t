@@ -16,7 +16,7 @@ cd "$SCRATCH" || exit 1
 
 CF=arch/arm64/include/asm/cpufeature.h
 cp -a "$FX" fixed
-(cd fixed && patch -s -p1 < "$FX/expected-fixes/0001-arm64-cpufeature-avoid-trapping-ID-register-read-in-cpu_has_hw_af.patch")
+(cd fixed && patch -s -p1 < "$FX/expected-fixes/0001-arm64-cpufeature-avoid-trapping-ID-register-read-in-.patch")
 check "the fixed tree: cpu_has_hw_af() reads the sanitised copy" \
 	grep -q 'read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1)' "fixed/$CF"
 cp -a fixed regressed
@@ -64,6 +64,27 @@ echo 'not a patch' | "$TRAPCHECK" -p fixed $ROOTS --diff - > none.out 2> none.er
 rc=$?
 check_that "--diff - with no change to any file: exit 2, one line (as git apply)" \
 	'[ $rc -eq 2 ] && [ "$(cat none.err)" = "trapcheck: error: <stdin>: no change to any file in the patch" ]'
+# With a facts database: a change inside a header's function bodies
+# parses only the TUs that own those bodies, not every includer; a change
+# to a macro of the header parses every includer again.
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db -q -o /dev/null 2> /dev/null
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db --diff plain.patch --format=json \
+	-o warm.json 2> warm.err
+rc=$?
+includers=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(DISTINCT tu) FROM include WHERE file = ?', (sys.argv[2],)).fetchone()[0])" warm.db "$CF")
+parsed=$(sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' warm.err)
+check_that "--diff of a body-only header change on a warm database: the same finding, $parsed of the $includers includers parsed" \
+	'[ $rc -eq 1 ] && has_hw_af warm && [ -n "$parsed" ] &&
+	 [ "$parsed" -ge 1 ] && [ "$parsed" -lt "$includers" ]'
+sed 's/^+\(.*read_cpuid(ID_AA64MMFR1_EL1);\)$/+\1\n+#define HW_AF_CHANGED 1/' plain.patch |
+	sed 's/^@@ -\([0-9]*\),11 +\([0-9]*\),7 @@/@@ -\1,11 +\2,8 @@/' > macro.patch
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db --diff macro.patch --format=json \
+	-o macro.json 2> macro.err
+rc=$?
+parsed=$(sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' macro.err)
+check_that "... a #define added to the header: every includer parsed ($parsed), the same finding" \
+	'grep -q "^+#define HW_AF_CHANGED 1" macro.patch && [ $rc -eq 1 ] && has_hw_af macro &&
+	 { [ -z "$parsed" ] || [ "$parsed" -ge "$includers" ]; }'
 diff -up "fixed/$CF" "regressed/$CF" > up.patch
 lint up up.patch fixed
 check_that "diff -up (function in the hunk header): the same finding" \

@@ -23,6 +23,12 @@ struct unsaved_file {
 	const char *path;		/* absolute */
 	const char *text;
 	unsigned long len;
+	/*
+	 * A header whose text differs from the tree's only inside function
+	 * bodies (shape.h): its includers keep their stored facts, and only
+	 * the TUs that own its functions' bodies are parsed again.
+	 */
+	bool body_only;
 };
 
 struct analysis_opts {
