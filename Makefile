@@ -86,9 +86,10 @@ ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
 include .deps-installed
 endif
 deps-checked: .deps-installed
+# make DEPS_FLAGS=--run: only what building trapcheck needs (CI jobs).
 .deps-installed: scripts/install-deps.sh
 	$(quiet) DEPS install-deps.sh
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh $(DEPS_FLAGS)
 	$(Q)echo '# scripts/install-deps.sh ran (Makefile)' > $@
 
 %.o: %.c
@@ -246,6 +247,8 @@ install: all
 	$(Q)install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/roots \
 	    $(DESTDIR)$(DATADIR)/semantic-patches $(DESTDIR)$(MANDIR)/man1
 	$(Q)install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
+	$(Q)install -m 755 contrib/presubmit.sh \
+	    $(DESTDIR)$(BINDIR)/$(PROG)-presubmit
 	$(Q)install -m 644 roots/*.roots $(DESTDIR)$(DATADIR)/roots/
 	$(Q)install -m 644 semantic-patches/*.cocci \
 	    $(DESTDIR)$(DATADIR)/semantic-patches/

@@ -5,10 +5,14 @@
 # Idempotent: packages already present are not fetched again, and apt-get
 # update runs only when something is missing.
 #
-# Usage: scripts/install-deps.sh [--kernel [VERSION]]
-#   --kernel  also install what the real-kernel test needs (Debian's
-#             linux-source-VERSION, default 6.12, the arm64 cross compiler,
-#             bc, flex, bison, ...).
+# Usage: scripts/install-deps.sh [--run] [--kernel [VERSION] | --kernel-build]
+#   --run           only what building and running trapcheck needs (a CI
+#                   job: no test tools, no browser)
+#   --kernel        also install what the real-kernel test needs (Debian's
+#                   linux-source-VERSION, default 6.12, the arm64 cross
+#                   compiler, bc, flex, bison, ...).
+#   --kernel-build  also what building an arm64 kernel tree needs (the
+#                   cross compiler, bc, flex, bison, ...), no kernel source
 
 set -eu
 
@@ -20,9 +24,25 @@ groff-base"
 kernel_pkgs="gcc-aarch64-linux-gnu bc flex bison libssl-dev libelf-dev
 xz-utils rsync cpio kmod"
 
-if [ "${1:-}" = "--kernel" ]; then
-	pkgs="$pkgs $kernel_pkgs linux-source-${2:-6.12}"
-fi
+run_pkgs="build-essential pkg-config llvm-14 llvm-14-dev clang-14 libclang-14-dev
+libjansson-dev libsqlite3-dev libdw-dev libtracecmd-dev libtracefs-dev
+libtraceevent-dev libgit2-dev git python3"
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--run) pkgs=$run_pkgs ;;
+	--kernel-build) pkgs="$pkgs $kernel_pkgs" ;;
+	--kernel)
+		case ${2:-} in
+		[0-9]*) ver=$2; shift ;;
+		*) ver=6.12 ;;
+		esac
+		pkgs="$pkgs $kernel_pkgs linux-source-$ver" ;;
+	*) echo "usage: $0 [--run] [--kernel [VERSION] | --kernel-build]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
 
 # missing_of PACKAGE...: those not installed, space-separated.
 missing_of() {

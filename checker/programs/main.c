@@ -460,13 +460,19 @@ int main(int argc, char **argv)
 			   "are trapcheck trace's");
 		goto out_free;
 	}
+	if (!strcmp(p.format, "codequality") && mode(&p) == cmd_trace) {
+		diag_error("trapcheck trace writes text, json or sarif, not "
+			   "codequality");
+		goto out_free;
+	}
 	if (p.kaslr_given && p.guest_text_given) {
 		diag_error("--kaslr-offset or --guest-text, not both");
 		goto out_free;
 	}
 	if (strcmp(p.format, "text") && strcmp(p.format, "json") &&
-	    strcmp(p.format, "sarif")) {
-		diag_error("unknown format '%s' (text, json, sarif)", p.format);
+	    strcmp(p.format, "sarif") && strcmp(p.format, "codequality")) {
+		diag_error("unknown format '%s' (text, json, sarif, "
+			   "codequality)", p.format);
 		goto out_free;
 	}
 	diag_setup("trapcheck", p.quiet, p.eo.verbose);

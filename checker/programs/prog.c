@@ -240,6 +240,8 @@ static int emit(FILE *out, const struct prog *p, const struct analysis *a)
 
 	if (!strcmp(p->format, "json"))
 		return emit_json(out, &a->findings, &a->low, &a->summary);
+	if (!strcmp(p->format, "codequality"))
+		return emit_codequality(out, &a->findings, &a->low);
 	if (!strcmp(p->format, "sarif"))
 		return emit_sarif(out, &a->findings, &a->low, &a->summary,
 				  a->root);

@@ -1,23 +1,66 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# The CI matrices of contrib/ci/ (docs/ci.md): each parses as YAML, has N
-# shard jobs and one join job that needs them, and its trapcheck steps,
-# run as the CI system would (each shard job in a checkout of its own at
-# another path, the databases handed over as artifacts), give the join
-# the findings of a single run over the fixture tree.
+# The CI templates of contrib/ci/ (docs/ci.md): each is valid for its CI
+# system (GitHub's workflow parser, @actions/workflow-parser; GitLab's CI
+# schema as gitlab-ci-local bundles it: both from the npm registry,
+# cached), and its jobs, run step by step as the CI system would
+# (tests/e2e/ci/run.py: the install step clones and builds trapcheck from
+# this repository, each shard job in a checkout of its own, artifacts
+# handed over), give the join job the findings of a single run over the
+# fixture tree: GitHub's SARIF, GitLab's code quality report and SARIF.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/kernel"
 cd "$SCRATCH" || exit 1
-PATH="$(dirname "$TRAPCHECK"):$PATH"
-export PATH
 
-checkout() {
-	rm -rf "$1" && mkdir -p "$(dirname "$1")" && cp -a "$FX" "$1"
+# The validators, installed once (one npm at a time).
+npmdir=${TRAPCHECK_NPM_CACHE:-/var/cache/trapcheck/npm}/ci
+mkdir -p "$npmdir"
+(
+	flock 9
+	if [ ! -d "$npmdir/node_modules/@actions/workflow-parser" ] ||
+	   [ ! -d "$npmdir/node_modules/gitlab-ci-local" ]; then
+		cd "$npmdir" &&
+		echo '{ "private": true }' > package.json &&
+		npm install --no-audit --no-fund \
+			@actions/workflow-parser@0.3.61 gitlab-ci-local@4.55.0 \
+			> npm.log 2>&1
+	fi
+) 9> "$npmdir.lock"
+cp "$TOP"/tests/e2e/ci/*.mjs "$npmdir/"
+node --import "$npmdir/register.mjs" "$npmdir/github-validate.mjs" \
+	"$TOP/contrib/ci/github-shards.yml" > gh-valid.out 2>&1
+rc=$?
+check_that "github-shards.yml: valid for GitHub's workflow parser" \
+	'[ $rc -eq 0 ] || { sed "s/^/# /" gh-valid.out; false; }'
+sed 's/runs-on: ubuntu-latest/runs-onn: ubuntu-latest/' \
+	"$TOP/contrib/ci/github-shards.yml" > bad.yml
+node --import "$npmdir/register.mjs" "$npmdir/github-validate.mjs" bad.yml \
+	> gh-bad.out 2>&1
+rc=$?
+check_that "... which refuses a misspelt key" \
+	'[ $rc -eq 1 ] && grep -q "runs-onn" gh-bad.out'
+# gitlab-ci-local validates .gitlab-ci.yml against GitLab's schema.
+gl_valid() {
+	rm -rf gl && mkdir gl && cp "$1" gl/.gitlab-ci.yml &&
+	(cd gl && git init -q && git add -A &&
+	 git -c user.name=t -c user.email=t@t commit -qm t &&
+	 node "$npmdir/node_modules/gitlab-ci-local/src/index.js" --list)
 }
-checkout ref/tree
-(cd ref/tree && trapcheck -p . -q --format=sarif -o ../single.sarif)
-[ $? -eq 1 ]
-check "the single run finds something (exit 1)" [ $? -eq 0 ]
+gl_valid "$TOP/contrib/ci/gitlab-shards.yml" > gl-valid.out 2>&1
+rc=$?
+check_that "gitlab-shards.yml: valid for GitLab's CI schema" \
+	'[ $rc -eq 0 ] && grep -q "json schema validated" gl-valid.out ||
+	 { sed "s/^/# /" gl-valid.out | tail -n 5; false; }'
+sed 's/parallel: 3/parallel: three/' "$TOP/contrib/ci/gitlab-shards.yml" \
+	> bad-gl.yml
+gl_valid bad-gl.yml > gl-bad.out 2>&1
+rc=$?
+check_that "... which refuses a wrong type" \
+	'[ $rc -ne 0 ] && grep -q "parallel" gl-bad.out'
+
+cp -a "$FX" ref
+(cd ref && "$TRAPCHECK" -p . -q --format=sarif -o ../single.sarif)
+check "the single run finds something (exit 1)" [ $? -eq 1 ]
 
 # sarif_keys FILE: one line per result: rule, file, line, fingerprint.
 sarif_keys() {
@@ -31,85 +74,57 @@ for run in json.load(open(sys.argv[1]))['runs']:
               sorted(r.get('partialFingerprints', {}).items()))
 PY
 }
-sarif_keys ref/single.sarif | sort > single.keys
+sarif_keys single.sarif | sort > single.keys
 check "... $(wc -l < single.keys) SARIF results to compare with" \
 	[ "$(wc -l < single.keys)" -gt 5 ]
 
-# steps FILE KIND: the shard count, then each shard's and the join's
-# shell, as files shard.sh and join.sh; fails on a wrong structure.
-steps() {
-	python3 - "$1" "$2" <<'PY'
-import sys, yaml
-path, kind = sys.argv[1:]
-y = yaml.safe_load(open(path))
-if kind == 'github':
-    shard, join = y['jobs']['shard'], y['jobs']['join']
-    n = len(shard['strategy']['matrix']['shard'])
-    assert shard['strategy']['matrix']['shard'] == list(range(1, n + 1))
-    assert int(y['env']['SHARDS']) == n, 'SHARDS is not the matrix size'
-    assert shard['env']['SHARD'] == '${{ matrix.shard }}'
-    assert join['needs'] == 'shard', join['needs']
-    run = [s['run'] for s in shard['steps'] if s.get('name') ==
-           'trapcheck shard'][0]
-    up = [s for s in shard['steps']
-          if s.get('uses', '').startswith('actions/upload-artifact')][0]
-    down = [s for s in join['steps']
-            if s.get('uses', '').startswith('actions/download-artifact')][0]
-    assert up['with']['path'] == 'shard-${{ matrix.shard }}.db'
-    pre = down['with']['pattern'].rstrip('*')
-    assert up['with']['name'].startswith(pre), (up['with'], pre)
-    assert down['with']['merge-multiple'] is True
-    out = down['with']['path']
-    jrun = [s['run'] for s in join['steps'] if s.get('name') ==
-            'trapcheck join'][0]
-    open('shard.sh', 'w').write('SHARDS=%d\n' % n + run)
-    open('join.sh', 'w').write(jrun)
-    print(n, out)
-else:
-    shard, join = y['trapcheck-shard'], y['trapcheck-join']
-    n = int(shard['parallel'])
-    assert join['needs'] == ['trapcheck-shard'], join['needs']
-    assert y['stages'].index(shard['stage']) < y['stages'].index(join['stage'])
-    assert 'shard-*.db' in shard['artifacts']['paths']
-    open('shard.sh', 'w').write('CI_NODE_TOTAL=%d\n' % n +
-                                '\n'.join(shard['script']) + '\n')
-    open('join.sh', 'w').write('\n'.join(join['script']) + '\n')
-    print(n, '.')
-PY
-}
-
+# Where the install steps clone trapcheck from (this repository, as
+# committed) and install it to; the clone and its build are shared by
+# the jobs (a runner's tool directory).
+TRAPCHECK_REPO="file://$TOP"
+TRAPCHECK_PREFIX="$SCRATCH/prefix"
+export TRAPCHECK_REPO TRAPCHECK_PREFIX
 for kind in github gitlab; do
-	rm -rf "$kind" && mkdir "$kind"
-	set -- $(cd "$kind" && steps "$TOP/contrib/ci/$kind-shards.yml" $kind)
-	check "$kind: YAML with shard jobs and a join job that needs them" \
-		[ -n "${1:-}" ]
-	n=${1:-0} out=${2:-.}
-	[ "$n" -gt 1 ] || { fail "$kind: fewer than 2 shards"; continue; }
-	ok=0
-	k=1
-	while [ "$k" -le "$n" ]; do
-		# Each shard job: its own runner, a checkout at its own path.
-		checkout "$kind/runner$k/work/linux"
-		(cd "$kind/runner$k/work/linux" &&
-		 SHARD=$k CI_NODE_INDEX=$k bash -e "$SCRATCH/$kind/shard.sh") \
-			> "$kind/shard$k.out" 2>&1 || ok=1
-		k=$((k + 1))
-	done
-	check "$kind: each of the $n shard jobs succeeds (exit 0)" [ $ok -eq 0 ]
-	checkout "$kind/join/linux"
-	mkdir -p "$kind/join/linux/$out"
-	cp "$kind"/runner*/work/linux/shard-*.db "$kind/join/linux/$out/"
-	check "$kind: the artifacts are $n databases" \
-		[ "$(ls "$kind/join/linux/$out"/shard-*.db | wc -l)" -eq "$n" ]
-	(cd "$kind/join/linux" && bash -e "$SCRATCH/$kind/join.sh") \
-		> "$kind/join.out" 2>&1
+	python3 "$TOP/tests/e2e/ci/run.py" $kind \
+		"$TOP/contrib/ci/$kind-shards.yml" "$FX" "$SCRATCH/$kind" \
+		> $kind.out 2> $kind.err
 	rc=$?
-	sarif=$(ls "$kind"/join/linux/*.sarif 2> /dev/null | head -n 1)
-	check "$kind: the join job writes SARIF (trapcheck exit 1: findings)" \
-		sh -c "[ $rc -eq 1 ] && [ -s '$sarif' ]"
-	sarif_keys "$sarif" | sort > "$kind.keys"
-	check "$kind: joined, the single run's results (rule, file, line, fingerprint)" \
-		cmp -s "$kind.keys" single.keys
+	check_that "$kind: the template runs (3 shard jobs and a join)" \
+		'[ $rc -eq 0 ] && [ "$(grep -c "^job " $kind.out)" -eq 4 ] ||
+		 { sed "s/^/# /" $kind.out $kind.err | tail -n 8; false; }'
+	check "$kind: the install step installed trapcheck" \
+		test -x "$TRAPCHECK_PREFIX/bin/trapcheck"
 done
-
+check_that "github: each shard job exits 0, the join exits 1 (findings)" \
+	'[ "$(grep -c "^job shard[123] exit 0$" github.out)" -eq 3 ] &&
+	 grep -q "^job join exit 1$" github.out'
+sarif=$(sed -n 's/^artifact //p' github.out)
+sarif_keys "$sarif" | sort > github.keys
+check_that "github: the uploaded SARIF has the single run's results" \
+	'[ -s "$sarif" ] && cmp -s github.keys single.keys'
+check_that "gitlab: each shard passes, the join exits 1 and passes (allow_failure: exit_codes)" \
+	'[ "$(grep -c "^job trapcheck-shard[123] exit 0 passed$" gitlab.out)" -eq 3 ] &&
+	 grep -q "^job trapcheck-join1 exit 1 passed$" gitlab.out'
+cq=$(sed -n 's/^report codequality //p' gitlab.out)
+python3 - "$cq" single.keys <<'PY'
+import json, sys
+issues = json.load(open(sys.argv[1]))
+want = [l for l in open(sys.argv[2]) if l.strip()]
+assert len(issues) == len(want), (len(issues), len(want))
+for i in issues:
+    assert set(i) >= {'description', 'check_name', 'fingerprint',
+                      'severity', 'location'}, i
+    assert i['location']['path'] and i['location']['lines']['begin'] > 0
+    assert i['severity'] in ('info', 'minor', 'major'), i
+assert len({i['fingerprint'] for i in issues}) == len(issues)
+got = sorted((i['check_name'], i['location']['path'],
+              i['location']['lines']['begin']) for i in issues)
+exp = sorted((l.split()[0], l.split()[1], int(l.split()[2])) for l in want)
+assert got == exp, (got, exp)
+PY
+check "gitlab: the code quality report has one issue per result of the single run, fingerprints unique" [ $? -eq 0 ]
+sarif=$(sed -n 's/^artifact \(.*\.sarif\)$/\1/p' gitlab.out)
+sarif_keys "$sarif" | sort > gitlab.keys
+check_that "gitlab: the SARIF artifact has the single run's results" \
+	'[ -s "$sarif" ] && cmp -s gitlab.keys single.keys'
 done_testing

@@ -38,6 +38,12 @@ int emit_sarif(FILE *out, const struct findings *fs,
 int emit_sarif_more(FILE *out, const struct findings *fs,
 		    const struct findings *low, const struct run_summary *sum,
 		    const char *root, json_t *more_rules, json_t *more_results);
+/*
+ * A GitLab code quality report (Code Climate issues): a warning is
+ * "major" ("minor" on a KVM host: nested), a site of @low "info".
+ */
+int emit_codequality(FILE *out, const struct findings *fs,
+		     const struct findings *low);
 /* Sites of low confidence, one note line each. */
 void emit_low(FILE *out, const struct findings *low);
 
