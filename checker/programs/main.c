@@ -385,6 +385,42 @@ static int (*mode(const struct prog *p))(struct prog *)
 	return cmd_scan;
 }
 
+/* Do the options given fit the mode they run in? False (said) if not. */
+static bool modes_agree(const struct prog *p)
+{
+	if (p->ao.shard_n &&
+	    (!p->tree || !p->ao.db_path || mode(p) != cmd_scan || p->cmd ||
+	     p->output || p->baseline || p->write_baseline || p->graph_dir ||
+	     p->html)) {
+		diag_error("--shard needs -p and --db and stores facts only "
+			   "(no -o, --fix, --diff, baselines or pictures): "
+			   "trapcheck report --db joins the shards");
+		return false;
+	}
+	if ((p->vmlinux || p->kaslr_given || p->guest_text_given ||
+	     p->rank_measured) && mode(p) != cmd_trace) {
+		diag_error("--vmlinux, --kaslr-offset, --guest-text and --rank "
+			   "are trapcheck trace's");
+		return false;
+	}
+	if (!strcmp(p->format, "codequality") && mode(p) == cmd_trace) {
+		diag_error("trapcheck trace writes text, json or sarif, not "
+			   "codequality");
+		return false;
+	}
+	if (p->kaslr_given && p->guest_text_given) {
+		diag_error("--kaslr-offset or --guest-text, not both");
+		return false;
+	}
+	if (strcmp(p->format, "text") && strcmp(p->format, "json") &&
+	    strcmp(p->format, "sarif") && strcmp(p->format, "codequality")) {
+		diag_error("unknown format '%s' (text, json, sarif, "
+			   "codequality)", p->format);
+		return false;
+	}
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	struct prog p = {
@@ -446,35 +482,8 @@ int main(int argc, char **argv)
 	}
 	p.ao.more_dbs = p.more_dbs;
 	p.ao.nr_more_dbs = p.nr_more_dbs;
-	if (p.ao.shard_n && (!p.tree || !p.ao.db_path || mode(&p) != cmd_scan ||
-			     p.cmd || p.output || p.baseline ||
-			     p.write_baseline || p.graph_dir || p.html)) {
-		diag_error("--shard needs -p and --db and stores facts only "
-			   "(no -o, --fix, --diff, baselines or pictures): "
-			   "trapcheck report --db joins the shards");
+	if (!modes_agree(&p))
 		goto out_free;
-	}
-	if ((p.vmlinux || p.kaslr_given || p.guest_text_given ||
-	     p.rank_measured) && mode(&p) != cmd_trace) {
-		diag_error("--vmlinux, --kaslr-offset, --guest-text and --rank "
-			   "are trapcheck trace's");
-		goto out_free;
-	}
-	if (!strcmp(p.format, "codequality") && mode(&p) == cmd_trace) {
-		diag_error("trapcheck trace writes text, json or sarif, not "
-			   "codequality");
-		goto out_free;
-	}
-	if (p.kaslr_given && p.guest_text_given) {
-		diag_error("--kaslr-offset or --guest-text, not both");
-		goto out_free;
-	}
-	if (strcmp(p.format, "text") && strcmp(p.format, "json") &&
-	    strcmp(p.format, "sarif") && strcmp(p.format, "codequality")) {
-		diag_error("unknown format '%s' (text, json, sarif, "
-			   "codequality)", p.format);
-		goto out_free;
-	}
 	diag_setup("trapcheck", p.quiet, p.eo.verbose);
 	p.words = argv + optind;
 	if (p.print_commands && p.tree)
