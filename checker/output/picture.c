@@ -17,10 +17,15 @@
 
 extern char **environ;
 
+/* @s as a DOT string: a newline as DOT's line break, "\n". */
 static void dot_str(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; s && *s; s++) {
+		if (*s == '\n') {
+			fputs("\\n", out);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', out);
 		fputc(*s, out);
@@ -62,7 +67,7 @@ void picture_dot(FILE *out, const struct finding *f)
 	}
 	fprintf(out, "\tsink [shape=note, fillcolor=\"#ff9f9f\", label=");
 	{
-		char *l = xasprintf("%s%s%s%s\\n%s:%u", f->sink, f->reg ? "(" :
+		char *l = xasprintf("%s%s%s%s\n%s:%u", f->sink, f->reg ? "(" :
 				    "", f->reg ? f->reg : "", f->reg ? ")" :
 				    "", f->file, f->line);
 
@@ -78,9 +83,9 @@ void picture_dot(FILE *out, const struct finding *f)
 		bool boot = guards_boot(s->guards);
 		char *label = xasprintf("%s:%u%s%s%s%s", s->file, s->line,
 					!n->via ? "" : n->inferred ?
-					"\\nvia " : "\\nas ",
+					"\nvia " : "\nas ",
 					n->via ? n->via : "",
-					s->guards ? "\\nwhen " : "",
+					s->guards ? "\nwhen " : "",
 					s->guards ? s->guards : "");
 
 		fprintf(out, "\tn%zu -> n%zu [label=", i, i + 1);
@@ -244,22 +249,23 @@ static void html_excerpt(FILE *out, const char *root, const struct finding *f)
 	fclose(in);
 }
 
-/* The chain as boxes and arrows, in plain HTML and CSS. */
-static void html_chain(FILE *out, const struct finding *f)
+/* One chain as boxes and arrows, in plain HTML and CSS; @root may be NULL. */
+static void html_chain(FILE *out, const struct finding *f, const char *root,
+		       const struct chain *c)
 {
 	size_t i;
 
 	fputs("<div class=\"chain\">", out);
-	if (f->root) {
+	if (root) {
 		fputs("<span class=\"root\">", out);
-		html_str(out, f->root);
+		html_str(out, root);
 		fputs("</span><span class=\"arrow\">&rarr;</span>", out);
 	}
-	for (i = 0; i < f->chain.len; i++) {
-		const struct chain_step *s = &f->chain.steps[i];
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *s = &c->steps[i];
 
 		if (i) {
-			const struct chain_step *p = &f->chain.steps[i - 1];
+			const struct chain_step *p = &c->steps[i - 1];
 
 			fprintf(out, "<span class=\"arrow%s\" title=\"",
 				guards_boot(p->guards) ? " boot" : "");
@@ -272,7 +278,7 @@ static void html_chain(FILE *out, const struct finding *f)
 			fputs("\">&rarr;</span>", out);
 		}
 		fprintf(out, "<span class=\"fn%s\">",
-			i + 1 == f->chain.len ? " sinkfn" : "");
+			i + 1 == c->len ? " sinkfn" : "");
 		html_str(out, s->function);
 		if (s->via) {
 			fputs(s->inferred ? "<small> via " : "<small> as ", out);
@@ -289,6 +295,118 @@ static void html_chain(FILE *out, const struct finding *f)
 		fputs(")", out);
 	}
 	fputs("</span></div>\n", out);
+}
+
+/* The tests the chain passes: "fn(): guards", one a line. */
+static void html_conditions(FILE *out, const struct chain *c)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < c->len; i++) {
+		const struct chain_step *s = &c->steps[i];
+
+		if (!s->guards)
+			continue;
+		fputs(any ? "" : "<ul class=\"cond\">", out);
+		any = true;
+		fprintf(out, "<li%s>under <code>", s->rare ?
+			" class=\"rare\"" : "");
+		html_str(out, s->guards);
+		fputs("</code> in <code>", out);
+		html_str(out, s->function);
+		fputs("()</code></li>", out);
+	}
+	if (any)
+		fputs("</ul>\n", out);
+}
+
+/* "about 4 reads per page fault (modelled)", or the estimate's. */
+static void html_rate(FILE *out, const struct finding *f)
+{
+	if (f->rate_per)
+		fprintf(out, "about %.3g read%s per ", f->rate_value,
+			f->rate_value == 1 ? "" : "s");
+	else if (f->per_boot)
+		fprintf(out, "boot phase: about %.3g reads per call ",
+			f->loops);
+	else
+		fprintf(out, "about %.3g reads a second ", f->estimate);
+	if (f->rate_per) {
+		html_str(out, f->rate_per);
+		fputs(" (", out);
+		html_str(out, f->rate_how ? f->rate_how : "modelled");
+		fputs(")", out);
+	}
+}
+
+/* The fix's fate, when fixes were asked for. */
+static void html_fix(FILE *out, const struct finding *f)
+{
+	html_str(out, f->fix_note ? f->fix_note : f->waiver ?
+		 "waived" : "not asked for (--fix, --fix-dir)");
+}
+
+/* The index: one row per finding, linking to it. */
+static void html_index(FILE *out, const struct findings *fs)
+{
+	size_t i;
+
+	fputs("<table class=\"index\"><tr><th>#</th><th>where</th>"
+	      "<th>rule</th><th>root set</th><th>rate</th><th>fix</th></tr>\n",
+	      out);
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->v[i];
+
+		fprintf(out, "<tr><td><a href=\"#f%zu\">%zu</a></td><td>", i + 1,
+			i + 1);
+		html_str(out, f->file);
+		fprintf(out, ":%u</td><td>", f->line);
+		html_str(out, f->rule);
+		fputs("</td><td>", out);
+		html_str(out, f->root ? f->root : "-");
+		fputs("</td><td>", out);
+		html_rate(out, f);
+		fputs("</td><td>", out);
+		html_fix(out, f);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+}
+
+/* One finding: its place, message, rate, fix, chains and source. */
+static void html_finding(FILE *out, const struct finding *f, size_t n,
+			 const char *root)
+{
+	size_t j;
+
+	fprintf(out, "<div class=\"f\" id=\"f%zu\"><div><span "
+		"class=\"loc\">", n);
+	html_str(out, f->file);
+	fprintf(out, ":%u:%u</span> <span class=\"rule\">", f->line, f->col);
+	html_str(out, f->rule);
+	fprintf(out, "</span><span class=\"phase %s\">%s phase</span>"
+		"</div>\n<p>", f->phase, f->phase);
+	html_str(out, f->message);
+	fputs("</p>\n<p class=\"rate\">", out);
+	html_rate(out, f);
+	fputs("</p>\n<p class=\"fix\">fix: ", out);
+	html_fix(out, f);
+	fputs("</p>\n", out);
+	html_chain(out, f, f->root, &f->chain);
+	html_conditions(out, &f->chain);
+	for (j = 0; j < f->nr_others; j++) {
+		fputs("<p class=\"other\">another way in:</p>\n", out);
+		html_chain(out, f, f->root, &f->others[j]);
+	}
+	for (j = 0; j < f->nr_also; j++) {
+		fputs("<p class=\"other\">also reached from ", out);
+		html_str(out, f->also[j].root);
+		fputs(":</p>\n", out);
+		html_chain(out, f, f->also[j].root, &f->also[j].chain);
+	}
+	html_excerpt(out, root, f);
+	fputs("</div>\n", out);
 }
 
 int picture_html(const char *path, const struct findings *fs,
@@ -308,7 +426,19 @@ int picture_html(const char *path, const struct findings *fs,
 	out = o.f;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 	      "<title>trapcheck findings</title><style>\n"
-	      "body{font-family:sans-serif;margin:2em;color:#111}\n"
+	      "body{font-family:sans-serif;margin:2em;color:#111;"
+	      "overflow-wrap:anywhere}\n"
+	      "table.index{border-collapse:collapse;width:100%;"
+	      "table-layout:fixed;font-size:.9em}\n"
+	      ".index td,.index th{border:1px solid #ddd;padding:.2em .4em;"
+	      "text-align:left;vertical-align:top}\n"
+	      ".index th:nth-child(1){width:3em}"
+	      ".index th:nth-child(2){width:30%}"
+	      ".index th:nth-child(3){width:14%}"
+	      ".index th:nth-child(4){width:9%}\n"
+	      ".rate{color:#333}.fix{color:#555;font-size:.9em}\n"
+	      ".other{margin:.4em 0 0;color:#555;font-size:.9em}\n"
+	      ".cond{margin:.2em 0;font-size:.9em}.cond .rare{color:#b45309}\n"
 	      "h1{font-size:1.4em}.f{border:1px solid #ccc;border-radius:6px;"
 	      "padding:1em;margin:1em 0}\n"
 	      ".loc{font-family:monospace;font-weight:bold}\n"
@@ -316,36 +446,24 @@ int picture_html(const char *path, const struct findings *fs,
 	      "font-family:monospace}\n"
 	      ".phase{border-radius:4px;padding:0 .4em;margin-left:.5em}\n"
 	      ".boot{background:#fde68a}.steady{background:#bbf7d0}\n"
-	      ".chain{margin:.8em 0;line-height:2.2em}\n"
-	      ".chain span{font-family:monospace;white-space:nowrap}\n"
+	      ".chain{margin:.8em 0;display:flex;flex-wrap:wrap;"
+	      "align-items:center;row-gap:.5em}\n"
+	      ".chain span{font-family:monospace}\n"
 	      ".root{background:#dbe9ff;border-radius:1em;padding:.3em .8em}\n"
 	      ".fn{background:#f4f4f4;border:1px solid #bbb;border-radius:4px;"
 	      "padding:.2em .5em}\n.sinkfn{background:#ffd6d6}\n"
 	      ".sink{background:#ff9f9f;padding:.2em .5em}\n"
 	      ".arrow{margin:0 .3em;color:#555}.arrow.boot{color:#d97706}\n"
-	      ".src{background:#fafafa;border:1px solid #eee;padding:.5em}\n"
+	      ".src{background:#fafafa;border:1px solid #eee;padding:.5em;"
+	      "white-space:pre-wrap}\n"
 	      ".hit{background:#fff3b0;display:block}.ln{display:block}\n"
 	      "</style></head><body>\n<h1>trapcheck findings</h1>\n", out);
 	fprintf(out, "<p>%zu findings; %zu TUs analysed, %zu functions, %zu "
 		"call edges%s.</p>\n", fs->nr, sum->tus, sum->functions,
 		sum->edges, sum->waived ? "; some waived" : "");
-	for (i = 0; i < fs->nr; i++) {
-		const struct finding *f = &fs->v[i];
-
-		fprintf(out, "<div class=\"f\" id=\"f%zu\"><div><span "
-			"class=\"loc\">", i + 1);
-		html_str(out, f->file);
-		fprintf(out, ":%u:%u</span> <span class=\"rule\">", f->line,
-			f->col);
-		html_str(out, f->rule);
-		fprintf(out, "</span><span class=\"phase %s\">%s phase</span>"
-			"</div>\n<p>", f->phase, f->phase);
-		html_str(out, f->message);
-		fputs("</p>\n", out);
-		html_chain(out, f);
-		html_excerpt(out, root, f);
-		fputs("</div>\n", out);
-	}
+	html_index(out, fs);
+	for (i = 0; i < fs->nr; i++)
+		html_finding(out, &fs->v[i], i + 1, root);
 	fputs("</body></html>\n", out);
 	ret = out_close(&o);
 	if (ret) {

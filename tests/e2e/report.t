@@ -206,15 +206,29 @@ check "--graph: one DOT file per finding ($nf)" [ "$n" -eq "$nf" ]
 check "the DOT of __cpu_has_rng names root, chain and sink" \
 	sh -c "grep -q 'root -> n0' pics/*local-cap-check-__cpu_has_rng.dot &&
 	       grep -q 'label=\"__cpu_has_rng\"' pics/*local-cap-check-__cpu_has_rng.dot"
+check_that "DOT labels break lines with DOT's escape, not a literal backslash and n" \
+	'grep -q "label=\"mm/memory.c:[0-9]*\\\\nwhen " pics/0001-*.dot &&
+	 ! grep -q "\\\\\\\\n" pics/*.dot'
 if command -v dot > /dev/null; then
 	check "--graph: SVG beside each DOT (graphviz)" \
 		[ "$(ls pics/*.svg | wc -l)" -eq "$nf" ]
+	check "... whose text shows no backslash and n" \
+		sh -c '! grep -q "\\\\n" pics/*.svg' 
 else
 	fail "--graph: SVG beside each DOT: graphviz's dot is not installed (scripts/install-deps.sh)"
 fi
 "$TRAPCHECK" -p "$FX" -q $ROOTS --html page.html > /dev/null
 check "--html writes one page with every finding" \
 	[ "$(grep -c 'class="f"' page.html)" -eq "$nf" ]
+check_that "... an index linking each, the rate, the fix status and every chain" \
+	'[ "$(grep -o "<a href=\"#f[0-9]*\">" page.html | sort -u | wc -l)" -eq "$nf" ] &&
+	 [ "$(grep -c "<p class=\"rate\">about [0-9.]* reads\? per " page.html)" -gt 0 ] &&
+	 [ "$(grep -c "<p class=\"fix\">fix: " page.html)" -eq "$nf" ] &&
+	 grep -q "another way in:" page.html &&
+	 grep -q "<li>under <code>prefault</code> in <code>set_pte_range()</code></li>" page.html'
+"$TRAPCHECK" -p "$FX" -q $ROOTS --html fixpage.html --fix-dir fixdir > /dev/null
+check "... with --fix-dir, each finding's fix status" \
+	grep -q '<p class="fix">fix: fix: fixdir/0001-' fixpage.html
 if command -v chromium > /dev/null; then
 	timeout 120 chromium --headless --no-sandbox --disable-gpu \
 		--disable-quic --no-first-run --disable-background-networking \
@@ -233,6 +247,18 @@ w, h = struct.unpack('>II', b[16:24])
 assert b[:8] == b'\x89PNG\r\n\x1a\n' and w >= 1000 and h >= 1000, (w, h)
 PY
 	check "the screenshot is a full-size PNG" [ $? -eq 0 ]
+	# At 1280 pixels, nothing scrolls sideways: the page measures itself.
+	sed 's|</body>|<script>document.body.setAttribute("data-scroll", document.documentElement.scrollWidth + " " + document.documentElement.clientWidth)</script></body>|' \
+		page.html > probe.html
+	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+		--disable-quic --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$SCRATCH/chrome" --window-size=1280,900 \
+		--dump-dom "file://$SCRATCH/probe.html" > probe.dom 2> /dev/null
+	sw=$(sed -n 's/.*data-scroll="\([0-9]*\) [0-9]*".*/\1/p' probe.dom)
+	cw=$(sed -n 's/.*data-scroll="[0-9]* \([0-9]*\)".*/\1/p' probe.dom)
+	check_that "at 1280 px the page does not scroll sideways (width ${sw:-?} of ${cw:-?})" \
+		'[ -n "$sw" ] && [ -n "$cw" ] && [ "$sw" -le "$cw" ]' 
 else
 	fail "headless Chromium is not installed (scripts/install-deps.sh)"
 fi
