@@ -3,8 +3,12 @@
  * diag.c - messages about the run (diag.h).
  */
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "trapcheck/base/diag.h"
 
@@ -93,15 +97,49 @@ void diag_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The terminal's width (TIOCGWINSZ, else $COLUMNS, else 80). */
+static unsigned int term_width(void)
+{
+	const char *cols = getenv("COLUMNS");
+	struct winsize ws;
+
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
+		return ws.ws_col;
+	if (cols && atoi(cols) > 0)
+		return (unsigned int)atoi(cols);
+	return 80;
+}
+
 void diag_progress(const char *fmt, ...)
 {
+	static size_t shown;	/* columns the last line took */
+	const char *term = getenv("TERM");
+	bool dumb = !term || !*term || !strcmp(term, "dumb");
+	unsigned int width;
+	char line[512];
+	size_t n = 0;
 	va_list ap;
 
-	fputs("\r\033[K", stderr);
+	if (!isatty(STDERR_FILENO))
+		return;
+	width = term_width();
+	line[0] = '\0';
 	if (fmt) {
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		vsnprintf(line, sizeof(line), fmt, ap);
 		va_end(ap);
+		n = strlen(line);
 	}
+	/* One column short of the width: no wrap, no stale rows. */
+	if (width > 1 && n >= width) {
+		n = width - 1;
+		line[n] = '\0';
+	}
+	if (dumb)	/* no escapes: spaces over what was there */
+		fprintf(stderr, "\r%s%*s\r%s", line,
+			(int)(shown > n ? shown - n : 0), "", fmt ? line : "");
+	else
+		fprintf(stderr, "\r\033[K%s", line);
+	shown = fmt ? n : 0;
 	fflush(stderr);
 }

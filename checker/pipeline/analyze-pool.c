@@ -77,8 +77,9 @@ static void progress(struct pool *p, const char *file)
 	eta = done ? (long)((now - p->start) * (p->nr_work - done) / done) : 0;
 	if (!strncmp(file, p->a->root, n) && file[n] == '/')
 		file += n + 1;
-	diag_progress("[%zu/%zu] %s  ETA %ldm%02lds", done, p->nr_work, file,
-		      eta / 60, eta % 60);
+	/* The file last: a narrow terminal cuts it, not the counts. */
+	diag_progress("[%zu/%zu] ETA %ldm%02lds %s", done, p->nr_work,
+		      eta / 60, eta % 60, file);
 	if (done == p->nr_work)
 		diag_progress(NULL);
 }

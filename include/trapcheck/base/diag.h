@@ -32,7 +32,11 @@ void diag_line(const char *line);
 void diag_status(const char *fmt, ...) DIAG_FORMAT(1);
 /* "<prog>: ...": a line of the summary; not printed when quiet. */
 void diag_info(const char *fmt, ...) DIAG_FORMAT(1);
-/* A progress line that rewrites itself (a terminal only; NULL ends it). */
+/*
+ * A progress line that rewrites itself (a terminal only; NULL ends it),
+ * cut to the terminal's width; with TERM=dumb (or none), no escape
+ * sequences: spaces overwrite the last line.
+ */
 void diag_progress(const char *fmt, ...) DIAG_FORMAT(1);
 
 #endif /* TRAPCHECK_DIAG_H */
