@@ -190,6 +190,8 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(props, "function", json_text(f->function));
 	if (f->waiver)
 		json_object_set_new(props, "waiver", json_text(f->waiver));
+	if (f->patch)
+		json_object_set_new(props, "patch", json_text(f->patch));
 	if (f->has_measured)
 		json_object_set_new(props, "measured", f->measured ?
 				    json_pack("{s:I, s:f}", "count",

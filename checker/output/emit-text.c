@@ -132,6 +132,9 @@ int emit_text(FILE *out, const struct findings *fs,
 		fprintf(out, "%s:%u:%u: warning: %s%s [%s]\n", f->file,
 			f->line, f->col, f->message, only, f->rule);
 		free(only);
+		if (f->patch)
+			fprintf(out, "%s:%u:%u: note: brought by %s\n",
+				f->file, f->line, f->col, f->patch);
 		if (f->fix_note)
 			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
 				f->col, f->fix_note);

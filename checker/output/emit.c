@@ -236,6 +236,8 @@ static json_t *finding_json(const struct finding *f)
 				    chain_conditions_json(&f->chain));
 	}
 	json_object_set_new(o, "message", json_text(f->message));
+	if (f->patch)
+		json_object_set_new(o, "patch", json_text(f->patch));
 	if (f->fix_note)
 		json_object_set_new(o, "fix", json_text(f->fix_note));
 	if (f->waiver)

@@ -123,4 +123,7 @@ void analysis_free(struct analysis *a)
 	}
 	free(a->parts);
 	free(a->configs);
+	for (i = 0; i < a->nr_earlier; i++)
+		analysis_free(&a->earlier[i]);
+	free(a->earlier);
 }

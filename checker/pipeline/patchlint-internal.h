@@ -45,8 +45,20 @@ struct rename {
 	char *from, *to;
 };
 
+/*
+ * A file as the earlier patches of a series left it: its text, or gone
+ * (@text NULL). Read instead of the tree's file.
+ */
+struct lint_file {
+	char *rel;
+	char *text;
+	size_t len;
+};
+
 struct lint {
 	const char *patch, *root;
+	const struct lint_file *base;	/* the series so far, or NULL */
+	size_t nr_base;
 	struct rename *renames;
 	size_t nr_renames, alloc_renames;
 	char *real_root;	/* the tree, symbolic links resolved */

@@ -37,6 +37,25 @@ static bool in_tree(const char *root, const char *rel)
 	return ok;
 }
 
+/* The series' text of @rel, or NULL when the earlier patches left it. */
+static const struct lint_file *base_of(const struct lint *l, const char *rel)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_base; i++)
+		if (!strcmp(l->base[i].rel, rel))
+			return &l->base[i];
+	return NULL;
+}
+
+/* Is @rel a file now: of the series so far, else of the tree? */
+static bool exists(const struct lint *l, const char *rel)
+{
+	const struct lint_file *b = base_of(l, rel);
+
+	return b ? b->text != NULL : in_tree(l->root, rel);
+}
+
 /* @name without its first @n components, or NULL when it has fewer. */
 static const char *strip(const char *name, int n)
 {
@@ -153,7 +172,7 @@ static int resolve(struct lint *l, const char *raw, bool created, int fixed,
 	for (k = 0; !s && fixed < 0 && k < 8; k++) {
 		const char *t = strip(norm, k);
 
-		if (t && (in_tree(l->root, t) || (created && k == 1))) {
+		if (t && (exists(l, t) || (created && k == 1))) {
 			l->strip = k;
 			s = t;
 		}
@@ -246,13 +265,21 @@ static int apply_hunk(struct lint *l, struct pfile *pf, size_t old_start,
  */
 static struct pfile *new_file(struct lint *l, char *rel, const char *from)
 {
+	const struct lint_file *b = from ? base_of(l, from) : NULL;
 	struct pfile *pf = PUSH(l->files, l->nr_files, l->alloc_files);
+	char *t;
 
 	memset(pf, 0, sizeof(*pf));
 	pf->rel = rel;
 	pf->created = !from || strcmp(from, rel);
-	if (!from || src_load(&pf->src, l->root, from))
+	if (b && b->text) {		/* as the series left it */
+		t = xmalloc(b->len + 1);
+		memcpy(t, b->text, b->len);
+		t[b->len] = '\0';
+		src_from_text(&pf->src, rel, t);
+	} else if (!from || b || src_load(&pf->src, l->root, from)) {
 		src_from_text(&pf->src, rel, xstrdup(""));
+	}
 	return pf;
 }
 
@@ -314,7 +341,7 @@ static int ext_done(struct lint *l)
 	if ((x->rename || x->copy) && !x->applied && x->from && x->to) {
 		ret = resolve(l, x->from, false, 0, &from) ?:
 		      resolve(l, x->to, true, 0, &to);
-		if (!ret && !in_tree(l->root, from))
+		if (!ret && !exists(l, from))
 			ret = fail(l, "no file of the tree: %s", from);
 		if (!ret) {
 			struct pfile *pf = new_file(l, to, from);

@@ -5,10 +5,12 @@
  * patched texts go to the analysis as files in memory; the findings of
  * the patched tree that the tree does not have are the patch's.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "trapcheck/base/diag.h"
@@ -194,25 +196,331 @@ static void keep_new(const struct lint *l, const struct analysis *a,
 }
 
 /*
- * A header the patch changes only inside function bodies (shape.h): the
- * TUs that include it need not be parsed again, only the owners of its
- * bodies (analyze.h).
+ * A file of the series whose text differs from the tree's only inside
+ * function bodies (shape.h): the TUs that include it need not be parsed
+ * again, only the owners of its bodies (analyze.h).
  */
-static bool body_only(const struct pfile *pf, const char *path)
+static bool body_only(const struct lint_file *lf, const char *path)
 {
-	size_t n = strlen(pf->rel), len;
+	size_t n = strlen(lf->rel), len;
 	char *old;
 	bool same;
 
-	if (pf->created || pf->removed || n < 2 || strcmp(pf->rel + n - 2, ".h"))
+	if (!lf->text || n < 2 || strcmp(lf->rel + n - 2, ".h"))
 		return false;
 	old = file_bytes(path, &len);
 	if (!old)
 		return false;
-	same = shape_same(old, len, (const char *)pf->out.data,
-			  pf->out.len - 1);
+	same = shape_same(old, len, lf->text, lf->len);
 	free(old);
 	return same;
+}
+
+/* A patch of the input: its text, its mail's Subject and Message-ID. */
+struct part {
+	const char *text;
+	size_t len;
+	char *subject;
+};
+
+/* git format-patch's separator: "From <40 hex digits> <date>". */
+static bool mbox_from(const char *p, const char *end)
+{
+	int i;
+
+	if (end - p < 46 || strncmp(p, "From ", 5))
+		return false;
+	for (i = 5; i < 45; i++)
+		if (!isxdigit((unsigned char)p[i]))
+			return false;
+	return p[45] == ' ';
+}
+
+/* The mail header @name of @p (its head: up to an empty line), unfolded. */
+static char *mail_header(const struct part *p, const char *name)
+{
+	const char *q = p->text, *end = p->text + p->len, *nl;
+	size_t n = strlen(name);
+	struct bytes v = { 0 };
+
+	while (q < end && *q != '\n') {
+		nl = memchr(q, '\n', (size_t)(end - q));
+		nl = nl ? nl : end;
+		if ((size_t)(nl - q) > n && !strncasecmp(q, name, n) &&
+		    q[n] == ':') {
+			for (q += n + 1; ; q = nl + 1) {
+				while (q < nl && (*q == ' ' || *q == '\t'))
+					q++;
+				if (v.len)
+					bytes_put(&v, " ", 1);
+				bytes_put(&v, q, (size_t)(nl - q));
+				if (nl + 1 >= end || (nl[1] != ' ' &&
+						      nl[1] != '\t'))
+					break;
+				q = nl + 1;
+				nl = memchr(q, '\n', (size_t)(end - q));
+				nl = nl ? nl : end;
+			}
+			bytes_put(&v, "", 1);
+			return (char *)v.data;
+		}
+		q = nl + 1;
+	}
+	return NULL;
+}
+
+/* Split @text at git format-patch's separators: one part, or a series. */
+static size_t split_series(const char *text, size_t len, struct part **out)
+{
+	const char *p = text, *end = text + len, *nl;
+	struct part *v = NULL;
+	size_t nr = 0, alloc = 0;
+
+	for (; p < end; p = nl + 1) {
+		if (mbox_from(p, end) || (p == text && !nr)) {
+			struct part *pt = PUSH(v, nr, alloc);
+
+			pt->text = p;
+			pt->subject = NULL;
+		}
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+	}
+	if (!nr) {
+		v = xcalloc(1, sizeof(*v));
+		v->text = text;
+		nr = 1;
+	}
+	/* Text before the first separator (none, or a blank line) goes. */
+	if (nr > 1 && !mbox_from(v[0].text, end)) {
+		memmove(v, v + 1, (nr - 1) * sizeof(*v));
+		nr--;
+	}
+	for (size_t k = 0; k < nr; k++) {
+		v[k].len = (size_t)((k + 1 < nr ? v[k + 1].text : end) -
+				    v[k].text);
+		v[k].subject = nr > 1 ? mail_header(&v[k], "Subject") : NULL;
+	}
+	*out = v;
+	return nr;
+}
+
+/* One patch of the input, linted on the tree with the series so far. */
+struct step {
+	struct lint l;
+	char *name;		/* "PATCH (patch k of n)" in messages */
+	struct analysis b;
+	bool lint, analysed;	/* read (lint to free); analysed */
+	bool skipped;		/* no file header: a cover letter */
+};
+
+static void lint_free(struct lint *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr_files; i++) {
+		free(l->files[i].rel);
+		free(l->files[i].added);
+		src_free(&l->files[i].src);
+		bytes_free(&l->files[i].out);
+	}
+	free(l->files);
+	for (i = 0; i < l->nr_renames; i++) {
+		free(l->renames[i].from);
+		free(l->renames[i].to);
+	}
+	free(l->renames);
+	free(l->real_root);
+}
+
+/* The series' files after @l's patch: its files' new texts. */
+static void overlay_update(struct lint_file **ov, size_t *nr, size_t *alloc,
+			   const struct lint *l)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nr_files; i++) {
+		const struct pfile *pf = &l->files[i];
+		struct lint_file *lf = NULL;
+
+		for (j = 0; j < *nr && !lf; j++)
+			if (!strcmp((*ov)[j].rel, pf->rel))
+				lf = &(*ov)[j];
+		if (!lf) {
+			lf = PUSH(*ov, *nr, *alloc);
+			lf->rel = xstrdup(pf->rel);
+		} else {
+			free(lf->text);
+		}
+		lf->len = pf->out.len - 1;
+		lf->text = pf->removed ? NULL : xmalloc(lf->len + 1);
+		if (lf->text)
+			memcpy(lf->text, pf->out.data, lf->len + 1);
+	}
+}
+
+/* Read and apply one part; 0, 1 when it changes no file, or -errno. */
+static int read_part(struct lint *l, const struct part *pt, bool series,
+		     char *err, size_t errlen)
+{
+	FILE *f = pt->len ? fmemopen((void *)pt->text, pt->len, "r") : NULL;
+	size_t i;
+	int ret;
+
+	if (!pt->len) {
+		ret = 0;
+	} else if (!f) {
+		snprintf(err, errlen, "%s: cannot read the patch: %s",
+			 l->patch, strerror(errno));
+		return -errno;
+	} else {
+		ret = patch_read(l, f);
+		fclose(f);
+	}
+	if (ret)
+		return ret;
+	/* As git apply: "No valid patches in input" (a mode change is one). */
+	if (!l->headers && !series) {
+		snprintf(err, errlen, "%s: no change to any file in the patch",
+			 l->patch);
+		return -EINVAL;
+	}
+	for (i = 0; i < l->nr_files; i++) {
+		struct pfile *pf = &l->files[i];
+
+		bytes_put(&pf->out, "", 1);
+		if (pf->created && !pf->removed && !strstr(pf->rel, ".h"))
+			diag_at(pf->rel, "note", "a new file: not analysed "
+				"(no compile command for it)");
+	}
+	return !l->headers;
+}
+
+/* The tree with the series so far: its files as unsaved texts. */
+static int analyse_overlay(const struct analysis *a,
+			   const struct analysis_opts *ao,
+			   const struct root_sets *roots,
+			   const struct lint_file *ov, size_t nr,
+			   struct analysis *b, char *err, size_t errlen)
+{
+	struct analysis_opts o = *ao;
+	struct unsaved_file *u = xcalloc(nr + 1, sizeof(*u));
+	size_t i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		u[i].path = path_join(a->root, ov[i].rel);
+		u[i].text = ov[i].text ? ov[i].text : "";
+		u[i].len = ov[i].text ? ov[i].len : 0;
+		u[i].body_only = body_only(&ov[i], u[i].path);
+	}
+	o.unsaved = u;
+	o.nr_unsaved = (unsigned int)nr;
+	o.progress = false;
+	ret = analysis_run(b, &o, roots, err, errlen);
+	for (i = 0; i < nr; i++)
+		free((char *)u[i].path);
+	free(u);
+	return ret;
+}
+
+/* Move @from's findings to the end of @to (the structs, not copies). */
+static void move_findings(struct findings *to, struct findings *from,
+			  const char *patch)
+{
+	size_t i;
+
+	for (i = 0; i < from->nr; i++) {
+		struct finding *f = PUSH(to->v, to->nr, to->alloc);
+
+		*f = from->v[i];
+		f->patch = patch;
+	}
+	from->nr = 0;
+}
+
+/*
+ * The steps' findings, each attributed to its patch (a series), joined
+ * into @b: the last analysed step's analysis, the others kept in
+ * b->earlier (their graphs hold the findings' strings).
+ */
+static void join_steps(struct step *st, size_t n, struct part *parts,
+		       struct analysis *b)
+{
+	struct findings all = { 0 }, low = { 0 };
+	size_t k, last = n;
+
+	for (k = 0; k < n; k++)
+		if (st[k].analysed)
+			last = k;
+	*b = st[last].b;
+	memset(&st[last].b, 0, sizeof(st[last].b));
+	/* The summary points into its own analysis's graph. */
+	if (b->summary.dispatch)
+		b->summary.dispatch = &b->graph.dispatch;
+	for (k = 0; k < n; k++) {
+		struct analysis *s = k == last ? b : &st[k].b;
+		const char *who = NULL;
+
+		if (!st[k].analysed)
+			continue;
+		if (n > 1)
+			who = strpool_intern(&b->graph.pool, parts[k].subject ?
+					     parts[k].subject : "a patch "
+					     "without a subject");
+		move_findings(&all, &s->findings, who);
+		move_findings(&low, &s->low, who);
+	}
+	findings_free(&b->findings);
+	findings_free(&b->low);
+	b->findings = all;
+	b->low = low;
+	b->earlier = xcalloc(n, sizeof(*b->earlier));
+	for (k = 0; k < n; k++) {
+		struct analysis *e;
+
+		if (!st[k].analysed || k == last)
+			continue;
+		e = &b->earlier[b->nr_earlier++];
+		*e = st[k].b;
+		if (e->summary.dispatch)
+			e->summary.dispatch = &e->graph.dispatch;
+	}
+}
+
+/* The whole input: a file, or "-" (stdin). */
+static int read_input(const char *patch, char **text, size_t *len,
+		      char *err, size_t errlen)
+{
+	struct bytes b = { 0 };
+	char buf[65536];
+	FILE *f;
+	size_t n;
+	int ret;
+
+	if (!strcmp(patch, "-"))
+		ret = input_open_stdin("the patch", INPUT_MAX_TEXT, &f, err,
+				       errlen);
+	else
+		ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f, err,
+				 errlen);
+	if (ret)
+		return ret;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		bytes_put(&b, buf, n);
+	ret = ferror(f) ? -EIO : 0;
+	fclose(f);
+	bytes_put(&b, "", 1);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot read the patch: %s", patch,
+			 strerror(EIO));
+		bytes_free(&b);
+		return ret;
+	}
+	*text = (char *)b.data;
+	*len = b.len - 1;
+	return 0;
 }
 
 int patchlint_run(const char *patch, const struct analysis *a,
@@ -220,70 +528,80 @@ int patchlint_run(const char *patch, const struct analysis *a,
 		  const struct root_sets *roots, struct analysis *b,
 		  char *err, size_t errlen)
 {
-	struct lint l = { .patch = patch, .root = a->root, .strip = -1,
-			  .err = err, .errlen = errlen };
-	struct analysis_opts o = *ao;
-	struct unsaved_file *u;
-	FILE *f;
-	size_t i, n = 0;
+	const char *name = strcmp(patch, "-") ? patch : "<stdin>";
+	struct lint_file *ov = NULL;
+	size_t nr_ov = 0, alloc_ov = 0, n, k, real = 0;
+	struct part *parts;
+	struct step *st;
+	char *text;
+	size_t len;
 	int ret;
 
 	memset(b, 0, sizeof(*b));
-	if (!strcmp(patch, "-")) {
-		l.patch = "<stdin>";
-		ret = input_open_stdin("the patch", INPUT_MAX_TEXT, &f, err,
-				       errlen);
-	} else {
-		ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f, err,
-				 errlen);
-	}
+	ret = read_input(patch, &text, &len, err, errlen);
 	if (ret)
 		return ret;
-	ret = patch_read(&l, f);
-	fclose(f);
-	/* As git apply: "No valid patches in input" (a mode change is one). */
-	if (!ret && !l.headers) {
+	n = split_series(text, len, &parts);
+	st = xcalloc(n, sizeof(*st));
+	for (k = 0; !ret && k < n; k++) {
+		struct lint *l = &st[k].l;
+
+		st[k].name = n > 1 ? xasprintf("%s (patch %zu of %zu)", name,
+					       k + 1, n) : xstrdup(name);
+		*l = (struct lint){ .patch = st[k].name, .root = a->root,
+				    .strip = -1, .err = err, .errlen = errlen,
+				    .base = ov, .nr_base = nr_ov };
+		st[k].lint = true;
+		ret = read_part(l, &parts[k], n > 1, err, errlen);
+		if (ret == 1) {		/* a cover letter: nothing to apply */
+			st[k].skipped = true;
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		overlay_update(&ov, &nr_ov, &alloc_ov, l);
+		ret = analyse_overlay(a, ao, roots, ov, nr_ov, &st[k].b, err,
+				      errlen);
+		st[k].analysed = !ret;
+		real += !ret;
+	}
+	if (!ret && !real) {
 		snprintf(err, errlen, "%s: no change to any file in the patch",
-			 l.patch);
+			 name);
 		ret = -EINVAL;
 	}
-	u = xcalloc(l.nr_files + 1, sizeof(*u));
-	for (i = 0; !ret && i < l.nr_files; i++) {
-		struct pfile *pf = &l.files[i];
+	/* What each patch adds to what the ones before it left: last first. */
+	for (k = n; !ret && k-- > 0;) {
+		const struct analysis *before = a;
+		size_t j;
 
-		bytes_put(&pf->out, "", 1);
-		if (pf->created && !pf->removed && !strstr(pf->rel, ".h"))
-			diag_at(pf->rel, "note", "a new file: not analysed "
-				"(no compile command for it)");
-		u[n].path = path_join(a->root, pf->rel);
-		u[n].text = (const char *)pf->out.data;
-		u[n].len = pf->out.len - 1;
-		u[n].body_only = body_only(pf, u[n].path);
-		n++;
-	}
-	if (!ret) {
-		o.unsaved = u;
-		o.nr_unsaved = (unsigned int)n;
-		o.progress = false;
-		ret = analysis_run(b, &o, roots, err, errlen);
+		if (!st[k].analysed)
+			continue;
+		for (j = k; j-- > 0;)
+			if (st[j].analysed) {
+				before = &st[j].b;
+				break;
+			}
+		keep_new(&st[k].l, before, &st[k].b);
 	}
 	if (!ret)
-		keep_new(&l, a, b);
-	for (i = 0; i < n; i++)
-		free((char *)u[i].path);
-	free(u);
-	for (i = 0; i < l.nr_files; i++) {
-		free(l.files[i].rel);
-		free(l.files[i].added);
-		src_free(&l.files[i].src);
-		bytes_free(&l.files[i].out);
+		join_steps(st, n, parts, b);
+	for (k = 0; k < n; k++) {
+		if (st[k].lint)
+			lint_free(&st[k].l);
+		free(st[k].name);
+		if (ret && st[k].analysed)
+			analysis_free(&st[k].b);
+		free(parts[k].subject);
 	}
-	free(l.files);
-	for (i = 0; i < l.nr_renames; i++) {
-		free(l.renames[i].from);
-		free(l.renames[i].to);
+	for (k = 0; k < nr_ov; k++) {
+		free(ov[k].rel);
+		free(ov[k].text);
 	}
-	free(l.renames);
-	free(l.real_root);
+	free(ov);
+	free(st);
+	free(parts);
+	free(text);
 	return ret;
 }

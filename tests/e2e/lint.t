@@ -230,4 +230,49 @@ check_that "a site added above one of the same sink: reported at the added line 
 	 python3 -c "import json,sys
 d = json.load(open(\"above.json\"))[\"findings\"]
 sys.exit(not d or {(f[\"file\"], f[\"line\"]) for f in d} != {(\"$F\", $line)})"'
+# A series (git format-patch --cover-letter --stdout, as b4 writes an
+# mbox): each patch linted in order on the tree with the ones before it
+# applied; each finding names the patch that brought it. Patch 3 edits
+# the lines patch 2 wrote, so it applies only on top of it.
+cp -a fixed series
+(cd series && git init -q && git add -A &&
+ git -c user.name=S -c user.email=s@example.org commit -qm base &&
+ sed -i 's/^\/\* memory\.c \*\//&/' mm/memory.c &&
+ echo '/* series: patch 1 */' >> mm/memory.c &&
+ git -c user.name=S -c user.email=s@example.org commit -qam "mm: a comment" &&
+ cp "../regressed/$CF" "$CF" &&
+ git -c user.name=S -c user.email=s@example.org commit -qam "arm64: read MMFR1 again" &&
+ sed -i 's/^\tmmfr1 = read_cpuid(ID_AA64MMFR1_EL1);$/& \/* series: patch 3 *\//' "$CF" &&
+ git -c user.name=S -c user.email=s@example.org commit -qam "arm64: a comment on the read" &&
+ git format-patch -q --cover-letter --stdout HEAD~3 > ../series.mbox &&
+ git checkout -q HEAD~3)
+check_that "the series: a cover letter and 3 patches, patch 3 on patch 2's line" \
+	'[ "$(grep -c "^From [0-9a-f]\{40\} " series.mbox)" -eq 4 ] &&
+	 grep -q "^-.*mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);$" series.mbox'
+"$TRAPCHECK" -p series $ROOTS --diff series.mbox --format=json -o series.json \
+	2> series.err
+rc=$?
+python3 - series.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af']
+assert len(d['findings']) == 1 and len(f) == 1, d['findings']
+assert f[0]['patch'] == '[PATCH 2/3] arm64: read MMFR1 again', f[0].get('patch')
+assert f[0]['root'] == 'page-fault'
+PY
+check_that "--diff of the series: the read reported once, brought by [PATCH 2/3], exit 1" \
+	'[ $? -eq 0 ] && [ $rc -eq 1 ]'
+"$TRAPCHECK" -p series $ROOTS --diff series.mbox -q > series.txt 2>&1
+check "... the text says which patch brought it" \
+	grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: note: brought by \[PATCH 2/3\] arm64: read MMFR1 again$" series.txt
+python3 - series.mbox > no2.mbox <<'PY'
+import re, sys
+mails = re.split(r'(?m)^(?=From [0-9a-f]{40} )', open(sys.argv[1]).read())
+sys.stdout.write(''.join(m for m in mails if '[PATCH 2/3]' not in m))
+PY
+"$TRAPCHECK" -p series $ROOTS --diff no2.mbox > no2.out 2> no2.err
+rc=$?
+check_that "... without patch 2, patch 3 does not apply: exit 2 naming it" \
+	'[ $rc -eq 2 ] && grep -q "^trapcheck: error: no2.mbox (patch 3 of 3):" no2.err'
+
 done_testing

@@ -105,6 +105,8 @@ struct finding {
 	unsigned int func_line;
 	char *message;
 	char *fix_note;			/* what --fix did, or NULL */
+	/* --diff of a series: the subject of the patch that brought it. */
+	const char *patch;
 	char *waiver;			/* why it is waived, or NULL */
 	struct chain chain;		/* the shortest */
 	struct chain *others;		/* through the sink's other callers */

@@ -99,6 +99,12 @@ struct analysis {
 	struct findings findings;
 	/* Sites reached only through chains of low confidence (notes). */
 	struct findings low;
+	/*
+	 * --diff of a series: the analyses of its earlier patches, whose
+	 * graphs hold the strings of their findings (joined into these).
+	 */
+	struct analysis *earlier;
+	size_t nr_earlier;
 };
 
 /*
