@@ -2,6 +2,7 @@
 /*
  * gitinfo.c - blob ids, the user's identity and blame, from libgit2.
  */
+#include <errno.h>
 #include <git2.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -185,4 +186,197 @@ out_free:
 	free(real);
 	free(path);
 	return tag;
+}
+
+void gitinfo_files_free(struct gitinfo_file *v, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(v[i].rel);
+		free(v[i].text);
+	}
+	free(v);
+}
+
+/* "<what>: <libgit2's last error>" into @err; -EINVAL. */
+static int git_fail(char *err, size_t errlen, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	snprintf(err, errlen, "%s: %s", what, e && e->message ? e->message :
+		 "failed");
+	return -EINVAL;
+}
+
+/* One commit as git format-patch writes it, onto @out. */
+static int commit_patch(git_repository *repo, git_commit *c, size_t k,
+			size_t n, struct bytes *out, char *err, size_t errlen)
+{
+	git_tree *old = NULL, *new = NULL;
+	git_commit *parent = NULL;
+	git_diff *diff = NULL;
+	git_buf buf = { 0 };
+	char hex[GIT_OID_HEXSZ + 1], *head;
+	const char *body = git_commit_body(c);
+	int ret = 0;
+
+	if (git_commit_parentcount(c) &&
+	    (git_commit_parent(&parent, c, 0) ||
+	     git_commit_tree(&old, parent)))
+		ret = git_fail(err, errlen, "a commit's parent");
+	if (!ret && git_commit_tree(&new, c))
+		ret = git_fail(err, errlen, "a commit's tree");
+	if (!ret && (git_diff_tree_to_tree(&diff, repo, old, new, NULL) ||
+		     git_diff_find_similar(diff, NULL) ||
+		     git_diff_to_buf(&buf, diff, GIT_DIFF_FORMAT_PATCH)))
+		ret = git_fail(err, errlen, "a commit's diff");
+	if (!ret) {
+		git_oid_tostr(hex, sizeof(hex), git_commit_id(c));
+		head = xasprintf("From %s Mon Sep 17 00:00:00 2001\n"
+				 "From: %s <%s>\nSubject: [PATCH %zu/%zu] %s\n"
+				 "\n%s%s---\n", hex, git_commit_author(c)->name,
+				 git_commit_author(c)->email, k, n,
+				 git_commit_summary(c) ? git_commit_summary(c) :
+				 "", body ? body : "", body ? "\n" : "");
+		bytes_put(out, head, strlen(head));
+		bytes_put(out, buf.ptr, buf.size);
+		bytes_put(out, "-- \n\n", 5);
+		free(head);
+	}
+	git_buf_dispose(&buf);
+	git_diff_free(diff);
+	git_tree_free(old);
+	git_tree_free(new);
+	git_commit_free(parent);
+	return ret;
+}
+
+/* The files whose text at @from differs from the work tree's. */
+static int base_files(git_repository *repo, git_object *from,
+		      struct gitinfo_file **v, size_t *nr, char *err,
+		      size_t errlen)
+{
+	git_diff_options o;
+	git_object *tree = NULL;
+	git_diff *diff = NULL;
+	size_t i, n, alloc = 0;
+
+	git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+	if (git_object_peel(&tree, from, GIT_OBJECT_TREE) ||
+	    git_diff_tree_to_workdir(&diff, repo, (git_tree *)tree, &o)) {
+		git_object_free(tree);
+		return git_fail(err, errlen, "the range's first commit");
+	}
+	n = git_diff_num_deltas(diff);
+	for (i = 0; i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		struct gitinfo_file *f;
+		git_blob *blob;
+
+		if (d->status == GIT_DELTA_IGNORED)
+			continue;
+		f = PUSH(*v, *nr, alloc);
+		f->rel = xstrdup(d->new_file.path ? d->new_file.path :
+				 d->old_file.path);
+		f->text = NULL;
+		f->len = 0;
+		if (d->status == GIT_DELTA_ADDED ||
+		    git_blob_lookup(&blob, repo, &d->old_file.id))
+			continue;
+		f->len = (size_t)git_blob_rawsize(blob);
+		f->text = xmalloc(f->len + 1);
+		memcpy(f->text, git_blob_rawcontent(blob), f->len);
+		f->text[f->len] = '\0';
+		git_blob_free(blob);
+	}
+	git_diff_free(diff);
+	git_object_free(tree);
+	return 0;
+}
+
+int gitinfo_range(const char *root, const char *range, char **mbox,
+		  struct gitinfo_file **base, size_t *nr_base, char *err,
+		  size_t errlen)
+{
+	git_repository *repo = NULL;
+	git_revwalk *walk = NULL;
+	git_revspec spec = { 0 };
+	git_oid *ids = NULL, id;
+	size_t nr = 0, alloc = 0, k, count = 0, done;
+	struct bytes out = { 0 };
+	char *top = realpath(root, NULL);
+	int ret = 0;
+
+	*mbox = NULL;
+	*base = NULL;
+	*nr_base = 0;
+	git_libgit2_init();
+	if (!top || git_repository_open_ext(&repo, top,
+					    GIT_REPOSITORY_OPEN_NO_SEARCH,
+					    NULL)) {
+		snprintf(err, errlen, "%s: --diff-range: not the work tree of "
+			 "a git repository", root);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (git_revparse(&spec, repo, range) ||
+	    !(spec.flags & GIT_REVSPEC_RANGE) ||
+	    (spec.flags & GIT_REVSPEC_MERGE_BASE)) {
+		snprintf(err, errlen, "--diff-range %s: not a range A..B of "
+			 "%s's repository", range, root);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (git_revwalk_new(&walk, repo) ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL |
+				GIT_SORT_REVERSE) ||
+	    git_revwalk_push(walk, git_object_id(spec.to)) ||
+	    git_revwalk_hide(walk, git_object_id(spec.from))) {
+		ret = git_fail(err, errlen, range);
+		goto out_free;
+	}
+	while (!git_revwalk_next(&id, walk))
+		*PUSH(ids, nr, alloc) = id;
+	for (k = 0, count = 0; k < nr; k++) {
+		git_commit *c;
+
+		if (git_commit_lookup(&c, repo, &ids[k]))
+			continue;
+		count += git_commit_parentcount(c) <= 1;
+		git_commit_free(c);
+	}
+	for (k = 0, done = 0; !ret && k < nr; k++) {
+		git_commit *c;
+
+		if (git_commit_lookup(&c, repo, &ids[k])) {
+			ret = git_fail(err, errlen, range);
+			break;
+		}
+		if (git_commit_parentcount(c) <= 1)
+			ret = commit_patch(repo, c, ++done, count, &out, err,
+					   errlen);
+		git_commit_free(c);
+	}
+	if (!ret && !count) {
+		snprintf(err, errlen, "--diff-range %s: no commit in the "
+			 "range", range);
+		ret = -EINVAL;
+	}
+	if (!ret)
+		ret = base_files(repo, spec.from, base, nr_base, err, errlen);
+	bytes_put(&out, "", 1);
+	if (!ret)
+		*mbox = (char *)out.data;
+	else
+		bytes_free(&out);
+out_free:
+	free(ids);
+	git_object_free(spec.from);
+	git_object_free(spec.to);
+	git_revwalk_free(walk);
+	git_repository_free(repo);
+	git_libgit2_shutdown();
+	free(top);
+	return ret;
 }

@@ -16,6 +16,7 @@
 #include "trapcheck/base/diag.h"
 #include "trapcheck/finding/edit.h"
 #include "trapcheck/model/shape.h"
+#include "trapcheck/output/gitinfo.h"
 #include "trapcheck/pipeline/patchlint.h"
 #include "trapcheck/base/util.h"
 
@@ -523,24 +524,44 @@ static int read_input(const char *patch, char **text, size_t *len,
 	return 0;
 }
 
-int patchlint_run(const char *patch, const struct analysis *a,
-		  const struct analysis_opts *ao,
-		  const struct root_sets *roots, struct analysis *b,
-		  char *err, size_t errlen)
+/*
+ * Lint the patches of @text (one, or a series) in order, on the tree
+ * with @base0 (the texts a range's first commit has, or none) and the
+ * ones before applied.
+ */
+static int lint_series(const char *name, const char *text, size_t len,
+		       const struct lint_file *base0, size_t nr_base0,
+		       const struct analysis *a,
+		       const struct analysis_opts *ao,
+		       const struct root_sets *roots, struct analysis *b,
+		       char *err, size_t errlen)
 {
-	const char *name = strcmp(patch, "-") ? patch : "<stdin>";
 	struct lint_file *ov = NULL;
 	size_t nr_ov = 0, alloc_ov = 0, n, k, real = 0;
+	struct analysis start;
+	bool own_start = false;
 	struct part *parts;
 	struct step *st;
-	char *text;
-	size_t len;
-	int ret;
+	int ret = 0;
 
 	memset(b, 0, sizeof(*b));
-	ret = read_input(patch, &text, &len, err, errlen);
-	if (ret)
-		return ret;
+	for (k = 0; k < nr_base0; k++) {
+		struct lint_file *lf = PUSH(ov, nr_ov, alloc_ov);
+
+		lf->rel = xstrdup(base0[k].rel);
+		lf->len = base0[k].len;
+		lf->text = NULL;
+		if (base0[k].text) {
+			lf->text = xmalloc(lf->len + 1);
+			memcpy(lf->text, base0[k].text, lf->len + 1);
+		}
+	}
+	/* The tree as the range's first commit has it, when it is not. */
+	if (nr_ov) {
+		ret = analyse_overlay(a, ao, roots, ov, nr_ov, &start, err,
+				      errlen);
+		own_start = !ret;
+	}
 	n = split_series(text, len, &parts);
 	st = xcalloc(n, sizeof(*st));
 	for (k = 0; !ret && k < n; k++) {
@@ -573,7 +594,7 @@ int patchlint_run(const char *patch, const struct analysis *a,
 	}
 	/* What each patch adds to what the ones before it left: last first. */
 	for (k = n; !ret && k-- > 0;) {
-		const struct analysis *before = a;
+		const struct analysis *before = own_start ? &start : a;
 		size_t j;
 
 		if (!st[k].analysed)
@@ -595,6 +616,8 @@ int patchlint_run(const char *patch, const struct analysis *a,
 			analysis_free(&st[k].b);
 		free(parts[k].subject);
 	}
+	if (own_start)
+		analysis_free(&start);
 	for (k = 0; k < nr_ov; k++) {
 		free(ov[k].rel);
 		free(ov[k].text);
@@ -602,6 +625,53 @@ int patchlint_run(const char *patch, const struct analysis *a,
 	free(ov);
 	free(st);
 	free(parts);
+	return ret;
+}
+
+int patchlint_run(const char *patch, const struct analysis *a,
+		  const struct analysis_opts *ao,
+		  const struct root_sets *roots, struct analysis *b,
+		  char *err, size_t errlen)
+{
+	const char *name = strcmp(patch, "-") ? patch : "<stdin>";
+	char *text;
+	size_t len;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	ret = read_input(patch, &text, &len, err, errlen);
+	if (ret)
+		return ret;
+	ret = lint_series(name, text, len, NULL, 0, a, ao, roots, b, err,
+			  errlen);
 	free(text);
+	return ret;
+}
+
+int patchlint_range(const char *range, const struct analysis *a,
+		    const struct analysis_opts *ao,
+		    const struct root_sets *roots, struct analysis *b,
+		    char *err, size_t errlen)
+{
+	struct gitinfo_file *base;
+	struct lint_file *lf;
+	size_t nr_base, k;
+	char *mbox;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	ret = gitinfo_range(a->root, range, &mbox, &base, &nr_base, err,
+			    errlen);
+	if (ret)
+		return ret;
+	lf = xcalloc(nr_base + 1, sizeof(*lf));
+	for (k = 0; k < nr_base; k++)
+		lf[k] = (struct lint_file){ base[k].rel, base[k].text,
+					    base[k].len };
+	ret = lint_series(range, mbox, strlen(mbox), lf, nr_base, a, ao,
+			  roots, b, err, errlen);
+	free(lf);
+	gitinfo_files_free(base, nr_base);
+	free(mbox);
 	return ret;
 }

@@ -18,8 +18,12 @@ int cmd_diff(struct prog *p)
 
 	if (ret)
 		return ret;
-	ret = patchlint_run(p->diff, &a, &p->ao, &p->roots, &b, err,
-			    sizeof(err));
+	if (p->diff_range)
+		ret = patchlint_range(p->diff_range, &a, &p->ao, &p->roots,
+				      &b, err, sizeof(err));
+	else
+		ret = patchlint_run(p->diff, &a, &p->ao, &p->roots, &b, err,
+				    sizeof(err));
 	analysis_free(&a);
 	if (ret)
 		return prog_fail(err, ret == -EINTR ? TC_EXIT_INTERRUPTED :

@@ -142,7 +142,8 @@ static const struct {
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
 	SET(PRINT_COMMANDS, print_commands), SET(LIST_CAPS, list_caps),
-	ARG(DIFF, diff), SET(FIX, fo.print), ARG(FIX_DIR, fo.dir),
+	ARG(DIFF, diff), ARG(DIFF_RANGE, diff_range), SET(FIX, fo.print),
+	ARG(FIX_DIR, fo.dir),
 	SET(APPLY, fo.apply), ARG(EMIT_COCCI, cocci),
 	ARG(SIGNOFF, fo.meta.signoff), CLEAR(NO_VERIFY, fo.verify),
 	ARG(WRITE_BASELINE, write_baseline), ARG(BASELINE, baseline),
@@ -378,7 +379,7 @@ static int (*mode(const struct prog *p))(struct prog *)
 		return cmd_query;
 	if (p->print_commands || p->list_roots || p->list_caps)
 		return cmd_list;
-	if (p->diff)
+	if (p->diff || p->diff_range)
 		return cmd_diff;
 	if (p->fo.print || p->fo.dir || p->fo.apply || p->cocci)
 		return cmd_fix;
@@ -406,6 +407,10 @@ static bool modes_agree(const struct prog *p)
 	if (!strcmp(p->format, "codequality") && mode(p) == cmd_trace) {
 		diag_error("trapcheck trace writes text, json or sarif, not "
 			   "codequality");
+		return false;
+	}
+	if (p->diff && p->diff_range) {
+		diag_error("--diff or --diff-range, not both");
 		return false;
 	}
 	if (p->kaslr_given && p->guest_text_given) {

@@ -26,7 +26,7 @@ struct prog {
 	const char *cmd;		/* report, callers, ... or NULL */
 	char **words;			/* the subcommand's arguments */
 	const char *tree, *format, *output, *roots_dir, *root_set;
-	const char *diff, *cocci, *context;
+	const char *diff, *diff_range, *cocci, *context;
 	const char **extra_roots;	/* --roots */
 	size_t nr_extra, alloc_extra;
 	const char **only;		/* --only DIR... */

@@ -245,7 +245,7 @@ cp -a fixed series
  sed -i 's/^\tmmfr1 = read_cpuid(ID_AA64MMFR1_EL1);$/& \/* series: patch 3 *\//' "$CF" &&
  git -c user.name=S -c user.email=s@example.org commit -qam "arm64: a comment on the read" &&
  git format-patch -q --cover-letter --stdout HEAD~3 > ../series.mbox &&
- git checkout -q HEAD~3)
+ git tag series-b && git tag series-a HEAD~3 && git checkout -q HEAD~3)
 check_that "the series: a cover letter and 3 patches, patch 3 on patch 2's line" \
 	'[ "$(grep -c "^From [0-9a-f]\{40\} " series.mbox)" -eq 4 ] &&
 	 grep -q "^-.*mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);$" series.mbox'
@@ -274,5 +274,41 @@ PY
 rc=$?
 check_that "... without patch 2, patch 3 does not apply: exit 2 naming it" \
 	'[ $rc -eq 2 ] && grep -q "^trapcheck: error: no2.mbox (patch 3 of 3):" no2.err'
+
+# A revision range of the tree's git repository: its commits linted one
+# by one as a series, the work tree at the range's start or at its end.
+# range_ok NAME: the read reported once, brought by the range's commit 2.
+range_ok() {
+	python3 - "$1.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d['findings']) == 1, [f['function'] for f in d['findings']]
+f = d['findings'][0]
+assert f['function'] == 'cpu_has_hw_af' and f['root'] == 'page-fault', f
+assert f['patch'] == '[PATCH 2/3] arm64: read MMFR1 again', f.get('patch')
+PY
+}
+"$TRAPCHECK" -p series $ROOTS --diff-range series-a..series-b --format=json \
+	-o range-a.json 2> range-a.err
+rc=$?
+check_that "--diff-range A..B, the tree at A: the read, brought by the range's [PATCH 2/3], exit 1" \
+	'[ $rc -eq 1 ] && range_ok range-a'
+git -C series checkout -q series-b
+"$TRAPCHECK" -p series $ROOTS --diff-range series-a..series-b --format=json \
+	-o range-b.json 2> range-b.err
+rc=$?
+check_that "... the tree at B (the files read as A has them first): the same" \
+	'[ $rc -eq 1 ] && range_ok range-b'
+"$TRAPCHECK" -p series $ROOTS --diff-range no-such-rev..series-b -q \
+	> badrange.out 2> badrange.err
+rc=$?
+check_that "... a revision that is not there: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < badrange.err)" = 1 ] &&
+	 grep -q "^trapcheck: error: --diff-range no-such-rev..series-b: not a range A..B of .*series.s repository$" badrange.err'
+"$TRAPCHECK" -p fixed $ROOTS --diff-range A..B -q > norepo.out 2> norepo.err
+rc=$?
+check_that "... a tree that is no git work tree: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < norepo.err)" = 1 ] &&
+	 grep -q "^trapcheck: error: .*fixed: --diff-range: not the work tree of a git repository$" norepo.err'
 
 done_testing

@@ -31,4 +31,26 @@ char *gitinfo_identity(const char *dir);
  */
 char *gitinfo_fixes_tag(const char *root, const char *rel, unsigned int line);
 
+/* A file as a commit has it: its text, or NULL where it does not exist. */
+struct gitinfo_file {
+	char *rel;
+	char *text;
+	size_t len;
+};
+
+/*
+ * The commits of @range ("A..B", git's syntax) in the git repository
+ * whose work tree is @root, oldest first, as one mbox of patches
+ * (git format-patch's form: "From <id> ...", "Subject: [PATCH k/n]
+ * <summary>", the message, the diff with renames found) in *@mbox; and
+ * in *@base the files whose text at A differs from the work tree's,
+ * with A's text: the work tree may be at A, at B or anywhere. Merge
+ * commits are left out. 0, or a negative errno with a one-line reason
+ * in @err.
+ */
+int gitinfo_range(const char *root, const char *range, char **mbox,
+		  struct gitinfo_file **base, size_t *nr_base, char *err,
+		  size_t errlen);
+void gitinfo_files_free(struct gitinfo_file *v, size_t nr);
+
 #endif /* TRAPCHECK_GITINFO_H */

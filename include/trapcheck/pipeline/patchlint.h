@@ -18,9 +18,12 @@
 #include "trapcheck/pipeline/analyze.h"
 
 /*
- * Lint @patch against @a, the analysis of the tree as it is (made with
- * @ao and @roots): @b becomes the analysis of the patched tree, its
- * findings only those the patch adds (at the patched tree's lines).
+ * Lint @patch ("-": stdin) against @a, the analysis of the tree as it is
+ * (made with @ao and @roots): @b becomes the analysis of the patched
+ * tree, its findings only those the patch adds (at the patched tree's
+ * lines). A series (an mbox of git format-patch mails) is linted patch
+ * by patch, each on the ones before it, each finding naming in
+ * finding.patch the patch that brought it.
  * Returns 0, or a negative errno with a one-line message in @err (and
  * nothing in @b to free): the patch could not be read, names a path
  * outside the tree, or does not apply.
@@ -29,5 +32,16 @@ int patchlint_run(const char *patch, const struct analysis *a,
 		  const struct analysis_opts *ao,
 		  const struct root_sets *roots, struct analysis *b,
 		  char *err, size_t errlen);
+
+/*
+ * The same for the commits of @range ("A..B") of the tree's git
+ * repository, one by one, as a series (gitinfo.h): the work tree may
+ * be at A or at B; the files that differ from A are read as A has them
+ * first.
+ */
+int patchlint_range(const char *range, const struct analysis *a,
+		    const struct analysis_opts *ao,
+		    const struct root_sets *roots, struct analysis *b,
+		    char *err, size_t errlen);
 
 #endif /* TRAPCHECK_PATCHLINT_H */
