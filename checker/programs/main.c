@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "prog.h"
@@ -142,6 +143,7 @@ static const struct {
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
 	SET(PRINT_COMMANDS, print_commands), SET(LIST_CAPS, list_caps),
+	SET(NO_CONFIG, no_config),
 	ARG(DIFF, diff), ARG(DIFF_RANGE, diff_range), SET(FIX, fo.print),
 	ARG(FIX_DIR, fo.dir),
 	SET(APPLY, fo.apply), ARG(EMIT_COCCI, cocci),
@@ -370,6 +372,144 @@ static int parse(struct prog *p, int argc, char **argv)
 	return -1;
 }
 
+/*
+ * A tree's .trapcheck: long options (and -W<rule>), one a line, `#`
+ * comments; what a team shares. Only these may be set there; a path is
+ * relative to the file's directory.
+ */
+static const int config_ok[] = {
+	OPT_WARN, OPT_ONLY, OPT_ROOTS, OPT_ROOTS_DIR, OPT_ROOT_SET,
+	OPT_WAIVERS, OPT_BASELINE, OPT_OUTER, OPT_CONTEXT, OPT_MIN_ANALYSED,
+	OPT_MAX_TARGETS, OPT_ALL_CHAINS, OPT_PER_ROOT, OPT_TU_TIMEOUT,
+};
+static const int config_path[] = {
+	OPT_ROOTS, OPT_ROOTS_DIR, OPT_WAIVERS, OPT_BASELINE,
+};
+
+static bool in_list(const int *v, size_t n, int id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == id)
+			return true;
+	return false;
+}
+
+/* One line of @file: the option it sets into @p; false (said) if bad. */
+static bool config_line(struct prog *p, const char *file, unsigned int at,
+			char *line)
+{
+	char *arg = NULL, *end, *dir;
+	size_t i, n;
+
+	if (!strncmp(line, "-W", 2) && line[2]) {
+		arg = line + 2;
+		i = 0;
+		while (i < ARRAY_SIZE(options) && options[i].id != OPT_WARN)
+			i++;
+	} else {
+		if (strncmp(line, "--", 2))
+			goto bad;
+		n = strcspn(line + 2, "= \t");
+		for (i = 0; i < ARRAY_SIZE(options); i++)
+			if (options[i].name && strlen(options[i].name) == n &&
+			    !strncmp(options[i].name, line + 2, n))
+				break;
+		if (i == ARRAY_SIZE(options) ||
+		    !in_list(config_ok, ARRAY_SIZE(config_ok), options[i].id))
+			goto bad;
+		if (line[2 + n])
+			arg = line + 2 + n + 1 + strspn(line + 3 + n, " \t");
+		if (!options[i].arg != !arg || (arg && !*arg))
+			goto bad;
+	}
+	if (arg && in_list(config_path, ARRAY_SIZE(config_path),
+			   options[i].id) && arg[0] != '/') {
+		dir = xstrdup(file);
+		end = strrchr(dir, '/');
+		if (end)
+			*end = '\0';
+		arg = xasprintf("%s/%s", end ? dir : ".", arg);
+		free(dir);
+	} else if (arg) {
+		arg = xstrdup(arg);
+	}
+	if (arg)
+		*PUSH(p->config_args, p->nr_config_args,
+		      p->alloc_config_args) = arg;
+	if (take(p, options[i].id, arg))
+		return true;
+	diag_error("%s:%u: the option above is wrong", file, at);
+	return false;
+bad:
+	diag_error("%s:%u: '%s': not an option a configuration file sets "
+		   "(-W<rule>, --only, --roots, --roots-dir, --root-set, "
+		   "--waivers, --baseline, --outer, --context, --min-analysed, "
+		   "--max-targets, --all-chains, --per-root, --tu-timeout)",
+		   file, at, line);
+	return false;
+}
+
+/* The options of @file into @p; false (said) when one is bad. */
+static bool read_config(struct prog *p, const char *file)
+{
+	char err[1024], buf[4096];
+	unsigned int at = 0;
+	bool ok = true;
+	FILE *f;
+
+	if (input_open(file, "configuration", INPUT_MAX_LIST, &f, err,
+		       sizeof(err))) {
+		diag_error("%s", err);
+		return false;
+	}
+	while (ok && fgets(buf, sizeof(buf), f)) {
+		char *s = buf + strspn(buf, " \t"), *e;
+
+		at++;
+		e = s + strlen(s);
+		while (e > s && (e[-1] == '\n' || e[-1] == ' ' ||
+				 e[-1] == '\t' || e[-1] == '\r'))
+			*--e = '\0';
+		if (*s && *s != '#')
+			ok = config_line(p, file, at, s);
+	}
+	fclose(f);
+	return ok;
+}
+
+/* The tree's .trapcheck: -p DIR's, the compile database's directory's,
+ * or (make O=) the source tree's; NULL when there is none. */
+static char *find_config(const struct prog *p)
+{
+	const char *base = p->ao.srctree ? p->ao.srctree : p->tree;
+	struct stat st;
+	char *dir, *path, *slash;
+
+	if (!base)
+		return NULL;
+	dir = xstrdup(base);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			strcpy(dir, ".");
+	}
+	path = xasprintf("%s/.trapcheck", dir);
+	if (stat(path, &st)) {
+		free(path);
+		path = xasprintf("%s/source/.trapcheck", dir);
+		if (stat(path, &st)) {
+			free(path);
+			path = NULL;
+		}
+	}
+	free(dir);
+	return path;
+}
+
 /* The modes, first match wins; the default reports the findings. */
 static int (*mode(const struct prog *p))(struct prog *)
 {
@@ -426,13 +566,24 @@ static bool modes_agree(const struct prog *p)
 	return true;
 }
 
+/* What a run starts with, before any option. */
+static void defaults(struct prog *p)
+{
+	p->format = "text";
+	p->context = "all";
+	p->fo.verify = true;
+	p->min = (struct min_analysed){ 90, true };
+	switches_init(&p->sw, RULE_ERROR);
+	p->ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	p->ao.tu_timeout = 300;
+	p->ao.fault = getenv("TRAPCHECK_FAULT");
+	p->ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
+}
+
 int main(int argc, char **argv)
 {
-	struct prog p = {
-		.format = "text", .context = "all",
-		.fo = { .verify = true },
-		.min = { 90, true },
-	};
+	struct prog p = { 0 };
+	char *config;
 	int ret, words = 0;
 	size_t i;
 
@@ -448,14 +599,29 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	switches_init(&p.sw, RULE_ERROR);
-	p.ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	p.ao.tu_timeout = 300;
-	p.ao.fault = getenv("TRAPCHECK_FAULT");
-	p.ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
+	defaults(&p);
 	ret = parse(&p, argc, argv);
 	if (ret >= 0)
 		goto out_free;
+	/* The tree's .trapcheck first, then the command line again. */
+	config = p.no_config ? NULL : find_config(&p);
+	if (config) {
+		const char *cmd = p.cmd;
+
+		free(p.extra_roots);
+		free(p.only);
+		free(p.more_dbs);
+		memset(&p, 0, sizeof(p));
+		p.cmd = cmd;
+		p.config = config;
+		defaults(&p);
+		ret = read_config(&p, config) ? -1 : TC_EXIT_USAGE;
+		optind = 0;
+		if (ret < 0)
+			ret = parse(&p, argc, argv);
+		if (ret >= 0)
+			goto out_free;
+	}
 	ret = TC_EXIT_USAGE;
 	if (!p.tree && !(p.cmd && p.ao.db_path) && !p.list_roots) {
 		diag_error("no tree: give -p TREE (its compile_commands.json)%s "
@@ -490,6 +656,8 @@ int main(int argc, char **argv)
 	if (!modes_agree(&p))
 		goto out_free;
 	diag_setup("trapcheck", p.quiet, p.eo.verbose);
+	if (p.config)
+		diag_info("options from %s", p.config);
 	p.words = argv + optind;
 	if (p.print_commands && p.tree)
 		ret = cmd_list(&p);
@@ -502,5 +670,9 @@ out_free:
 	free(p.extra_roots);
 	free(p.only);
 	free(p.more_dbs);
+	for (i = 0; i < p.nr_config_args; i++)
+		free(p.config_args[i]);
+	free(p.config_args);
+	free(p.config);
 	return ret;
 }

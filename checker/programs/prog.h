@@ -41,7 +41,10 @@ struct prog {
 	bool kaslr_given, guest_text_given;
 	bool rank_measured;		/* trace: --rank=measured */
 	bool no_waivers, no_progress, quiet, list_roots, list_caps;
-	bool print_commands;
+	bool print_commands, no_config;
+	char *config;			/* the .trapcheck read, or NULL */
+	char **config_args;		/* its arguments, kept */
+	size_t nr_config_args, alloc_config_args;
 	struct emit_opts eo;
 	struct analysis_opts ao;
 	struct fix_opts fo;

@@ -80,4 +80,31 @@ run part --only arch/arm64/m
 check_that "--only arch/arm64/m (a prefix of a name, no directory): nothing, exit 0" \
 	'[ "$(cat part.rc)" = 0 ] && [ -z "$(sites part)" ]'
 
+# A tree's .trapcheck: the options a team shares, read before the command
+# line's (which wins); paths relative to the file; --no-config skips it.
+cp -a "$FX" tree
+printf '# shared\n-Wno-preempt-guard\n--only arch/arm64/\n--waivers tools/waive.txt\n' \
+	> tree/.trapcheck
+mkdir -p tree/tools
+printf 'local-cap-check __cpu_has_rng early boot only, measured\n' > tree/tools/waive.txt
+"$TRAPCHECK" -p tree --format=json -o cfg.json 2> cfg.err
+sites cfg > cfg.sites
+grep '^arch/arm64/' all.sites | grep -v ':preempt-guard:' |
+	grep -v '^arch/arm64/include/asm/archrandom.h:.*:local-cap-check:' > want.sites
+check_that "the tree's .trapcheck: -Wno-preempt-guard, --only arch/arm64/ and a waiver (path relative to it) applied" \
+	'[ -s cfg.sites ] && cmp -s cfg.sites want.sites &&
+	 grep -q "^trapcheck: options from tree/.trapcheck$" cfg.err'
+"$TRAPCHECK" -p tree --format=json -o cfg2.json -Wpreempt-guard --no-waivers 2> /dev/null
+check "... the command line wins (-Wpreempt-guard)" grep -q '"rule": "preempt-guard"' cfg2.json
+"$TRAPCHECK" -p tree --no-config --format=json -o cfg3.json 2> cfg3.err
+sites cfg3 > cfg3.sites
+check_that "... --no-config: the fixture's findings, no word of the file" \
+	'cmp -s cfg3.sites all.sites && ! grep -q "options from" cfg3.err'
+printf -- '--format=json\n' >> tree/.trapcheck
+"$TRAPCHECK" -p tree -q -o /dev/null > bad.out 2> cfgbad.err
+rc=$?
+check_that "... an option a configuration may not set: exit 2, naming file and line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < cfgbad.err)" = 1 ] &&
+	 grep -q "^trapcheck: error: tree/.trapcheck:5: .--format=json.: not an option a configuration file sets" cfgbad.err'
+
 done_testing
