@@ -487,15 +487,17 @@ static char *find_config(const struct prog *p)
 	struct stat st;
 	char *dir, *path, *slash;
 
-	if (!base)
+	if (!base || !*base)
 		return NULL;
 	dir = xstrdup(base);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		slash = strrchr(dir, '/');
-		if (slash)
+		if (slash) {
 			*slash = '\0';
-		else
-			strcpy(dir, ".");
+		} else {
+			free(dir);
+			dir = xstrdup(".");
+		}
 	}
 	path = xasprintf("%s/.trapcheck", dir);
 	if (stat(path, &st)) {
