@@ -8,8 +8,8 @@
  * and what a single TU can show is printed (preempt-guard) on stderr, as
  * sparse prints. Exit 0 unless --fail or -Werror[=RULE] made a finding
  * an error; 2 on usage errors: a checker must not break the kernel build.
- * Rule switches (-Wno-RULE, ...) come from CF (switches.h). The command line is read by
- * checkargs.c.
+ * Rule switches (-Wno-RULE, ...) come from CF (switches.h). The command
+ * line is read by checkargs.c.
  */
 #include <errno.h>
 #include <stdio.h>
