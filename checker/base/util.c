@@ -389,47 +389,6 @@ static const char *file_kind(mode_t m)
 	return "not a regular file";
 }
 
-int input_open_stdin(const char *what, unsigned long long max, FILE **out,
-		       char *err, size_t errlen)
-{
-	struct bytes b = { 0 };
-	char buf[65536];
-	size_t n;
-	FILE *f;
-
-	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0) {
-		if (max && b.len + n > max) {
-			bytes_free(&b);
-			snprintf(err, errlen, "<stdin>: cannot read %s: more "
-				 "than the limit of %llu bytes", what, max);
-			return -EFBIG;
-		}
-		bytes_put(&b, buf, n);
-	}
-	if (ferror(stdin)) {
-		bytes_free(&b);
-		snprintf(err, errlen, "<stdin>: cannot read %s: %s", what,
-			 strerror(EIO));
-		return -EIO;
-	}
-	/* The stream owns a copy: fmemopen() of an empty buffer fails. */
-	f = tmpfile();
-	if (!f || (b.len && fwrite(b.data, 1, b.len, f) != b.len) ||
-	    fflush(f) || fseek(f, 0, SEEK_SET)) {
-		int er = errno ? errno : EIO;
-
-		if (f)
-			fclose(f);
-		bytes_free(&b);
-		snprintf(err, errlen, "<stdin>: cannot read %s: %s", what,
-			 strerror(er));
-		return -er;
-	}
-	bytes_free(&b);
-	*out = f;
-	return 0;
-}
-
 int input_open(const char *path, const char *what, unsigned long long max,
 	       FILE **out, char *err, size_t errlen)
 {

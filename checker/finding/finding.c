@@ -229,3 +229,24 @@ struct mode_count *finding_modes(const struct finding *f, size_t *nr)
 	}
 	return v;
 }
+
+char *finding_rate_text(const struct finding *f)
+{
+	double v = f->rate_value;
+
+	if (f->per_boot)
+		return xasprintf("boot phase: about %.0f read%s per call from "
+				 "%s until the guard flips (loops %.0f%s); not "
+				 "a rate", f->estimate,
+				 f->estimate == 1 ? "" : "s", f->root, f->loops,
+				 f->loop_guess ? ", a guess" : "");
+	return xasprintf("about %.0f read%s per %s (%s%s%s%s; loops %.0f%s)",
+			 v, v == 1 ? "" : "s", f->rate_per ? f->rate_per :
+			 "call", f->chain.mode ? "mode: " : "",
+			 f->chain.mode ? f->chain.mode : "",
+			 f->chain.mode ? "; " : "",
+			 f->rare_only ? "only when that happens" :
+			 "its root set's operation", f->loops,
+			 f->loop_guess ? ", a guess: a loop of unknown bound" :
+			 "");
+}

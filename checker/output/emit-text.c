@@ -30,25 +30,10 @@ static void print_chain(FILE *out, const struct chain *c)
  */
 static void print_estimate(FILE *out, const struct finding *f)
 {
-	double v = f->rate_value;
+	char *rate = finding_rate_text(f);
 
-	fprintf(out, "%s:%u:%u: note: ", f->file, f->line, f->col);
-	if (f->per_boot)
-		fprintf(out, "boot phase: about %.0f read%s per call from %s "
-			"until the guard flips (loops %.0f%s); not a rate",
-			f->estimate, f->estimate == 1 ? "" : "s", f->root,
-			f->loops, f->loop_guess ? ", a guess" : "");
-	else
-		fprintf(out, "about %.0f read%s per %s (%s%s%s%s; loops "
-			"%.0f%s)", v, v == 1 ? "" : "s", f->rate_per,
-			f->chain.mode ? "mode: " : "",
-			f->chain.mode ? f->chain.mode : "",
-			f->chain.mode ? "; " : "",
-			f->rare_only ? "only when that happens" :
-			"its root set's operation", f->loops,
-			f->loop_guess ? ", a guess: a loop of unknown bound" :
-			"");
-	fputc('\n', out);
+	fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line, f->col, rate);
+	free(rate);
 }
 
 /*

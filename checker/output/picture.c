@@ -321,22 +321,16 @@ static void html_conditions(FILE *out, const struct chain *c)
 		fputs("</ul>\n", out);
 }
 
-/* "about 4 reads per page fault (modelled)", or the estimate's. */
+/* The rate as the text output words it, then how it was found. */
 static void html_rate(FILE *out, const struct finding *f)
 {
-	if (f->rate_per)
-		fprintf(out, "about %.3g read%s per ", f->rate_value,
-			f->rate_value == 1 ? "" : "s");
-	else if (f->per_boot)
-		fprintf(out, "boot phase: about %.3g reads per call ",
-			f->loops);
-	else
-		fprintf(out, "about %.3g reads a second ", f->estimate);
-	if (f->rate_per) {
-		html_str(out, f->rate_per);
-		fputs(" (", out);
-		html_str(out, f->rate_how ? f->rate_how : "modelled");
-		fputs(")", out);
+	char *rate = finding_rate_text(f);
+
+	html_str(out, rate);
+	free(rate);
+	if (f->rate_how && !f->per_boot) {
+		fputs(", ", out);
+		html_str(out, f->rate_how);
 	}
 }
 

@@ -46,31 +46,42 @@ static bool reads_unsaved(const struct pool *p, const char *file,
 }
 
 /*
- * Does TU @rel own (stored) the body of a function of a header changed
- * only inside function bodies? Then it is parsed again, with the new
- * text, and extracts those bodies anew; the other includers keep theirs.
+ * The headers changed only inside function bodies (relative to the
+ * tree), once per run; NULL-terminated, or NULL when there are none.
  */
-static bool owns_changed_body(const struct pool *p, const char *rel)
+static char **body_only_files(const struct pool *p)
 {
-	char **keys, **files, *want;
-	size_t nk, j, u;
-	bool hit = false;
+	char **v = NULL;
+	size_t nr = 0, alloc = 0;
+	unsigned int u;
 
 	for (u = 0; u < p->opts->nr_unsaved; u++)
 		if (p->opts->unsaved[u].body_only)
-			break;
-	if (u == p->opts->nr_unsaved)
+			*PUSH(v, nr, alloc) = path_relative(
+				p->opts->unsaved[u].path, p->a->root);
+	if (v)
+		*PUSH(v, nr, alloc) = NULL;
+	return v;
+}
+
+/*
+ * Does TU @rel own (stored) the body of a function of one of @changed?
+ * Then it is parsed again, with the new text, and extracts those bodies
+ * anew; the other includers keep theirs.
+ */
+static bool owns_changed_body(const struct pool *p, const char *rel,
+			      char **changed)
+{
+	char **keys, **files;
+	size_t nk, j, c;
+	bool hit = false;
+
+	if (!changed)
 		return false;
 	nk = db_tu_header_funcs(p->fdb, rel, &keys, &files);
 	for (j = 0; j < nk; j++) {
-		for (u = 0; !hit && u < p->opts->nr_unsaved; u++) {
-			if (!p->opts->unsaved[u].body_only)
-				continue;
-			want = path_relative(p->opts->unsaved[u].path,
-					     p->a->root);
-			hit = !strcmp(files[j], want);
-			free(want);
-		}
+		for (c = 0; !hit && changed[c]; c++)
+			hit = !strcmp(files[j], changed[c]);
 		free(keys[j]);
 		free(files[j]);
 	}
@@ -152,6 +163,7 @@ static void forget_dropped(struct pool *p, struct strmap *prev_owned)
  */
 void plan_incremental(struct pool *p, struct strmap *prev_owned)
 {
+	char **changed = body_only_files(p);
 	size_t i;
 
 	for (i = 0; i < p->db->nr; i++) {
@@ -173,7 +185,7 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 			clang_args_free(&args);
 			st->reused = !strcmp(key, stored) &&
 				     !reads_unsaved(p, file, inc, nr) &&
-				     !owns_changed_body(p, rel);
+				     !owns_changed_body(p, rel, changed);
 			free(file);
 		}
 		if (stored)
@@ -185,6 +197,9 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 		free(stored);
 		free(rel);
 	}
+	for (i = 0; changed && changed[i]; i++)
+		free(changed[i]);
+	free(changed);
 	forget_dropped(p, prev_owned);
 }
 

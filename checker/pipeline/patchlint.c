@@ -494,28 +494,36 @@ static void join_steps(struct step *st, size_t n, struct part *parts,
 static int read_input(const char *patch, char **text, size_t *len,
 		      char *err, size_t errlen)
 {
+	bool in = !strcmp(patch, "-");
+	const char *name = in ? "<stdin>" : patch;
 	struct bytes b = { 0 };
 	char buf[65536];
-	FILE *f;
+	FILE *f = stdin;
 	size_t n;
-	int ret;
+	int ret = 0;
 
-	if (!strcmp(patch, "-"))
-		ret = input_open_stdin("the patch", INPUT_MAX_TEXT, &f, err,
-				       errlen);
-	else
-		ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f, err,
-				 errlen);
-	if (ret)
+	/* stdin whatever it is (a pipe, a terminal); a file: input_open(). */
+	if (!in && (ret = input_open(patch, "the patch", INPUT_MAX_TEXT, &f,
+				     err, errlen)))
 		return ret;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	while (!ret && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (b.len + n > INPUT_MAX_TEXT) {
+			snprintf(err, errlen, "%s: cannot read the patch: more "
+				 "than the limit of %llu bytes", name,
+				 (unsigned long long)INPUT_MAX_TEXT);
+			ret = -EFBIG;
+		}
 		bytes_put(&b, buf, n);
-	ret = ferror(f) ? -EIO : 0;
-	fclose(f);
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, errlen, "%s: cannot read the patch: %s", name,
+			 strerror(EIO));
+		ret = -EIO;
+	}
+	if (!in)
+		fclose(f);
 	bytes_put(&b, "", 1);
 	if (ret) {
-		snprintf(err, errlen, "%s: cannot read the patch: %s", patch,
-			 strerror(EIO));
 		bytes_free(&b);
 		return ret;
 	}

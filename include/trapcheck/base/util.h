@@ -141,15 +141,8 @@ void bytes_free(struct bytes *b);
  */
 int input_open(const char *path, const char *what, unsigned long long max,
 	       FILE **out, char *err, size_t errlen);
-/*
- * Standard input ("-" for the patch), whatever it is (a pipe, a
- * terminal), copied to a temporary file up to @max bytes: a larger
- * input is refused ("<stdin>: ..."), never cut. As input_open().
- */
 /* The whole of @path (NUL-terminated, *@len bytes before it), or NULL. */
 char *file_bytes(const char *path, size_t *len);
-int input_open_stdin(const char *what, unsigned long long max, FILE **out,
-		     char *err, size_t errlen);
 /*
  * The limits on input files (docs/reliability.md): a compile database,
  * a baseline, a patch; a roots or waivers file.

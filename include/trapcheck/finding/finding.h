@@ -203,6 +203,12 @@ char *chain_text(const struct chain *c, bool calls);
  * was named (as JSON: output/json.h).
  */
 char *finding_configs_text(const struct finding *f);
+/*
+ * "about N reads per <operation> (its root set's operation; loops L)",
+ * or the boot phase's "boot phase: about N reads per call from ROOT
+ * until the guard flips (...); not a rate" (new): the text, the HTML page.
+ */
+char *finding_rate_text(const struct finding *f);
 
 /*
  * The stable fingerprint of a finding, unique per site and root set and
