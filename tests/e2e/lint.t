@@ -311,4 +311,10 @@ check_that "... a tree that is no git work tree: exit 2, one line" \
 	'[ $rc -eq 2 ] && [ "$(wc -l < norepo.err)" = 1 ] &&
 	 grep -q "^trapcheck: error: .*fixed: --diff-range: not the work tree of a git repository$" norepo.err'
 
+"$TRAPCHECK" -p series $ROOTS --diff-range series-b..series-b -q \
+	> norange.out 2> norange.err
+rc=$?
+check_that "... an empty range: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(cat norange.err)" = "trapcheck: error: --diff-range series-b..series-b: no commit in the range" ]'
+
 done_testing

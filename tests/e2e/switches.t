@@ -107,4 +107,28 @@ check_that "... an option a configuration may not set: exit 2, naming file and l
 	'[ $rc -eq 2 ] && [ "$(wc -l < cfgbad.err)" = 1 ] &&
 	 grep -q "^trapcheck: error: tree/.trapcheck:5: .--format=json.: not an option a configuration file sets" cfgbad.err'
 
+# The other command-line refusals: one line each, exit 2.
+# refused NAME WANT ARGS...: exit 2 and the one line WANT
+refused() {
+	_n=$1 _w=$2
+	shift 2
+	"$TRAPCHECK" "$@" > "$_n.out" 2> "$_n.err"
+	_rc=$?
+	[ $_rc -eq 2 ] && [ ! -s "$_n.out" ] && [ "$(cat "$_n.err")" = "$_w" ]
+}
+check "an option without its argument" \
+	refused noarg "trapcheck: error: option '--format' needs an argument (trapcheck --help)" -p "$FX" --format
+check "--diff and --diff-range together" \
+	refused both "trapcheck: error: --diff or --diff-range, not both" -p "$FX" --diff x.patch --diff-range A..B
+check "trapcheck trace with --format=codequality" \
+	refused tcq "trapcheck: error: trapcheck trace writes text, json or sarif, not codequality" trace t.dat -p "$FX" --vmlinux v --format=codequality
+check "a subcommand with too few arguments" \
+	refused words "trapcheck: error: path takes 2 arguments, not 1 (trapcheck --help)" path a -p "$FX"
+printf -- '--max-targets=0\n' > tree/.trapcheck
+"$TRAPCHECK" -p tree -q -o /dev/null > cfgval.out 2> cfgval.err
+rc=$?
+check_that "a .trapcheck option with a bad value: exit 2, the value's error, then file and line" \
+	'[ $rc -eq 2 ] && [ "$(cat cfgval.err)" = "trapcheck: error: --max-targets needs a positive number
+trapcheck: error: tree/.trapcheck:1: the option above is wrong" ]'
+
 done_testing
