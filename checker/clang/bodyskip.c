@@ -21,6 +21,7 @@ struct skip_file {
 	char *text;		/* the header, its noted bodies blanked */
 	size_t len;
 	bool unreadable;	/* never blanked */
+	bool over;		/* given as unsaved text: always passed on */
 	char *orig;		/* the header as on disk */
 	struct body_range *blanked;	/* bodies blanked, sorted */
 	size_t nr_blanked, alloc_blanked;
@@ -38,15 +39,49 @@ struct body_skip {
 	size_t nr_dirty, alloc_dirty;
 	struct CXUnsavedFile *unsaved;
 	size_t alloc_unsaved;
-	unsigned int last;	/* files the last body_skip_files() gave */
+	unsigned int last;	/* blanked files the last files() gave */
 	struct body_skip_stats st;
 };
 
-struct body_skip *body_skip_new(void)
+/* A new entry for @path (a real path) with @len bytes of @text. */
+static struct skip_file *add_file(struct body_skip *s, const char *path,
+				  char *text, size_t len)
+{
+	struct skip_file *f = PUSH(s->files, s->nr_files, s->alloc_files);
+
+	memset(f, 0, sizeof(*f));
+	f->path = xstrdup(path);
+	f->text = text;
+	f->len = len;
+	f->unreadable = !text;
+	if (text) {
+		f->orig = xmalloc(len + 1);
+		memcpy(f->orig, text, len + 1);
+	}
+	strmap_put(&s->index, path, (int)(s->nr_files - 1));
+	return f;
+}
+
+struct body_skip *body_skip_new(const struct CXUnsavedFile *over,
+				unsigned int nr_over)
 {
 	struct body_skip *s = xcalloc(1, sizeof(*s));
+	unsigned int i;
 
 	strmap_init(&s->index);
+	for (i = 0; i < nr_over; i++) {
+		char *real = realpath(over[i].Filename, NULL);
+		const char *path = real ? real : over[i].Filename;
+		char *text = xmalloc(over[i].Length + 1);
+
+		memcpy(text, over[i].Contents, over[i].Length);
+		text[over[i].Length] = '\0';
+		if (strmap_get(&s->index, path) < 0)
+			add_file(s, path, text, over[i].Length)->over = true;
+		else
+			free(text);
+		free(real);
+	}
 	return s;
 }
 
@@ -141,17 +176,12 @@ void body_skip_note(struct body_skip *s, const char *path, unsigned int from,
 	int k = strmap_get(&s->index, path);
 
 	if (k < 0) {
+		char *text;
+		size_t len = 0;
+
 		k = (int)s->nr_files;
-		f = PUSH(s->files, s->nr_files, s->alloc_files);
-		memset(f, 0, sizeof(*f));
-		f->path = xstrdup(path);
-		f->text = read_all(path, &f->len);
-		f->unreadable = !f->text;
-		if (f->text) {
-			f->orig = xmalloc(f->len + 1);
-			memcpy(f->orig, f->text, f->len + 1);
-		}
-		strmap_put(&s->index, path, k);
+		text = read_all(path, &len);
+		add_file(s, path, text, len);
 	}
 	f = &s->files[k];
 	if (f->unreadable || to <= from + 1 || to > f->len ||
@@ -271,19 +301,21 @@ unsigned int body_skip_files(struct body_skip *s, const char *main,
 	for (i = 0; i < s->nr_dirty; i++)
 		apply(s, &s->files[s->dirty[i]]);
 	s->nr_dirty = 0;
+	s->last = 0;
 	GROW(s->unsaved, s->alloc_unsaved, s->nr_files + 1);
 	for (i = 0; i < s->nr_files; i++) {
 		const struct skip_file *f = &s->files[i];
+		bool whole = !f->nr_blanked || (main && !strcmp(f->path, main));
 
-		if (!f->nr_blanked || (main && !strcmp(f->path, main)))
+		if (whole && !f->over)
 			continue;
 		s->unsaved[n].Filename = f->path;
-		s->unsaved[n].Contents = f->text;
+		s->unsaved[n].Contents = whole ? f->orig : f->text;
 		s->unsaved[n].Length = f->len;
+		s->last += !whole;
 		n++;
 	}
 	*files = s->unsaved;
-	s->last = n;
 	return n;
 }
 

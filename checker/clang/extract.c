@@ -680,7 +680,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	bool redo = false, retried;
 	int ret;
 
-	if (opts->skip && opts->claims && !opts->nr_unsaved)
+	if (opts->skip && opts->claims)
 		real = realpath(file, NULL);
 	if (!real)
 		return extract_once(idx, file, args, opts, out, NULL, &redo);

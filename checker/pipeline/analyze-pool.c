@@ -189,9 +189,9 @@ out_progress:
 /* What a parser blanks of the headers it has seen; NULL: nothing. */
 static struct body_skip *new_skip(const struct pool *p)
 {
-	if (p->opts->every_body || p->opts->nr_unsaved)
+	if (p->opts->every_body)
 		return NULL;
-	return body_skip_new();
+	return body_skip_new(p->cx_unsaved, p->opts->nr_unsaved);
 }
 
 /* A parser's counters of blanked bodies, when asked (a test hook). */

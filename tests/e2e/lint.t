@@ -85,6 +85,18 @@ parsed=$(sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' macro.err)
 check_that "... a #define added to the header: every includer parsed ($parsed), the same finding" \
 	'grep -q "^+#define HW_AF_CHANGED 1" macro.patch && [ $rc -eq 1 ] && has_hw_af macro &&
 	 { [ -z "$parsed" ] || [ "$parsed" -ge "$includers" ]; }'
+# The patched header as unsaved text: later TUs still get the bodies an
+# earlier one walked blanked (in the patched text), as a cold run does.
+TRAPCHECK_BODYSKIP_STATS=1 "$TRAPCHECK" -p fixed $ROOTS --db warm.db -j1 \
+	--diff macro.patch --format=json -o mskip.json 2> mskip.err
+rc_skip=$?
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db -j1 --parse-every-body \
+	--diff macro.patch --format=json -o mevery.json 2> /dev/null
+rc_every=$?
+blanked=$(sed -n 's/^bodyskip: \([0-9]*\) TUs blanked, \([0-9]*\) parsed again.*/\1 \2/p' mskip.err)
+check_that "... with header bodies blanked in the patched text ($blanked: TUs, parsed again): the JSON of --parse-every-body" \
+	'[ "${blanked%% *}" -gt 0 ] && [ "${blanked#* }" = 0 ] &&
+	 [ $rc_skip -eq 1 ] && [ $rc_every -eq 1 ] && cmp mskip.json mevery.json'
 diff -up "fixed/$CF" "regressed/$CF" > up.patch
 lint up up.patch fixed
 check_that "diff -up (function in the hunk header): the same finding" \

@@ -75,7 +75,7 @@ static const struct CXUnsavedFile *find(const struct CXUnsavedFile *u,
 /* Nothing is given to libclang before a body was noted and applied. */
 static void test_nothing_noted(void **state)
 {
-	struct body_skip *s = body_skip_new();
+	struct body_skip *s = body_skip_new(NULL, 0);
 	struct CXUnsavedFile *u;
 
 	assert_int_equal(body_skip_files(s, NULL, &u), 0);
@@ -87,7 +87,7 @@ static void test_nothing_noted(void **state)
 
 static void test_blank_keeps_lines_and_directives(void **state)
 {
-	struct body_skip *s = body_skip_new();
+	struct body_skip *s = body_skip_new(NULL, 0);
 	struct CXUnsavedFile *u;
 	const struct CXUnsavedFile *h;
 	char *want = strdup(header);
@@ -139,7 +139,7 @@ static void test_blank_keeps_lines_and_directives(void **state)
 /* The TU's own file is never given blanked: its bodies are all walked. */
 static void test_main_file_excluded(void **state)
 {
-	struct body_skip *s = body_skip_new();
+	struct body_skip *s = body_skip_new(NULL, 0);
 	struct CXUnsavedFile *u;
 
 	body_skip_note(s, path, h_from, h_to);
@@ -151,7 +151,7 @@ static void test_main_file_excluded(void **state)
 /* A range that is not a body in the file is not taken. */
 static void test_not_a_body(void **state)
 {
-	struct body_skip *s = body_skip_new();
+	struct body_skip *s = body_skip_new(NULL, 0);
 	struct CXUnsavedFile *u;
 
 	body_skip_note(s, path, f_from + 1, f_to);	/* not at `{` */
@@ -165,7 +165,7 @@ static void test_not_a_body(void **state)
 /* A body that made a TU parse again is given back and never taken. */
 static void test_never(void **state)
 {
-	struct body_skip *s = body_skip_new();
+	struct body_skip *s = body_skip_new(NULL, 0);
 	struct CXUnsavedFile *u;
 	struct body_skip_stats st;
 	unsigned int n;
@@ -203,6 +203,68 @@ static void test_never(void **state)
 	body_skip_free(s);
 }
 
+/*
+ * A patch's view of the tree (unsaved text): always given, its bodies
+ * noted and blanked in that text, not in the file on disk; the TU's own
+ * file given whole; a new file under its own name.
+ */
+static void test_overlay(void **state)
+{
+	static const char pre[] = "/* a patched line */\n";
+	const char *fresh = "/nonexistent/trapcheck-new.h";
+	unsigned int p = (unsigned int)strlen(pre), n;
+	size_t len = strlen(pre) + strlen(header);
+	char *text = malloc(len + 1);
+	struct CXUnsavedFile over[2] = {
+		{ .Filename = path, .Contents = text, .Length = len },
+		{ .Filename = fresh, .Contents = "int n;\n", .Length = 7 },
+	};
+	struct body_skip *s;
+	struct CXUnsavedFile *u;
+	const struct CXUnsavedFile *h;
+	struct body_skip_stats st;
+
+	strcpy(text, pre);
+	strcat(text, header);
+	s = body_skip_new(over, 2);
+	text[0] = 'X';		/* the skip keeps its own copy */
+	n = body_skip_files(s, NULL, &u);
+	assert_int_equal(n, 2);
+	h = find(u, n, path);
+	assert_non_null(h);
+	assert_int_equal(h->Length, len);
+	assert_memory_equal(h->Contents, pre, p);
+	assert_non_null(find(u, n, fresh));
+	body_skip_count(s, false);	/* nothing blanked: not counted */
+	body_skip_stats(s, &st);
+	assert_int_equal(st.tus, 0);
+
+	/* At the file's offsets on disk there is no body: the overlay's. */
+	body_skip_note(s, path, f_from, f_to);
+	body_skip_note(s, path, f_from + p, f_to + p);
+	n = body_skip_files(s, "/elsewhere/main.c", &u);
+	assert_int_equal(n, 2);
+	h = find(u, n, path);
+	assert_true(body_skip_blanked(s, path, f_from + p));
+	assert_false(body_skip_blanked(s, path, f_from));
+	assert_memory_equal(h->Contents, pre, p);
+	assert_int_equal(h->Contents[f_from + p], '{');
+	assert_int_equal(h->Contents[f_from + p + 1], '\n');
+	assert_int_equal(h->Contents[f_from + p + 2], ' ');
+	body_skip_count(s, false);
+	body_skip_stats(s, &st);
+	assert_int_equal(st.tus, 1);
+
+	/* The header as a TU's own file: the patched text, whole. */
+	n = body_skip_files(s, path, &u);
+	assert_int_equal(n, 2);
+	h = find(u, n, path);
+	assert_memory_equal(h->Contents, pre, p);
+	assert_memory_equal(h->Contents + p, header, strlen(header));
+	body_skip_free(s);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_main_file_excluded),
 		cmocka_unit_test(test_not_a_body),
 		cmocka_unit_test(test_never),
+		cmocka_unit_test(test_overlay),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

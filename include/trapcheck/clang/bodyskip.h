@@ -25,7 +25,13 @@
 
 struct body_skip;
 
-struct body_skip *body_skip_new(void);
+/*
+ * @over: the files libclang is given as unsaved text (a patch's view of
+ * the tree, NULL when none): their bodies are noted and blanked in that
+ * text, and body_skip_files() gives every one of them.
+ */
+struct body_skip *body_skip_new(const struct CXUnsavedFile *over,
+				unsigned int nr_over);
 void body_skip_free(struct body_skip *s);
 
 /*
@@ -38,8 +44,9 @@ void body_skip_note(struct body_skip *s, const char *path, unsigned int from,
 
 /*
  * The headers to parse the next TU with, bodies noted so far blanked,
- * all but @main (the TU's own file, a real path). Valid until the next
- * call or body_skip_free(). Returns how many.
+ * all but @main (the TU's own file, a real path), and the unsaved files
+ * given to body_skip_new() (@main's whole). Valid until the next call or
+ * body_skip_free(). Returns how many.
  */
 unsigned int body_skip_files(struct body_skip *s, const char *main,
 			     struct CXUnsavedFile **files);
