@@ -12,7 +12,7 @@ static int rank(const struct finding *f)
 {
 	bool nested = f->context && !strcmp(f->context, "nested");
 
-	return nested * 2 + f->per_boot;
+	return nested * 2 + f->rate.per_boot;
 }
 
 int finding_site_cmp(const void *a, const void *b)
@@ -35,8 +35,8 @@ static int finding_cmp(const void *a, const void *b)
 	if (rank(x) != rank(y))
 		return rank(x) - rank(y);
 	/* The costliest first; then by place. */
-	if (x->estimate != y->estimate)
-		return x->estimate > y->estimate ? -1 : 1;
+	if (x->rate.estimate != y->rate.estimate)
+		return x->rate.estimate > y->rate.estimate ? -1 : 1;
 	return finding_site_cmp(a, b);
 }
 
@@ -50,10 +50,10 @@ void finding_free(struct finding *f)
 	size_t j;
 
 	free(f->message);
-	free(f->unless);
-	free(f->not_offered);
-	free(f->fix_note);
-	free(f->waiver);
+	free(f->doubt.unless);
+	free(f->doubt.not_offered);
+	free(f->report.fix_note);
+	free(f->report.waiver);
 	free(f->chain.steps);
 	for (j = 0; j < f->nr_others; j++)
 		free(f->others[j].steps);
@@ -61,8 +61,8 @@ void finding_free(struct finding *f)
 	for (j = 0; j < f->nr_also; j++)
 		finding_free(&f->also[j]);
 	free(f->also);
-	free(f->configs);
-	strv_free(f->config_syms, f->nr_config_syms);
+	free(f->report.configs);
+	strv_free(f->report.config_syms, f->report.nr_config_syms);
 }
 
 char *finding_configs_text(const struct finding *f)
@@ -70,19 +70,19 @@ char *finding_configs_text(const struct finding *f)
 	char *s, *t;
 	size_t i;
 
-	if (!f->nr_configs || f->in_all_configs)
+	if (!f->report.nr_configs || f->report.in_all_configs)
 		return xstrdup("");
 	s = xstrdup(" (");
-	for (i = 0; i < f->nr_configs; i++) {
-		t = xasprintf("%s%s%s", s, i ? ", " : "", f->configs[i]);
+	for (i = 0; i < f->report.nr_configs; i++) {
+		t = xasprintf("%s%s%s", s, i ? ", " : "", f->report.configs[i]);
 		free(s);
 		s = t;
 	}
 	t = xasprintf("%s only", s);
 	free(s);
-	for (i = 0; i < f->nr_config_syms; i++) {
+	for (i = 0; i < f->report.nr_config_syms; i++) {
 		s = xasprintf("%s%s%s", t, i ? ", " : ": ",
-			      f->config_syms[i]);
+			      f->report.config_syms[i]);
 		free(t);
 		t = s;
 	}
@@ -129,7 +129,8 @@ char *finding_fingerprint(const struct finding *f)
 char *finding_fingerprint_v1(const struct finding *f)
 {
 	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,
-			 f->reg ? f->reg : "-", f->root ? f->root : "-");
+			 f->read.reg ? f->read.reg : "-",
+			 f->root ? f->root : "-");
 }
 
 char *finding_fingerprint_hash(const struct finding *f)
@@ -203,7 +204,7 @@ static void count_mode(struct mode_count *v, size_t *nr,
 			v[i].chains++;
 			return;
 		}
-	v[(*nr)++] = (struct mode_count){ c->mode, f->root, f->rate_per, 1 };
+	v[(*nr)++] = (struct mode_count){ c->mode, f->root, f->rate.per, 1 };
 }
 
 struct mode_count *finding_modes(const struct finding *f, size_t *nr)
@@ -232,21 +233,23 @@ struct mode_count *finding_modes(const struct finding *f, size_t *nr)
 
 char *finding_rate_text(const struct finding *f)
 {
-	double v = f->rate_value;
+	double v = f->rate.value;
 
-	if (f->per_boot)
+	if (f->rate.per_boot)
 		return xasprintf("boot phase: about %.0f read%s per call from "
 				 "%s until the guard flips (loops %.0f%s); not "
-				 "a rate", f->estimate,
-				 f->estimate == 1 ? "" : "s", f->root, f->loops,
-				 f->loop_guess ? ", a guess" : "");
-	return xasprintf("about %.0f read%s per %s (%s%s%s%s; loops %.0f%s)",
-			 v, v == 1 ? "" : "s", f->rate_per ? f->rate_per :
-			 "call", f->chain.mode ? "mode: " : "",
-			 f->chain.mode ? f->chain.mode : "",
-			 f->chain.mode ? "; " : "",
-			 f->rare_only ? "only when that happens" :
-			 "its root set's operation", f->loops,
-			 f->loop_guess ? ", a guess: a loop of unknown bound" :
-			 "");
+				 "a rate",
+				 f->rate.estimate,
+				 f->rate.estimate == 1 ? "" : "s", f->root,
+				 f->rate.loops,
+				 f->rate.loop_guess ? ", a guess" : "");
+	return xasprintf(
+		"about %.0f read%s per %s (%s%s%s%s; loops %.0f%s)", v,
+		v == 1 ? "" : "s", f->rate.per ? f->rate.per : "call",
+		f->chain.mode ? "mode: " : "",
+		f->chain.mode ? f->chain.mode : "", f->chain.mode ? "; " : "",
+		f->rate.rare_only ? "only when that happens" :
+				    "its root set's operation",
+		f->rate.loops,
+		f->rate.loop_guess ? ", a guess: a loop of unknown bound" : "");
 }

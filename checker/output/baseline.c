@@ -452,7 +452,7 @@ static bool not_waived(const struct finding *cf, void *data)
 	if (!reason)
 		return true;
 	c->sum->waived++;
-	f->waiver = reason;
+	f->report.waiver = reason;
 	return c->keep;
 }
 

@@ -367,8 +367,9 @@ int cocci_emit(const char *path, const struct fix_sites *sites,
 
 		if (!why[i])
 			continue;
-		free(f->fix_note);
-		f->fix_note = xasprintf("fix not in %s: %s", path, why[i]);
+		free(f->report.fix_note);
+		f->report.fix_note =
+			xasprintf("fix not in %s: %s", path, why[i]);
 	}
 	ret = (int)n;
 out_free:

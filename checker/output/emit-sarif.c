@@ -143,7 +143,7 @@ static json_t *sarif_result(const struct finding *f)
 	json_t *flows = json_array(), *fps = json_object();
 	json_t *props = json_object(), *roots = json_array();
 	char *fp = finding_fingerprint_hash(f);
-	bool note = f->low || !strcmp(f->context, "nested");
+	bool note = f->doubt.low || !strcmp(f->context, "nested");
 	size_t j, k;
 
 	for (k = 0; k < rule_table_size; k++)
@@ -176,35 +176,38 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(props, "roots", roots);
 	json_object_set_new(props, "phase", json_text(f->phase));
 	json_object_set_new(props, "context", json_text(f->context));
-	if (f->nr_configs)
+	if (f->report.nr_configs)
 		json_object_set_new(props, "configs",
 				    finding_configs_json(f));
-	if (f->nr_config_syms)
+	if (f->report.nr_config_syms)
 		json_object_set_new(props, "config_symbols",
 				    finding_config_syms_json(f));
-	json_object_set_new(props, "confidence", json_text(f->low ? "low" :
-								 "high"));
-	json_object_set_new(props, "register", jstr(f->reg));
-	json_object_set_new(props, "trapClass", jstr(f->trap));
-	json_object_set_new(props, "capability", jstr(f->cap));
+	json_object_set_new(props, "confidence",
+			    json_text(f->doubt.low ? "low" : "high"));
+	json_object_set_new(props, "register", jstr(f->read.reg));
+	json_object_set_new(props, "trapClass", jstr(f->read.trap));
+	json_object_set_new(props, "capability", jstr(f->read.cap));
 	json_object_set_new(props, "function", json_text(f->function));
-	if (f->waiver)
-		json_object_set_new(props, "waiver", json_text(f->waiver));
-	if (f->patch)
-		json_object_set_new(props, "patch", json_text(f->patch));
-	if (f->has_measured)
-		json_object_set_new(props, "measured", f->measured ?
-				    json_pack("{s:I, s:f}", "count",
-					      (json_int_t)f->measured, "share",
-					      f->measured_share) :
-				    json_null());
+	if (f->report.waiver)
+		json_object_set_new(props, "waiver",
+				    json_text(f->report.waiver));
+	if (f->report.patch)
+		json_object_set_new(props, "patch", json_text(f->report.patch));
+	if (f->trace.has_measured)
+		json_object_set_new(
+			props, "measured",
+			f->trace.measured ?
+				json_pack("{s:I, s:f}", "count",
+					  (json_int_t)f->trace.measured,
+					  "share", f->trace.measured_share) :
+				json_null());
 	json_object_set_new(res, "properties", props);
-	if (f->waiver) {
+	if (f->report.waiver) {
 		json_t *sups = json_array(), *sup = json_object();
 
 		json_object_set_new(sup, "kind", json_text("inSource"));
 		json_object_set_new(sup, "justification",
-				    json_text(f->waiver));
+				    json_text(f->report.waiver));
 		json_array_append_new(sups, sup);
 		json_object_set_new(res, "suppressions", sups);
 	}

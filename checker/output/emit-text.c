@@ -117,20 +117,20 @@ int emit_text(FILE *out, const struct findings *fs,
 		fprintf(out, "%s:%u:%u: warning: %s%s [%s]\n", f->file,
 			f->line, f->col, f->message, only, f->rule);
 		free(only);
-		if (f->patch)
+		if (f->report.patch)
 			fprintf(out, "%s:%u:%u: note: brought by %s\n",
-				f->file, f->line, f->col, f->patch);
-		if (f->fix_note)
+				f->file, f->line, f->col, f->report.patch);
+		if (f->report.fix_note)
 			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
-				f->col, f->fix_note);
-		if (f->waiver)
+				f->col, f->report.fix_note);
+		if (f->report.waiver)
 			fprintf(out, "%s:%u:%u: note: waived: %s\n", f->file,
-				f->line, f->col, f->waiver);
+				f->line, f->col, f->report.waiver);
 		if (!f->root)
 			continue;	/* a site on no hot path */
 		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase%s): ",
 			f->file, f->line, f->col, f->root, f->phase,
-			f->low ? ", low confidence" : "");
+			f->doubt.low ? ", low confidence" : "");
 		print_chain(out, &f->chain);
 		fputc('\n', out);
 		print_conditions(out, f, &f->chain, false);
@@ -150,7 +150,7 @@ int emit_text(FILE *out, const struct findings *fs,
 				"(%s phase%s%s): ", f->file, f->line, f->col,
 				a->root, a->phase,
 				strcmp(a->context, "nested") ? "" :
-				", on a KVM host", a->low ?
+				", on a KVM host", a->doubt.low ?
 				", low confidence" : "");
 			print_chain(out, &a->chain);
 			fputc('\n', out);
@@ -182,25 +182,25 @@ void emit_low(FILE *out, const struct findings *low)
 
 	for (i = 0; i < low->nr; i++) {
 		const struct finding *f = &low->v[i];
-		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
+		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
 
-		if (f->unless)
+		if (f->doubt.unless)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s, but %s: ",
 				f->file, f->line, f->col, f->function,
-				f->root, f->unless);
-		else if (f->not_offered)
+				f->root, f->doubt.unless);
+		else if (f->doubt.not_offered)
 			fprintf(out, "%s:%u:%u: note: not on a nested host, "
 				"not warned of: %s() reached from %s, but %s: ",
 				f->file, f->line, f->col, f->function,
-				f->root, f->not_offered);
-		else if (f->rare_only)
+				f->root, f->doubt.not_offered);
+		else if (f->rate.rare_only)
 			fprintf(out, "%s:%u:%u: note: rare, not warned of: "
 				"%s() reached from %s only under a rare "
 				"condition (%s): about %.0f read%s per %s: ",
 				f->file, f->line, f->col, f->function, f->root,
-				f->chain.rare_label, f->rate_value,
-				f->rate_value == 1 ? "" : "s", f->rate_per);
+				f->chain.rare_label, f->rate.value,
+				f->rate.value == 1 ? "" : "s", f->rate.per);
 		else if (arg)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s only when "
@@ -211,7 +211,7 @@ void emit_low(FILE *out, const struct findings *low)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s through %u "
 				"inferred calls: ", f->file, f->line, f->col,
-				f->function, f->root, f->inferred);
+				f->function, f->root, f->doubt.inferred);
 		free(arg);
 		print_chain(out, &f->chain);
 		fprintf(out, " [%s]\n", f->rule);

@@ -151,11 +151,11 @@ static json_t *rate_json(const struct finding *f)
 {
 	json_t *r = json_object();
 
-	json_object_set_new(r, "per", json_text(f->per_boot ?
-		"call until the guard flips" : f->rate_per));
-	json_object_set_new(r, "value", json_real(f->rate_value));
-	json_object_set_new(r, "how", json_text(f->rate_how));
-	if (f->rare_only)
+	json_object_set_new(r, "per", json_text(f->rate.per_boot ?
+		"call until the guard flips" : f->rate.per));
+	json_object_set_new(r, "value", json_real(f->rate.value));
+	json_object_set_new(r, "how", json_text(f->rate.how));
+	if (f->rate.rare_only)
 		json_object_set_new(r, "rare", json_text(f->chain.rare_label));
 	return r;
 }
@@ -164,16 +164,16 @@ static json_t *estimate_json(const struct finding *f)
 {
 	json_t *est = json_object();
 
-	json_object_set_new(est, "unit", json_text(f->per_boot ?
+	json_object_set_new(est, "unit", json_text(f->rate.per_boot ?
 		"reads_per_call_until_guard" : "reads_per_second"));
-	if (!f->per_boot)
+	if (!f->rate.per_boot)
 		json_object_set_new(est, "per_second",
-				    json_real(f->estimate));
-	json_object_set_new(est, "value", json_real(f->estimate));
-	json_object_set_new(est, "root_weight", json_real(f->weight));
-	json_object_set_new(est, "loop_factor", json_real(f->loops));
+				    json_real(f->rate.estimate));
+	json_object_set_new(est, "value", json_real(f->rate.estimate));
+	json_object_set_new(est, "root_weight", json_real(f->rate.weight));
+	json_object_set_new(est, "loop_factor", json_real(f->rate.loops));
 	json_object_set_new(est, "loop_factor_guessed",
-			    json_boolean(f->loop_guess));
+			    json_boolean(f->rate.loop_guess));
 	json_object_set_new(est, "reads_per_call", json_integer(1));
 	return est;
 }
@@ -181,13 +181,14 @@ static json_t *estimate_json(const struct finding *f)
 /* Why a note of low confidence is one: the reasons that are strings. */
 static void why_low_json(json_t *o, const struct finding *f)
 {
-	if (f->unless)
-		json_object_set_new(o, "may_not_exit", json_text(f->unless));
-	if (f->not_offered)
+	if (f->doubt.unless)
+		json_object_set_new(o, "may_not_exit",
+				    json_text(f->doubt.unless));
+	if (f->doubt.not_offered)
 		json_object_set_new(o, "not_offered",
-				    json_text(f->not_offered));
-	if (f->only_when) {
-		char *arg = guards_find(f->only_when, GUARD_ARGUMENT);
+				    json_text(f->doubt.not_offered));
+	if (f->doubt.only_when) {
+		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
 
 		json_object_set_new(o, "only_when", jstr(arg));
 		free(arg);
@@ -205,26 +206,29 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "column", json_integer(f->col));
 	json_object_set_new(o, "function", json_text(f->function));
 	json_object_set_new(o, "sink", json_text(f->sink));
-	json_object_set_new(o, "register", jstr(f->reg));
-	json_object_set_new(o, "trap_class", jstr(f->trap));
-	json_object_set_new(o, "capability", jstr(f->cap));
-	json_object_set_new(o, "field", jstr(f->field));
-	json_object_set_new(o, "sanitised", f->sanitised < 0 ? json_null() :
-			    json_boolean(f->sanitised));
-	if (f->mask)
-		json_object_set_new(o, "mask", json_text(f->mask));
-	if (f->feature)
-		json_object_set_new(o, "feature", json_text(f->feature));
+	json_object_set_new(o, "register", jstr(f->read.reg));
+	json_object_set_new(o, "trap_class", jstr(f->read.trap));
+	json_object_set_new(o, "capability", jstr(f->read.cap));
+	json_object_set_new(o, "field", jstr(f->read.field));
+	json_object_set_new(o, "sanitised",
+			    f->read.sanitised < 0 ?
+				    json_null() :
+				    json_boolean(f->read.sanitised));
+	if (f->read.mask)
+		json_object_set_new(o, "mask", json_text(f->read.mask));
+	if (f->read.feature)
+		json_object_set_new(o, "feature", json_text(f->read.feature));
 	why_low_json(o, f);
 	json_object_set_new(o, "root", jstr(f->root));
 	json_object_set_new(o, "phase", json_text(f->phase));
 	json_object_set_new(o, "context", json_text(f->context));
-	json_object_set_new(o, "confidence", json_text(f->low ? "low" :
+	json_object_set_new(o, "confidence", json_text(f->doubt.low ? "low" :
 							     "high"));
-	json_object_set_new(o, "inferred_calls", json_integer(f->inferred));
-	if (f->nr_configs)
+	json_object_set_new(o, "inferred_calls",
+			    json_integer(f->doubt.inferred));
+	if (f->report.nr_configs)
 		json_object_set_new(o, "configs", finding_configs_json(f));
-	if (f->nr_config_syms)
+	if (f->report.nr_config_syms)
 		json_object_set_new(o, "config_symbols",
 				    finding_config_syms_json(f));
 	if (f->root) {
@@ -236,12 +240,12 @@ static json_t *finding_json(const struct finding *f)
 				    chain_conditions_json(&f->chain));
 	}
 	json_object_set_new(o, "message", json_text(f->message));
-	if (f->patch)
-		json_object_set_new(o, "patch", json_text(f->patch));
-	if (f->fix_note)
-		json_object_set_new(o, "fix", json_text(f->fix_note));
-	if (f->waiver)
-		json_object_set_new(o, "waived", json_text(f->waiver));
+	if (f->report.patch)
+		json_object_set_new(o, "patch", json_text(f->report.patch));
+	if (f->report.fix_note)
+		json_object_set_new(o, "fix", json_text(f->report.fix_note));
+	if (f->report.waiver)
+		json_object_set_new(o, "waived", json_text(f->report.waiver));
 	{
 		char *fp = finding_fingerprint(f);
 		json_t *fps = json_array(), *roots = json_array();
@@ -264,10 +268,11 @@ static json_t *finding_json(const struct finding *f)
 			json_object_set_new(r, "phase", json_text(a->phase));
 			json_object_set_new(r, "context",
 					    json_text(a->context));
-			json_object_set_new(r, "confidence", json_text(
-						    a->low ? "low" : "high"));
+			json_object_set_new(r, "confidence",
+					    json_text(a->doubt.low ? "low" :
+								     "high"));
 			json_object_set_new(r, "inferred_calls",
-					    json_integer(a->inferred));
+					    json_integer(a->doubt.inferred));
 			if (a->root) {
 				json_object_set_new(r, "estimate",
 						    estimate_json(a));

@@ -36,11 +36,11 @@ static json_t *strings_json(const char *const *v, size_t n)
 
 json_t *finding_configs_json(const struct finding *f)
 {
-	return strings_json(f->configs, f->nr_configs);
+	return strings_json(f->report.configs, f->report.nr_configs);
 }
 
 json_t *finding_config_syms_json(const struct finding *f)
 {
-	return strings_json((const char *const *)f->config_syms,
-			    f->nr_config_syms);
+	return strings_json((const char *const *)f->report.config_syms,
+			    f->report.nr_config_syms);
 }

@@ -67,9 +67,10 @@ void picture_dot(FILE *out, const struct finding *f)
 	}
 	fprintf(out, "\tsink [shape=note, fillcolor=\"#ff9f9f\", label=");
 	{
-		char *l = xasprintf("%s%s%s%s\n%s:%u", f->sink, f->reg ? "(" :
-				    "", f->reg ? f->reg : "", f->reg ? ")" :
-				    "", f->file, f->line);
+		char *l = xasprintf("%s%s%s%s\n%s:%u", f->sink,
+				    f->read.reg ? "(" : "",
+				    f->read.reg ? f->read.reg : "",
+				    f->read.reg ? ")" : "", f->file, f->line);
 
 		dot_str(out, l);
 		free(l);
@@ -289,9 +290,9 @@ static void html_chain(FILE *out, const struct finding *f, const char *root,
 	}
 	fputs("<span class=\"arrow\">&rarr;</span><span class=\"sink\">", out);
 	html_str(out, f->sink);
-	if (f->cap || f->reg) {
+	if (f->read.cap || f->read.reg) {
 		fputs("(", out);
-		html_str(out, f->cap ? f->cap : f->reg);
+		html_str(out, f->read.cap ? f->read.cap : f->read.reg);
 		fputs(")", out);
 	}
 	fputs("</span></div>\n", out);
@@ -328,17 +329,18 @@ static void html_rate(FILE *out, const struct finding *f)
 
 	html_str(out, rate);
 	free(rate);
-	if (f->rate_how && !f->per_boot) {
+	if (f->rate.how && !f->rate.per_boot) {
 		fputs(", ", out);
-		html_str(out, f->rate_how);
+		html_str(out, f->rate.how);
 	}
 }
 
 /* The fix's fate, when fixes were asked for. */
 static void html_fix(FILE *out, const struct finding *f)
 {
-	html_str(out, f->fix_note ? f->fix_note : f->waiver ?
-		 "waived" : "not asked for (--fix, --fix-dir)");
+	html_str(out, f->report.fix_note ? f->report.fix_note :
+		      f->report.waiver	 ? "waived" :
+					   "not asked for (--fix, --fix-dir)");
 }
 
 /* The index: one row per finding, linking to it. */

@@ -203,14 +203,17 @@ static void join_findings(struct analysis *a, struct findings *dst,
 				d = &dst->v[k];
 			}
 			free(key);
-			d->configs = xrealloc(d->configs, (d->nr_configs + 1) *
-					      sizeof(*d->configs));
-			d->configs[d->nr_configs++] = a->configs[c];
+			d->report.configs =
+				xrealloc(d->report.configs,
+					 (d->report.nr_configs + 1) *
+						 sizeof(*d->report.configs));
+			d->report.configs[d->report.nr_configs++] =
+				a->configs[c];
 		}
 	}
 	for (i = 0; i < dst->nr; i++)
-		dst->v[i].in_all_configs =
-			dst->v[i].nr_configs == a->nr_configs;
+		dst->v[i].report.in_all_configs =
+			dst->v[i].report.nr_configs == a->nr_configs;
 	strmap_free(&at);
 	findings_sort(dst);
 }
@@ -267,12 +270,13 @@ static void explain_configs(struct analysis *a, struct findings *fs)
 		struct kconfig_syms cand = { NULL };
 		const char *root = NULL;
 
-		if (!f->nr_configs || f->in_all_configs)
+		if (!f->report.nr_configs || f->report.in_all_configs)
 			continue;
 		for (c = 0; c < a->nr_configs; c++) {
 			have[c] = false;
-			for (j = 0; j < f->nr_configs; j++)
-				have[c] |= f->configs[j] == a->configs[c];
+			for (j = 0; j < f->report.nr_configs; j++)
+				have[c] |= f->report.configs[j] ==
+					   a->configs[c];
 			if (have[c] && !root)
 				root = a->parts[c].root;
 		}
@@ -281,8 +285,9 @@ static void explain_configs(struct analysis *a, struct findings *fs)
 			chain_symbols(root, &f->also[j].chain, &cand);
 		for (j = 0; j < cand.nr; j++)
 			if (differs(a, k, have, cand.v[j]))
-				*PUSH(f->config_syms, f->nr_config_syms,
-				      f->alloc_config_syms) =
+				*PUSH(f->report.config_syms,
+				      f->report.nr_config_syms,
+				      f->report.alloc_config_syms) =
 					xstrdup(cand.v[j]);
 		kconfig_syms_free(&cand);
 	}

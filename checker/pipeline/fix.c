@@ -174,8 +174,9 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	if (!rule)
 		return false;
 	if (!rule->fix) {
-		f->fix_note = xstrdup("no fix: this rule has no automatic "
-				      "rewrite");
+		f->report.fix_note =
+			xstrdup("no fix: this rule has no automatic "
+				"rewrite");
 		return false;
 	}
 	/* Code the rewrites must not touch, whatever the rule. */
@@ -183,17 +184,18 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 		const struct arch_path *np = &arch->no_rewrite[i];
 
 		if (!strncmp(f->file, np->prefix, strlen(np->prefix))) {
-			f->fix_note = xasprintf("no fix: %s", np->text);
+			f->report.fix_note = xasprintf("no fix: %s", np->text);
 			return false;
 		}
 	}
 	if (src_load(&src, a->root, f->file)) {
-		f->fix_note = xasprintf("no fix: %s: cannot read", f->file);
+		f->report.fix_note =
+			xasprintf("no fix: %s: cannot read", f->file);
 		return false;
 	}
 	ctx.src = &src;
 	if (!rule->fix(&ctx, &c->e, &why)) {
-		f->fix_note = xasprintf("no fix: %s", why);
+		f->report.fix_note = xasprintf("no fix: %s", why);
 		free(why);
 		fix_edit_free(&c->e);
 		src_free(&src);
@@ -217,8 +219,10 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	}
 	c->path = path_join(a->root, f->file);
 	if (!verify_applies(&src, c->diff, &c->why))
-		f->fix_note = xasprintf("fix not written: verification failed: "
-					"%s", c->why);
+		f->report.fix_note =
+			xasprintf("fix not written: verification failed: "
+				  "%s",
+				  c->why);
 	src_free(&src);
 	return !c->why;
 }
@@ -247,12 +251,12 @@ static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 		text = edited_text(tree, c + i, j - i);
 		if (!text || write_atomic(c[i].path, text)) {
 			for (k = i; k < j; k++) {
-				free(c[k].f->fix_note);
-				c[k].f->fix_note = xasprintf("fix not applied: "
-							     "%s: %s",
-							     c[k].f->file,
-							     strerror(errno));
-				note_at(c[k].f, c[k].f->fix_note);
+				free(c[k].f->report.fix_note);
+				c[k].f->report.fix_note = xasprintf(
+					"fix not applied: "
+					"%s: %s",
+					c[k].f->file, strerror(errno));
+				note_at(c[k].f, c[k].f->report.fix_note);
 				failed++;
 			}
 		}
@@ -312,7 +316,7 @@ static size_t verify_candidates(const struct analysis *a,
 			for (k = 0; k < nr; k++)
 				if (!verify_range(a, ao, roots, c, k, k + 1,
 						  &c[k].why))
-					c[k].f->fix_note = xasprintf(
+					c[k].f->report.fix_note = xasprintf(
 						"fix not written: verification "
 						"failed: %s", c[k].why);
 		}
@@ -353,8 +357,8 @@ static int write_patch_file(const char *dir, unsigned int n,
 		free(out);
 		return -EIO;
 	}
-	free(c->f->fix_note);
-	c->f->fix_note = xasprintf("fix: %s", out);
+	free(c->f->report.fix_note);
+	c->f->report.fix_note = xasprintf("fix: %s", out);
 	free(out);
 	return 0;
 }
@@ -376,7 +380,7 @@ static int write_fixes(struct analysis *a, const struct fix_opts *fo,
 		if (!k)
 			continue;
 		(*written)++;
-		k->f->fix_note = xasprintf("fix: %s", k->e.subject);
+		k->f->report.fix_note = xasprintf("fix: %s", k->e.subject);
 		if (fo->print)
 			fputs(k->diff, stdout);
 		if (fo->dir && write_patch_file(fo->dir, *written, k, err,

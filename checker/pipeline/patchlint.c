@@ -436,7 +436,7 @@ static void move_findings(struct findings *to, struct findings *from,
 		struct finding *f = PUSH(to->v, to->nr, to->alloc);
 
 		*f = from->v[i];
-		f->patch = patch;
+		f->report.patch = patch;
 	}
 	from->nr = 0;
 }

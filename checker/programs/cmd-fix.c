@@ -51,10 +51,11 @@ static void fix_notes(const struct findings *fs)
 		const struct finding *f = &fs->v[i];
 		char *where;
 
-		if (!f->fix_note || !strncmp(f->fix_note, "fix:", 4))
+		if (!f->report.fix_note ||
+		    !strncmp(f->report.fix_note, "fix:", 4))
 			continue;
 		where = xasprintf("%s:%u:%u", f->file, f->line, f->col);
-		diag_at(where, "note", "%s", f->fix_note);
+		diag_at(where, "note", "%s", f->report.fix_note);
 		free(where);
 	}
 }

@@ -234,13 +234,15 @@ static void trace_text(FILE *out, const struct join *j,
 	for (i = 0; i < a->findings.nr; i++) {
 		const struct finding *f = &a->findings.v[i];
 
-		if (!f->trap)
+		if (!f->read.trap)
 			continue;	/* preempt-guard, slow-entropy */
-		if (f->measured)
-			fprintf(out, "%s:%u: measured %lu trap%s (%.1f%%): %s "
-				"in %s() [%s]\n", f->file, f->line,
-				f->measured, f->measured == 1 ? "" : "s",
-				100 * f->measured_share, f->rule,
+		if (f->trace.measured)
+			fprintf(out,
+				"%s:%u: measured %lu trap%s (%.1f%%): %s "
+				"in %s() [%s]\n",
+				f->file, f->line, f->trace.measured,
+				f->trace.measured == 1 ? "" : "s",
+				100 * f->trace.measured_share, f->rule,
 				f->function, f->root ? f->root : "-");
 		else
 			fprintf(out, "%s:%u: not observed: %s in %s() [%s]\n",
@@ -264,7 +266,7 @@ static void trace_summary(const struct join *j, const struct analysis *a)
 		}
 	}
 	for (i = 0; i < a->findings.nr; i++) {
-		if (!a->findings.v[i].trap)
+		if (!a->findings.v[i].read.trap)
 			continue;	/* preempt-guard, slow-entropy */
 		trapping++;
 		seen += measured(j, &a->findings.v[i]) != 0;
@@ -323,7 +325,7 @@ static int trace_json(FILE *out, const struct join *j,
 		json_object_set_new(o, "function", json_text(f->function));
 		json_object_set_new(o, "root", jstr(f->root));
 		json_object_set_new(o, "confidence",
-				    json_text(f->low ? "low" : "high"));
+				    json_text(f->doubt.low ? "low" : "high"));
 		if (n) {
 			json_t *mo = json_object();
 
@@ -486,15 +488,16 @@ static void measure(struct findings *fs, const struct join *j, bool rank)
 	for (i = 0; i < fs->nr; i++) {
 		struct finding *f = &fs->v[i];
 
-		f->has_measured = true;
-		f->measured = measured(j, f);
-		f->measured_share = share(j, f->measured) / 100;
+		f->trace.has_measured = true;
+		f->trace.measured = measured(j, f);
+		f->trace.measured_share = share(j, f->trace.measured) / 100;
 	}
 	/* Insertion sort: stable, the estimate's order among equals. */
 	for (i = 1; rank && i < fs->nr; i++) {
 		struct finding f = fs->v[i];
 
-		for (k = i; k && fs->v[k - 1].measured < f.measured; k--)
+		for (k = i; k && fs->v[k - 1].trace.measured < f.trace.measured;
+		     k--)
 			fs->v[k] = fs->v[k - 1];
 		fs->v[k] = f;
 	}

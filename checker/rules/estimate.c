@@ -39,10 +39,11 @@ void rules_estimate(struct finding *f, const struct root_set *set)
 	size_t i;
 	bool guess;
 
-	f->loops = loops_from(&f->chain, 0, &f->loop_guess);
-	f->weight = set->weight;
-	f->per_boot = !strcmp(f->phase, "boot");
-	f->estimate = f->per_boot ? f->loops : set->weight * f->loops;
+	f->rate.loops = loops_from(&f->chain, 0, &f->rate.loop_guess);
+	f->rate.weight = set->weight;
+	f->rate.per_boot = !strcmp(f->phase, "boot");
+	f->rate.estimate = f->rate.per_boot ? f->rate.loops :
+					      set->weight * f->rate.loops;
 	/*
 	 * Per operation: the root set's ("page fault"); when the chain
 	 * needs a rare condition, per that event ("SError exit"), counting
@@ -50,14 +51,14 @@ void rules_estimate(struct finding *f, const struct root_set *set)
 	 * run loop that takes each exit) repeat the event, not the read
 	 * within it.
 	 */
-	f->rare_only = f->chain.rare > 0;
-	f->rate_per = f->rare_only ? f->chain.rare_label :
+	f->rate.rare_only = f->chain.rare > 0;
+	f->rate.per = f->rate.rare_only ? f->chain.rare_label :
 		      set->per ? set->per : set->name;
-	f->rate_value = f->loops;
-	f->rate_how = "modelled";
-	for (i = 0; f->rare_only && i < f->chain.len; i++)
+	f->rate.value = f->rate.loops;
+	f->rate.how = "modelled";
+	for (i = 0; f->rate.rare_only && i < f->chain.len; i++)
 		if (f->chain.steps[i].rare) {
-			f->rate_value = loops_from(&f->chain, i, &guess);
+			f->rate.value = loops_from(&f->chain, i, &guess);
 			break;
 		}
 }

@@ -31,15 +31,15 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 
 	if (ctx->def->class != SINK_LOCAL_CAP)
 		return false;
-	f->cap = ctx->site->arg;
-	f->sanitised = -1;
+	f->read.cap = ctx->site->arg;
+	f->read.sanitised = -1;
 	cap = ctx->site->arg ? caps_find(t, ctx->site->arg) : NULL;
 	if (cap && cap->how && !cap->reads)
 		return false;		/* its matches() reads no register */
 	if (cap && cap->reads && cap->trap == TRAP_NONE)
 		return false;		/* MIDR: virtualised, no trap */
 	if (!cap || !cap->reads) {
-		f->trap = trap_class_name(idreg_trap(NULL));
+		f->read.trap = trap_class_name(idreg_trap(NULL));
 		f->message = xasprintf("%s(%s) may read an ID register from "
 				       "hardware on a hot path (%s); each "
 				       "read traps under %s",
@@ -50,14 +50,14 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 				       cap ? "what its matches() reads is "
 				       "not resolved" :
 				       "capability not found in the tree",
-				       f->trap);
+				       f->read.trap);
 		return true;
 	}
-	f->reg = cap->reads;
-	f->field = cap->field;
-	f->trap = trap_class_name(cap->trap);
+	f->read.reg = cap->reads;
+	f->read.field = cap->field;
+	f->read.trap = trap_class_name(cap->trap);
 	advice = idreg_advice(t, cap->reads, cap->field, ctx->site->file,
-			      &f->sanitised);
+			      &f->read.sanitised);
 	/*
 	 * A capability each CPU answers for itself (SCOPE_LOCAL_CPU alone:
 	 * ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local errata) may differ
@@ -75,7 +75,7 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	}
 	f->message = xasprintf("%s(%s) reads %s (traps under %s) on a hot "
 			       "path; %s", ctx->def->name, name, cap->reads,
-			       f->trap, advice);
+			       f->read.trap, advice);
 	free(advice);
 	return true;
 }
@@ -187,10 +187,11 @@ static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
 	if (!cap || !cap->reg || !cap->field) {
 		*why = xasprintf("capability %s not found in the tree's tables "
 				 "with a register field: no sanitised field to "
-				 "test", f->cap ? f->cap : "(unnamed)");
+				 "test",
+				 f->read.cap ? f->read.cap : "(unnamed)");
 		return false;
 	}
-	if (f->sanitised != 1) {
+	if (f->read.sanitised != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]",
 				 cap->reg);
 		return false;
@@ -281,8 +282,8 @@ static void fix_message(const struct finding *f, const struct cap *cap,
 			    "guard stays: secondary CPUs coming online only "
 			    "lower the sanitised value, so the answer is "
 			    "right for the CPU the caller is pinned to.",
-			    f->function, f->sink, f->cap, cap->reg,
-			    cap->field, cap->reg, f->trap);
+			    f->function, f->sink, f->read.cap, cap->reg,
+			    cap->field, cap->reg, f->read.trap);
 	free(area);
 }
 
@@ -290,8 +291,8 @@ bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why)
 {
 	const struct finding *f = ctx->finding;
-	const struct cap *cap = f->cap ? caps_find(&ctx->graph->caps, f->cap) :
-					 NULL;
+	const struct cap *cap =
+		f->read.cap ? caps_find(&ctx->graph->caps, f->read.cap) : NULL;
 	const char *const *lines = (const char *const *)ctx->src->lines;
 	char *ind, *ind0, *want;
 	const char *cond;
@@ -306,7 +307,7 @@ bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 	for (c = f->line - 1; c > 1 && is_comment(lines[c - 1]); c--)
 		;
 	ind = line_indent(lines[f->line - 1]);
-	want = xasprintf("%sreturn %s(%s);", ind, f->sink, f->cap);
+	want = xasprintf("%sreturn %s(%s);", ind, f->sink, f->read.cap);
 	cond = lines[c - 1];
 	ind0 = line_indent(cond);
 	n = strlen(cond);
@@ -325,6 +326,6 @@ bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 
 err_shape:
 	*why = xasprintf("not the shape \"if (...)\\n\\treturn %s(%s);\": "
-			 "rewrite by hand", f->sink, f->cap);
+			 "rewrite by hand", f->sink, f->read.cap);
 	return false;
 }

@@ -44,7 +44,7 @@ bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
 	}
 	if (ctx->def->class != SINK_LOCAL_CAP)
 		return false;
-	f->cap = ctx->site->arg;
+	f->read.cap = ctx->site->arg;
 	f->message = xasprintf("%s(%s) may run preemptible on this path (it "
 			       "WARN_ON()s then): guard it with "
 			       "!preemptible() or disable preemption",

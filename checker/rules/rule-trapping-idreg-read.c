@@ -22,28 +22,28 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 
 	if (ctx->def->class != SINK_IDREG)
 		return false;
-	f->sanitised = -1;
+	f->read.sanitised = -1;
 	reg = reg_lookup_arg(ctx->def, ctx->site->arg);
 	if (!reg) {
 		/* __read_sysreg_by_encoding(entry->sys_reg): any ID reg. */
 		if (ctx->def->how != SINK_CALL)
 			return false;
-		f->trap = trap_class_name(idreg_trap(NULL));
+		f->read.trap = trap_class_name(idreg_trap(NULL));
 		f->message = xasprintf("%s() reads an ID register from "
 				       "hardware on a hot path (traps under "
-				       "%s); %s", ctx->def->name, f->trap,
+				       "%s); %s", ctx->def->name, f->read.trap,
 				       idreg_any_advice());
 		return true;
 	}
 	if (reg->trap == TRAP_NONE)
 		return false;
-	f->reg = reg->name;
-	f->trap = trap_class_name(reg->trap);
+	f->read.reg = reg->name;
+	f->read.trap = trap_class_name(reg->trap);
 	/* x86: cpuid_ebx(7) & (1u << 20), X86_FEATURE_SMAP in the tree. */
-	f->mask = ctx->site->mask;
-	f->feature = ctx->site->feature;
-	advice = idreg_advice(t, reg->name, f->feature, ctx->site->file,
-			      &f->sanitised);
+	f->read.mask = ctx->site->mask;
+	f->read.feature = ctx->site->feature;
+	advice = idreg_advice(t, reg->name, f->read.feature, ctx->site->file,
+			      &f->read.sanitised);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output
 	 * operand, CPUID as a serializing instruction, which no cached
@@ -64,7 +64,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 				 ctx->site->arg ? ctx->site->arg : "",
 				 reg->name);
 	f->message = xasprintf("%s (traps under %s) on a hot path; %s", what,
-			       f->trap, advice);
+			       f->read.trap, advice);
 	free(what);
 	free(advice);
 	return true;

@@ -40,30 +40,35 @@ bool rule_trapping_msr_read(const struct rule_ctx *ctx, struct finding *f,
 	reg = reg_lookup_arg(ctx->def, msr);
 	if (!reg || reg->trap == TRAP_NONE)
 		return false;
-	f->trap = trap_class_name(reg->trap);
+	f->read.trap = trap_class_name(reg->trap);
 	if (!msr_named(msr)) {
 		/* rdmsrl(msr, v) in a helper: the caller chooses. */
-		f->unless = xasprintf("the MSR is chosen at run time (%s): "
-				      "it may be one KVM passes through",
-				      msr ? msr : "an expression");
+		f->doubt.unless =
+			xasprintf("the MSR is chosen at run time (%s): "
+				  "it may be one KVM passes through",
+				  msr ? msr : "an expression");
 		f->message = xasprintf("%s() reads an MSR chosen at run time "
 				       "(traps under %s) on a hot path; %s",
-				       ctx->def->name, f->trap, msr_advice());
+				       ctx->def->name, f->read.trap,
+				       msr_advice());
 		return true;
 	}
-	f->reg = msr;
+	f->read.reg = msr;
 	lists = caps_msr_lists(t, msr);
 	live = live_reg(msr);
 	if (live)
-		f->unless = xasprintf("%s is %s: its value changes under the "
-				      "kernel, so no copy in memory can stand "
-				      "in for the read", msr, live);
+		f->doubt.unless =
+			xasprintf("%s is %s: its value changes under the "
+				  "kernel, so no copy in memory can stand "
+				  "in for the read",
+				  msr, live);
 	else if (lists)
-		f->unless = xasprintf("%s is on KVM's %s: a read does not "
-				      "exit once KVM passes it through",
-				      msr, lists);
+		f->doubt.unless =
+			xasprintf("%s is on KVM's %s: a read does not "
+				  "exit once KVM passes it through",
+				  msr, lists);
 	f->message = xasprintf("%s() reads %s (traps under %s%s) on a hot "
-			       "path; %s", ctx->def->name, msr, f->trap,
+			       "path; %s", ctx->def->name, msr, f->read.trap,
 			       t->nr_msrs ? "" :
 			       "; KVM's pass-through lists were not analysed",
 			       msr_advice());

@@ -352,7 +352,8 @@ static struct finding *new_finding(struct findings *out,
 
 	*f = *proto;
 	f->message = xstrdup(proto->message);
-	f->unless = proto->unless ? xstrdup(proto->unless) : NULL;
+	f->doubt.unless = proto->doubt.unless ? xstrdup(proto->doubt.unless) :
+						NULL;
 	f->rule = rule->id;
 	f->file = ctx->site->file;
 	f->line = ctx->site->line;
@@ -452,13 +453,13 @@ static bool better(const struct finding *a, const struct finding *b)
 		return ga;
 	if (a->chain.rare != b->chain.rare)
 		return a->chain.rare < b->chain.rare;
-	if (a->low != b->low)
-		return !a->low;
-	if (a->inferred != b->inferred)
-		return a->inferred < b->inferred;
+	if (a->doubt.low != b->doubt.low)
+		return !a->doubt.low;
+	if (a->doubt.inferred != b->doubt.inferred)
+		return a->doubt.inferred < b->doubt.inferred;
 	if (a->chain.len != b->chain.len)
 		return a->chain.len < b->chain.len;
-	return a->estimate > b->estimate;
+	return a->rate.estimate > b->rate.estimate;
 }
 
 static bool same_site(const struct finding *a, const struct finding *b)
@@ -512,8 +513,8 @@ static void group_sites(struct findings *in, struct findings *out)
 			f->also[f->nr_also++] = in->v[i];
 			if (!strcmp(in->v[i].context, "guest"))
 				f->context = "guest";
-			if (!in->v[i].low)
-				f->low = false;
+			if (!in->v[i].doubt.low)
+				f->doubt.low = false;
 		}
 	}
 	in->nr = 0;
@@ -568,7 +569,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		       const struct rules_opts *o, struct rules_stats *st)
 {
 	enum rule_scope scope = RULE_PER_ROOT;
-	struct finding proto = { .sanitised = -1 };
+	struct finding proto = { .read.sanitised = -1 };
 	const struct gsink *s = ctx->site;
 	bool reported = false, refuted = false;
 	size_t j;
@@ -590,20 +591,19 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			refuted = true;
 			continue;
 		}
-		f->inferred = chain_inferred(&f->chain);
-		f->only_when = chain_only_when(&f->chain);
-		f->low = f->inferred > CONFIDENT_INFERRED || f->only_when ||
-			 f->unless;
+		f->doubt.inferred = chain_inferred(&f->chain);
+		f->doubt.only_when = chain_only_when(&f->chain);
+		f->doubt.low = f->doubt.inferred > CONFIDENT_INFERRED ||
+			       f->doubt.only_when || f->doubt.unless;
 		f->context = chain_context(&f->chain);
 		/* Code KVM as the outer hypervisor never lets run there. */
 		if (!(o && o->outer_any) && !strcmp(f->context, "nested"))
-			f->not_offered = outer_refusal(&g->caps, &f->chain,
-						       f->others,
-						       f->nr_others);
-		f->low |= f->not_offered != NULL;
+			f->doubt.not_offered = outer_refusal(
+				&g->caps, &f->chain, f->others, f->nr_others);
+		f->doubt.low |= f->doubt.not_offered != NULL;
 		rules_estimate(f, &roots->sets[j]);
 		/* Only when a rare branch is taken: a note, not a warning. */
-		f->low |= f->rare_only;
+		f->doubt.low |= f->rate.rare_only;
 		if (rule->check_chain &&
 		    !rule->check_chain(ctx, f, &roots->sets[j])) {
 			drop_last(all);
@@ -623,7 +623,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 	if (scope == RULE_ONCE && !reported)
 		site_alone(all, &proto, rule, ctx);
 	free(proto.message);
-	free(proto.unless);
+	free(proto.doubt.unless);
 }
 
 /* One finding per site (or per root set), warnings and notes apart. */
@@ -645,7 +645,7 @@ static void sort_out(struct findings *all, const struct rules_opts *o,
 		struct finding *f = &grouped.v[i];
 
 		say_nested(f);
-		if (f->low && !(o && o->all_chains) && low)
+		if (f->doubt.low && !(o && o->all_chains) && low)
 			*PUSH(low->v, low->nr, low->alloc) = *f;
 		else
 			*PUSH(out->v, out->nr, out->alloc) = *f;

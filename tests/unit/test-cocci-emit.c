@@ -107,7 +107,7 @@ static void done(struct one *o)
 	size_t i;
 
 	for (i = 0; i < o->sites.nr; i++)
-		free(o->sites.v[i].f->fix_note);
+		free(o->sites.v[i].f->report.fix_note);
 	fix_sites_free(&o->sites);
 	free(o->out);
 }
@@ -164,7 +164,7 @@ static void test_statement(void **state)
 	has(o.out, "/// - fix cpu_has_hw_af()\n");
 	has(o.out, "from the analysis of linux.");
 	lacks(o.out, "// raw");
-	assert_null(f.fix_note);
+	assert_null(f.report.fix_note);
 	done(&o);
 }
 
@@ -304,10 +304,11 @@ static void check_left_out(const char *text, unsigned int func_line,
 	assert_int_equal(emit(&o), 0);
 	lacks(o.out, "@fix1");
 	has(o.out, "//# Left out: a/b.c:");
-	assert_non_null(f.fix_note);
-	if (strncmp(f.fix_note, "fix not in ", 11) || !strstr(f.fix_note, why))
-		print_error("fix_note: %s\nwant: %s\n", f.fix_note, why);
-	assert_non_null(strstr(f.fix_note, why));
+	assert_non_null(f.report.fix_note);
+	if (strncmp(f.report.fix_note, "fix not in ", 11) ||
+	    !strstr(f.report.fix_note, why))
+		print_error("fix_note: %s\nwant: %s\n", f.report.fix_note, why);
+	assert_non_null(strstr(f.report.fix_note, why));
 	done(&o);
 }
 
@@ -347,9 +348,9 @@ static void test_overlap(void **state)
 	add_site(&o, &f, hw_af, 6, 6, new);
 	add_site(&o, &g, hw_af, 6, 7, new);
 	assert_int_equal(emit(&o), 1);
-	assert_null(f.fix_note);
-	assert_non_null(g.fix_note);
-	assert_non_null(strstr(g.fix_note, "overlap the fix of"));
+	assert_null(f.report.fix_note);
+	assert_non_null(g.report.fix_note);
+	assert_non_null(strstr(g.report.fix_note, "overlap the fix of"));
 	done(&o);
 }
 

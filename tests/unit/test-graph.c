@@ -605,8 +605,8 @@ static void test_rules_local_cap(void **state)
 	assert_string_equal(f->root, "crng");
 	assert_string_equal(f->function, "target");
 	assert_string_equal(f->sink, "this_cpu_has_cap");
-	assert_non_null(f->cap);
-	assert_string_equal(f->cap, "ARM64_HAS_RNG");
+	assert_non_null(f->read.cap);
+	assert_string_equal(f->read.cap, "ARM64_HAS_RNG");
 	assert_string_equal(f->file, MEMORY_C);
 	assert_int_equal(f->line, 52);
 	assert_int_equal(f->col, 9);
@@ -659,11 +659,11 @@ static void test_rules_trapping_idreg(void **state)
 	assert_string_equal(f->rule, "trapping-idreg-read");
 	assert_string_equal(f->root, "crng");
 	assert_string_equal(f->sink, "read_cpuid");
-	assert_non_null(f->reg);
-	assert_string_equal(f->reg, "ID_AA64MMFR1_EL1");
-	assert_non_null(f->trap);
-	assert_string_equal(f->trap, "HCR_EL2.TID3");
-	assert_null(f->cap);
+	assert_non_null(f->read.reg);
+	assert_string_equal(f->read.reg, "ID_AA64MMFR1_EL1");
+	assert_non_null(f->read.trap);
+	assert_string_equal(f->read.trap, "HCR_EL2.TID3");
+	assert_null(f->read.cap);
 	assert_int_equal(f->chain.len, 2);
 	assert_string_equal(f->chain.steps[0].function, "root_fn");
 	assert_string_equal(f->chain.steps[1].function, "mid");

@@ -238,20 +238,20 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	const char *line, *at, *close;
 	char *ind, *area;
 
-	if (!f->reg) {
+	if (!f->read.reg) {
 		*why = xasprintf("%s() reads a register chosen at run time: "
 				 "no single sanitised register to read",
 				 f->sink);
 		return false;
 	}
-	if (f->sanitised != 1) {
+	if (f->read.sanitised != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]: "
-				 "no sanitised copy to read", f->reg);
+				 "no sanitised copy to read", f->read.reg);
 		return false;
 	}
 	if (f->line > ctx->src->nr_lines)
 		goto err_shape;
-	if (!fields_served(ctx, f->reg, &tf, why)) {
+	if (!fields_served(ctx, f->read.reg, &tf, why)) {
 		tested_fields_free(&tf);
 		return false;
 	}
@@ -269,7 +269,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	fix_edit_add_line(e, "%s * guests.", ind);
 	fix_edit_add_line(e, "%s */", ind);
 	fix_edit_add_line(e, "%.*sread_sanitised_ftr_reg(SYS_%s)%s",
-			  (int)(at - line), line, f->reg, close + 1);
+			  (int)(at - line), line, f->read.reg, close + 1);
 	free(ind);
 	area = fix_area(f->file);
 	e->subject = xasprintf("%s: avoid trapping ID register read in %s()",
@@ -282,8 +282,8 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			    "and the kernel keeps its sanitised value in "
 			    "arm64_ftr_regs[]: read_sanitised_ftr_reg() "
 			    "returns it from memory, with no register access "
-			    "and hence no trap.%s", f->function, f->reg,
-			    f->sink, f->trap, tf.nonstrict ?
+			    "and hence no trap.%s", f->function, f->read.reg,
+			    f->sink, f->read.trap, tf.nonstrict ?
 			    "\n\nA field the function tests is FTR_NONSTRICT: "
 			    "the sanitised value is the system-wide safe "
 			    "value, which every CPU now sees." : "");

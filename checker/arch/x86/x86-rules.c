@@ -114,21 +114,22 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	char *mask, *area;
 	int bit;
 
-	if (!f->feature) {
+	if (!f->read.feature) {
 		if (!strncmp(f->sink, "asm:", 4) &&
 		    sink_lookup(SINK_ASM, f->sink + 4) >= 0)
 			*why = xasprintf("CPUID in inline assembly: no feature "
 					 "test to rewrite; cache the leaf at "
 					 "boot, or serialize without it");
-		else if (f->mask && mask_bit(f->mask) >= 0)
+		else if (f->read.mask && mask_bit(f->read.mask) >= 0)
 			*why = xasprintf("no X86_FEATURE_* of the tree names "
 					 "bit %d of %s(): cache the leaf at "
-					 "boot", mask_bit(f->mask), f->sink);
+					 "boot",
+					 mask_bit(f->read.mask), f->sink);
 		else
-			*why = f->mask ?
+			*why = f->read.mask ?
 			       xasprintf("%s()'s value is tested with %s, "
 					 "not one bit: cache the leaf at boot",
-					 f->sink, f->mask) :
+					 f->sink, f->read.mask) :
 			       xasprintf("%s()'s value is not tested for one "
 					 "bit there: cache the leaf at boot",
 					 f->sink);
@@ -150,32 +151,33 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	mask = xasprintf("%.*s", (int)(end - op), op);
 	bit = mask_bit(mask);
 	free(mask);
-	if (bit < 0 || bit != mask_bit(f->mask))
+	if (bit < 0 || bit != mask_bit(f->read.mask))
 		goto err_shape;
 	if (!truth_only(ctx, line, at, end)) {
 		*why = xasprintf("%s() & %s is used for more than its truth "
 				 "there: boot_cpu_has() returns 0 or 1, not "
-				 "the bit", f->sink, f->mask);
+				 "the bit", f->sink, f->read.mask);
 		return false;
 	}
 	e->first = e->last = f->line;
 	fix_edit_add_line(e, "%.*sboot_cpu_has(%s)%s", (int)(at - line), line,
-			  f->feature, end);
+			  f->read.feature, end);
 	area = fix_area(f->file);
 	e->subject = xasprintf("%s: test %s with boot_cpu_has() in %s()",
-			       area, f->feature, f->function);
+			       area, f->read.feature, f->function);
 	free(area);
 	e->body = xasprintf("%s() executes CPUID to test one bit, %s. "
 			    "Under virtualization CPUID always exits to the "
 			    "hypervisor: each call is a VM exit.\n\nThe "
 			    "kernel reads the leaf at boot and keeps the bit "
 			    "as %s in boot_cpu_data: boot_cpu_has() tests it "
-			    "in memory.", f->function, f->mask, f->feature);
+			    "in memory.",
+			    f->function, f->read.mask, f->read.feature);
 	return true;
 
 err_shape:
 	*why = xasprintf("the test is not written as %s(...) & %s on one "
-			 "line", f->sink, f->mask ? f->mask : "BIT");
+			 "line", f->sink, f->read.mask ? f->read.mask : "BIT");
 	return false;
 }
 

@@ -47,16 +47,8 @@ struct chain {
 /* At most this many other chains, one per other hot caller of the sink. */
 #define FINDING_MAX_OTHER_CHAINS 8
 
-struct finding {
-	const char *rule;
-	const char *file;
-	unsigned int line, col;
-	const char *function;	/* the function holding the sink */
-	bool func_static;	/* internal linkage: named with its file */
-	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
-	const char *site_arg;	/* the sink's argument as written, or NULL */
-	unsigned int ordinal;	/* the site's place in its function (the
-				 * graph's gsink.ordinal) */
+/* What the site reads or checks (rules/rule-*.c). */
+struct finding_read {
 	const char *reg;	/* register read, or NULL */
 	const char *trap;	/* its trap class, or NULL */
 	const char *cap;	/* capability checked, or NULL */
@@ -64,6 +56,10 @@ struct finding {
 	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
 	const char *mask;	/* the read's value is tested with, or NULL */
 	const char *feature;	/* the tree's name of that bit, or NULL */
+};
+
+/* How sure the finding is, and why it may be only a note. */
+struct finding_doubt {
 	/*
 	 * Why the read may not exit at all (an MSR on KVM's pass-through
 	 * lists), or NULL: such a finding is a note, not a warning.
@@ -74,9 +70,6 @@ struct finding {
 	 * host (rules/outer.c), or NULL: such a finding is a note.
 	 */
 	char *not_offered;
-	const char *root;	/* root set name, or NULL (no hot path) */
-	const char *phase;	/* "boot" or "steady" */
-	const char *context;	/* "guest", or "nested": a KVM host's read */
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
 	bool low;		/* low confidence: more than one of them,
@@ -84,36 +77,34 @@ struct finding {
 	const char *only_when;	/* guards on the chain holding an atom of
 				 * one argument value (guards.h
 				 * GUARD_ARGUMENT), or NULL */
-	/*
-	 * The estimate (rules/estimate.c): steady phase, reads a second: the root
-	 * set's weight times the loop factor; boot phase (per_boot), reads
-	 * per call of the root set until the guard flips: the loop factor.
-	 * loop_guess: the factor holds the guess for loops of unknown bound.
-	 */
+};
+
+/*
+ * The estimate (rules/estimate.c): steady phase, reads a second: the root
+ * set's weight times the loop factor; boot phase (per_boot), reads per
+ * call of the root set until the guard flips: the loop factor.
+ * loop_guess: the factor holds the guess for loops of unknown bound.
+ */
+struct finding_rate {
 	double estimate, weight, loops;
 	bool per_boot, loop_guess;
 	/*
 	 * The rate per operation of the root set (its "per:" line, "page
 	 * fault"), or, when every chain needs a rare condition, per that
-	 * event ("SError exit"): rate_value reads per one, rate_how
-	 * "modelled" (or "measured", from a trace).
+	 * event ("SError exit"): value reads per one, how "modelled" (or
+	 * "measured", from a trace).
 	 */
-	const char *rate_per, *rate_how;
-	double rate_value;
+	const char *per, *how;
+	double value;
 	bool rare_only;		/* every chain needs a rare condition */
-	const char *func_file;	/* where the function is defined */
-	unsigned int func_line;
-	char *message;
+};
+
+/* What the report stage adds: fixes, series, waivers, configurations. */
+struct finding_report {
 	char *fix_note;			/* what --fix did, or NULL */
 	/* --diff of a series: the subject of the patch that brought it. */
 	const char *patch;
 	char *waiver;			/* why it is waived, or NULL */
-	struct chain chain;		/* the shortest */
-	struct chain *others;		/* through the sink's other callers */
-	size_t nr_others;
-	/* The same site from other root sets (one finding per site). */
-	struct finding *also;
-	size_t nr_also;
 	/*
 	 * trapcheck report --db NAME=FILE ...: the configurations whose
 	 * databases have this finding (names owned by the analysis); none
@@ -123,19 +114,53 @@ struct finding {
 	size_t nr_configs;
 	bool in_all_configs;	/* every configuration has it */
 	/*
-	 * trapcheck trace: how often a hypervisor trace saw the site's line
-	 * trap (0: not observed) and its share of the trace's traps.
-	 */
-	bool has_measured;
-	unsigned long measured;
-	double measured_share;
-	/*
 	 * When only some have it: the CONFIG_ symbols of its chains' lines
 	 * whose values differ between those that have it and the others
 	 * ("CONFIG_LRU_GEN"; kconfig.h), where trapcheck can tell.
 	 */
 	char **config_syms;
 	size_t nr_config_syms, alloc_config_syms;
+};
+
+/*
+ * trapcheck trace: how often a hypervisor trace saw the site's line trap
+ * (0: not observed) and its share of the trace's traps.
+ */
+struct finding_trace {
+	bool has_measured;
+	unsigned long measured;
+	double measured_share;
+};
+
+/* A site on a hot path: where, which rule, from which root, by which chain. */
+struct finding {
+	const char *rule;
+	const char *file;
+	unsigned int line, col;
+	const char *function;	/* the function holding the sink */
+	bool func_static;	/* internal linkage: named with its file */
+	const char *func_file;	/* where the function is defined */
+	unsigned int func_line;
+	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
+	const char *site_arg;	/* the sink's argument as written, or NULL */
+	unsigned int ordinal;	/* the site's place in its function (the
+				 * graph's gsink.ordinal) */
+	const char *root;	/* root set name, or NULL (no hot path) */
+	const char *phase;	/* "boot" or "steady" */
+	const char *context;	/* "guest", or "nested": a KVM host's read */
+	char *message;
+	struct chain chain;		/* the shortest */
+	struct chain *others;		/* through the sink's other callers */
+	size_t nr_others;
+	/* The same site from other root sets (one finding per site). */
+	struct finding *also;
+	size_t nr_also;
+
+	struct finding_read read;
+	struct finding_doubt doubt;
+	struct finding_rate rate;
+	struct finding_report report;
+	struct finding_trace trace;
 };
 
 struct findings {
