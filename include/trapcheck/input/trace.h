@@ -53,4 +53,18 @@ int trace_read_text(struct trace *t, const char *name, const char *text,
 		    char *err, size_t errlen);
 void trace_free(struct trace *t);
 
+struct dwsym;
+
+/*
+ * The KASLR offset that puts the most of the trace's busiest PCs on a
+ * trapping instruction of the vmlinux (an MRS of an op0=3 register,
+ * CPUID, RDMSR): each PC votes for every offset, a multiple of the
+ * randomisation's granularity (arm64 64 KiB, x86 2 MiB), that places it
+ * on one (trace-kaslr.c). 0 when the trace has no trap or the PCs are
+ * where the vmlinux has them; -EINVAL with a message in @err when no
+ * offset stands out.
+ */
+int trace_kaslr_infer(const struct trace *t, struct dwsym *d,
+		      unsigned long long *off, char *err, size_t errlen);
+
 #endif /* TRAPCHECK_TRACE_H */
