@@ -143,10 +143,11 @@ static bool read_answer(int fd, struct bytes *b, time_t deadline)
  * The child: libtracecmd may crash on a damaged trace.dat, and both
  * readers stay under a memory limit. Sends its answer on @fd and exits.
  */
-static void __attribute__((noreturn)) child(const char *path, FILE *f,
+static void __attribute__((noreturn)) child(const struct trace *t,
+					     const char *path, FILE *f,
 					     int fd, char *err, size_t errlen)
 {
-	struct trace mine = { 0 };
+	struct trace mine = { .exits = t->exits, .nr_exits = t->nr_exits };
 	int null = open("/dev/null", O_WRONLY), ret;
 	size_t i;
 
@@ -237,7 +238,7 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 			close(fds[1]);
 		} else if (!pid) {
 			close(fds[0]);
-			child(path, f, fds[1], err, errlen);
+			child(t, path, f, fds[1], err, errlen);
 		}
 	}
 	if (ret) {

@@ -157,11 +157,16 @@ static int flush_msr(struct reader *r, unsigned int cpu)
  * plugin prints "reason CPUID rip 0x... info 0 0" and, for SVM, "reason
  * EXIT_CPUID" and "reason EXIT_MSR rip 0x... info 0 0" (info1 first).
  */
+/* What a site of a kvm_exit trap is called, by kind. */
+static const char *const kind_what[] = {
+	[TRACE_CPUID] = "CPUID", [TRACE_MSR] = "MSR",
+};
+
 static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
 {
 	unsigned long long pc, info1 = 0;
 	const char *reason, *rip, *info, *e;
-	size_t n;
+	size_t n, i;
 
 	reason = strstr(p, "reason ");
 	rip = strstr(p, " rip 0x");
@@ -179,16 +184,18 @@ static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
 		return trace_bad(r, "kvm_exit: trace_bad info");
 	if (flush_msr(r, cpu))
 		return -EINVAL;
-	if ((n == 5 && !strncmp(reason, "CPUID", 5)) ||
-	    (n == 5 && !strncmp(reason, "cpuid", 5)) ||
-	    (n == 10 && !strncmp(reason, "EXIT_CPUID", 10)))
-		return count(r, pc, TRACE_CPUID, "CPUID");
-	if ((n == 8 && !strncmp(reason, "MSR_READ", 8)) ||
-	    (n == 3 && !strncmp(reason, "msr", 3) && !info1) ||
-	    (n == 8 && !strncmp(reason, "EXIT_MSR", 8) && !info1)) {
+	for (i = 0; i < r->t->nr_exits; i++) {
+		const struct trace_exit *x = &r->t->exits[i];
+
+		if (strlen(x->reason) != n || strncmp(reason, x->reason, n) ||
+		    (x->read && info1))
+			continue;
+		if (x->kind != TRACE_MSR)
+			return count(r, pc, x->kind, kind_what[x->kind]);
 		if (cpu >= TRACE_CPUS)
 			return count(r, pc, TRACE_MSR, "MSR");
 		r->msr_pc[cpu] = pc ? pc : 1;
+		break;
 	}
 	return 0;
 }
@@ -432,5 +439,7 @@ void trace_free(struct trace *t)
 	for (i = 0; i < t->nr; i++)
 		free(t->sites[i].what);
 	free(t->sites);
-	memset(t, 0, sizeof(*t));
+	t->sites = NULL;
+	t->nr = t->alloc = 0;
+	t->total = t->lines = 0;
 }

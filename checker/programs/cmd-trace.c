@@ -18,6 +18,7 @@
 #include "trapcheck/base/util.h"
 #include "trapcheck/input/dwsym.h"
 #include "trapcheck/input/trace.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/output/emit.h"
 #include "trapcheck/output/trace-report.h"
 #include "trapcheck/pipeline/tracejoin.h"
@@ -60,6 +61,8 @@ static int trace_mode(struct prog *p, struct analysis *a)
 	FILE *out = stdout;
 	int ret;
 
+	t.exits = arch_current()->kvm_exits;
+	t.nr_exits = arch_current()->nr_kvm_exits;
 	ret = trace_read(&t, p->words[0], err, sizeof(err));
 	if (ret) {
 		diag_error("%s", err);

@@ -7,13 +7,16 @@
 #include "fuzz.h"
 
 #include "trapcheck/input/trace.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trace t = { 0 };
+	/* x86's exit reasons: the kvm_exit lines count too. */
+	struct trace t = { .exits = arch_x86.kvm_exits,
+			   .nr_exits = arch_x86.nr_kvm_exits };
 	char *text = xstrndup((const char *)data, size), err[1024];
 	unsigned long sum = 0;
 	size_t i;

@@ -9,6 +9,7 @@
 #include "fuzz.h"
 
 #include "trapcheck/input/trace.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/base/util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -17,7 +18,9 @@ static const char magic[] = "\027\010Dtracing";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct trace t = { 0 };
+	/* x86's exit reasons: the kvm_exit lines count too. */
+	struct trace t = { .exits = arch_x86.kvm_exits,
+			   .nr_exits = arch_x86.nr_kvm_exits };
 	char path[256], err[1024];
 	unsigned long sum = 0;
 	uint8_t *buf = malloc(size + sizeof(magic));

@@ -157,6 +157,13 @@ static const struct arch_outer outers[] = {
 #undef OUTER
 };
 
+/* The kvm_exit reasons its sinks cause (kvm-exits.def). */
+static const struct trace_exit kvm_exits[] = {
+#define KVM_EXIT ARCH_KVM_EXIT
+#include "kvm-exits.def"
+#undef KVM_EXIT
+};
+
 const struct arch arch_x86 = {
 	.name = "x86",
 	ARCH_TABLE(triples),
@@ -175,4 +182,5 @@ const struct arch arch_x86 = {
 	.feature_bit = feature_bit,
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
+	ARCH_TABLE(kvm_exits),
 };

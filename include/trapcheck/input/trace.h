@@ -13,12 +13,14 @@
  *   kvm_msr (x86): "msr_read %x = 0x%llx", after the kvm_exit of an MSR
  *     read on the same CPU: which MSR it was.
  *
- * Other events are skipped; a line that is no event line, no comment and
+ * The exit reasons that count come from the run's architecture
+ * (struct trace_exit). Other events are skipped; a line that is no event line, no comment and
  * no header of either format is an error naming the line.
  */
 #ifndef TRAPCHECK_TRACE_H
 #define TRAPCHECK_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum trace_kind {
@@ -35,7 +37,22 @@ struct trace_site {
 	unsigned long count;
 };
 
+/*
+ * A kvm_exit reason that a sink causes, as the trace names it ("CPUID",
+ * "EXIT_MSR"): an architecture's table (x86/kvm-exits.def), given to the
+ * reader in struct trace; @read: only with info1 0 (SVM's MSR exit).
+ */
+struct trace_exit {
+	const char *reason;
+	enum trace_kind kind;	/* TRACE_CPUID or TRACE_MSR */
+	bool read;
+};
+
 struct trace {
+	/* In: the kvm_exit reasons to count (none: kvm_exit is skipped). */
+	const struct trace_exit *exits;
+	size_t nr_exits;
+	/* Out: */
 	struct trace_site *sites;
 	size_t nr, alloc;
 	unsigned long total;	/* traps counted */

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "trapcheck/input/trace.h"
 #include "trapcheck/model/guards.h"
 #include "trapcheck/model/sinks.h"
 
@@ -170,6 +171,12 @@ struct arch {
 	/* What KVM host code needs of the outer hypervisor (outer.def). */
 	const struct arch_outer *outers;
 	size_t nr_outers;
+	/*
+	 * The kvm_exit reasons of a host's trace its sinks cause
+	 * (kvm-exits.def), for trapcheck trace (input/trace.h).
+	 */
+	const struct trace_exit *kvm_exits;
+	size_t nr_kvm_exits;
 };
 
 /*
@@ -251,5 +258,6 @@ const struct arch *arch_current(void);
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 #define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
+#define ARCH_KVM_EXIT(reason, kind, read)	{ reason, TRACE_##kind, read },
 
 #endif /* TRAPCHECK_ARCH_H */
