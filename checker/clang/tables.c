@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tables.c - read arm64_ftr_regs[] and the capability tables
- * (arm64_features[], arm64_errata[]) from a TU's AST: what each entry
- * names, as written (the architecture lists the tables: checker/arch/
- * arm64/tables.def).
+ * tables.c - read the tables an architecture lists (its tables.def) from
+ * a TU's AST: the sanitised registers and their fields (arm64's
+ * arm64_ftr_regs[]), the capability tables (arm64_features[],
+ * arm64_errata[]) and the MSRs KVM may pass through (x86): what each
+ * entry names, as written. The members and macros the entries are
+ * spelled with are the architecture's words (its words.def).
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -14,15 +16,15 @@
 #include "trapcheck/clang/tokens.h"
 #include "trapcheck/base/util.h"
 
-/* LOCAL_CPU, SYSTEM, BOOT_CPU: BIT(0) to BIT(2) (caps.c names them). */
-#define CAP_SCOPE_MASK	0x7u
+/* The scope bits of a capability's type: one per scope word. */
+static unsigned int scope_mask(void)
+{
+	unsigned int n = 0;
 
-
-/* Matched on MIDR: these tokens in an entry say so. */
-static const char *const midr_tokens[] = {
-	"midr_range", "midr_range_list", "ERRATA_MIDR_",
-	"MIDR_ALL_VERSIONS", "MIDR_RANGE", "MIDR_REV",
-};
+	while (arch_word(WORD_CAP_SCOPE, n))
+		n++;
+	return (1u << n) - 1;
+}
 
 int caps_table_kind(const char *name)
 {
@@ -130,7 +132,7 @@ static const char *tok(const struct tokens *k, unsigned int i)
 static const char *designated(const struct tokens *k, unsigned int i,
 			      const char *name)
 {
-	if (strcmp(tok(k, i), ".") || strcmp(tok(k, i + 1), name) ||
+	if (!name || strcmp(tok(k, i), ".") || strcmp(tok(k, i + 1), name) ||
 	    strcmp(tok(k, i + 2), "="))
 		return NULL;
 	return tok(k, i + 3);
@@ -140,41 +142,41 @@ static const char *designated(const struct tokens *k, unsigned int i,
 static void scan_entry_tokens(struct tu_cap *c, const struct tokens *k,
 			      unsigned int from, unsigned int to)
 {
+	const char *reg_prefix = arch_word(WORD_REG_PREFIX, 0);
+	const char *shift = arch_word(WORD_SHIFT_SUFFIX, 0);
 	const char *pos = NULL, *v;
 	unsigned int i;
-	size_t j;
 
 	for (i = from; i < to; i++) {
 		const char *t = k->s[i];
 
 		/* ARM64_CPUID_FIELDS(reg, field, min) (6.6+), and _NEG. */
-		if (!strncmp(t, "ARM64_CPUID_FIELDS", 18) &&
+		if (arch_word_prefix(WORD_CAP_FIELDS_MACRO, t) &&
 		    !strcmp(tok(k, i + 1), "(") && !c->reg) {
 			c->reg = xstrdup(tok(k, i + 2));
 			c->field = xstrdup(tok(k, i + 4));
 			c->min = xstrdup(tok(k, i + 6));
 		}
-		v = designated(k, i, "sys_reg");
-		if (v && !strncmp(v, "SYS_", 4) && !c->reg)
-			c->reg = xstrdup(v + 4);
-		v = designated(k, i, "field_pos");
+		v = designated(k, i, arch_word(WORD_CAP_REG, 0));
+		if (v && reg_prefix && !c->reg &&
+		    !strncmp(v, reg_prefix, strlen(reg_prefix)))
+			c->reg = xstrdup(v + strlen(reg_prefix));
+		v = designated(k, i, arch_word(WORD_CAP_FIELD_POS, 0));
 		if (v && !pos)
 			pos = v;
-		v = designated(k, i, "min_field_value");
+		v = designated(k, i, arch_word(WORD_CAP_MIN, 0));
 		if (v && !c->min)
 			c->min = xstrdup(v);
-		for (j = 0; j < ARRAY_SIZE(midr_tokens); j++)
-			if (!strncmp(t, midr_tokens[j],
-				     strlen(midr_tokens[j])))
-				c->midr = true;
+		if (arch_word_prefix(WORD_CAP_ID_MATCH, t))
+			c->midr = true;
 	}
 	/* .field_pos = ID_AA64ISAR0_EL1_RNDR_SHIFT: the field is RNDR. */
-	if (pos && c->reg && !c->field) {
-		size_t n = strlen(c->reg), m = strlen(pos);
+	if (pos && c->reg && !c->field && shift) {
+		size_t n = strlen(c->reg), m = strlen(pos), x = strlen(shift);
 
-		if (!strncmp(pos, c->reg, n) && pos[n] == '_' && m > n + 7 &&
-		    !strcmp(pos + m - 6, "_SHIFT"))
-			c->field = xstrndup(pos + n + 1, m - n - 7);
+		if (!strncmp(pos, c->reg, n) && pos[n] == '_' &&
+		    m > n + 1 + x && !strcmp(pos + m - x, shift))
+			c->field = xstrndup(pos + n + 1, m - n - 1 - x);
 	}
 }
 
@@ -201,9 +203,9 @@ static enum CXChildVisitResult visit_init(CXCursor c, CXCursor p,
 		free(name);
 		return CXChildVisit_Continue;
 	}
-	if (!strcmp(name, "capability") && !w->cap->name) {
+	if (arch_word_is(WORD_CAP_NAME, name) && !w->cap->name) {
 		w->cap->name = written_ident(w->tu, value);
-	} else if (!strcmp(name, "type") && !w->cap->type) {
+	} else if (arch_word_is(WORD_CAP_TYPE, name) && !w->cap->type) {
 		CXEvalResult ev = clang_Cursor_Evaluate(value);
 
 		w->cap->type = written_ident(w->tu, value);
@@ -211,10 +213,11 @@ static enum CXChildVisitResult visit_init(CXCursor c, CXCursor p,
 			if (clang_EvalResult_getKind(ev) == CXEval_Int)
 				w->cap->scope = (unsigned int)
 					clang_EvalResult_getAsLongLong(ev) &
-					CAP_SCOPE_MASK;
+					scope_mask();
 			clang_EvalResult_dispose(ev);
 		}
-	} else if (!strcmp(name, "matches") && !w->cap->matches) {
+	} else if (arch_word_is(WORD_CAP_MATCHES, name) &&
+		   !w->cap->matches) {
 		CXCursor ref;
 
 		if (find_descendant(c, CXCursor_DeclRefExpr, &ref))
@@ -359,19 +362,17 @@ static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
 	for (i = 0; i < k.n; i++) {
 		const char *shift = NULL;
 		bool nonstrict = false;
-		size_t n = strlen(k.s[i]);
 
-		if (n < 14 || strcmp(k.s[i] + n - 14, "ARM64_FTR_BITS") ||
+		if (!arch_word_suffix(WORD_FTR_BITS_MACRO, k.s[i]) ||
 		    i + 1 >= k.n || strcmp(k.s[i + 1], "("))
 			continue;
 		end = group_end(&k, i + 1);
 		for (j = i + 1; j < end; j++) {
-			size_t m = strlen(k.s[j]);
-
-			if (!strcmp(k.s[j], "FTR_NONSTRICT"))
+			if (arch_word_is(WORD_FTR_NONSTRICT, k.s[j]))
 				nonstrict = true;
-			else if (!shift && m > 6 &&
-				 !strcmp(k.s[j] + m - 6, "_SHIFT"))
+			else if (!shift &&
+				 arch_word_suffix(WORD_SHIFT_SUFFIX, k.s[j]) &&
+				 !arch_word_is(WORD_SHIFT_SUFFIX, k.s[j]))
 				shift = k.s[j];
 		}
 		if (!shift) {
@@ -402,14 +403,16 @@ static void extract_ftr(struct table_walk *w, CXCursor entry)
 {
 	unsigned int i = token_at(&w->k, entry_offset(entry));
 	unsigned int end = group_end(&w->k, i);
-	const char *reg = NULL;
+	const char *reg = NULL, *prefix = arch_word(WORD_REG_PREFIX, 0);
 
 	for (; i < end; i++) {
-		if (!reg && !strncmp(w->k.s[i], "SYS_", 4)) {
-			reg = w->k.s[i] + 4;
+		if (!reg && prefix &&
+		    !strncmp(w->k.s[i], prefix, strlen(prefix))) {
+			reg = w->k.s[i] + strlen(prefix);
 			*PUSH(*w->out->ftr, *w->out->nr_ftr,
 			      *w->out->alloc_ftr) = xstrdup(reg);
-		} else if (reg && !strncmp(w->k.s[i], "ftr_", 4)) {
+		} else if (reg &&
+			   arch_word_prefix(WORD_FTR_BITS_PREFIX, w->k.s[i])) {
 			extract_ftr_bits(w, entry, reg, w->k.s[i]);
 			break;
 		}
@@ -430,11 +433,12 @@ static void extract_msr(struct table_walk *w, CXCursor entry)
 
 	if (i < end && !strcmp(w->k.s[i], "{")) {
 		for (; i < end && !msr; i++)
-			msr = designated(&w->k, i, "index");
+			msr = designated(&w->k, i,
+					 arch_word(WORD_MSR_MEMBER, 0));
 	} else if (i < end) {
 		msr = w->k.s[i];
 	}
-	if (!msr || !ident_start(msr[0]) || !strcmp(msr, "MSR_INVALID"))
+	if (!msr || !ident_start(msr[0]) || arch_word_is(WORD_MSR_END, msr))
 		return;
 	*PUSH(*w->out->msrs, *w->out->nr_msrs, *w->out->alloc_msrs) =
 		xasprintf("%s %s", w->table, msr);

@@ -4,28 +4,24 @@
  * against the call graph (the entries come from tables.c), and the
  * --list-caps table.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/model/arch.h"
 #include "trapcheck/graph/caps.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/base/util.h"
 
-/*
- * ARM64_CPUCAP_SCOPE_* of arch/arm64/include/asm/cpufeature.h (6.1, 6.12):
- * BIT(0) LOCAL_CPU, BIT(1) SYSTEM, BIT(2) BOOT_CPU.
- */
-static const char *const scope_names[] = {
-	"LOCAL_CPU", "SYSTEM", "BOOT_CPU",
-};
-
 const char *cap_scope_name(unsigned int scope)
 {
+	const char *name;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(scope_names); i++)
+	/* The architecture's scope words, in bit order (words.def). */
+	for (i = 0; (name = arch_word(WORD_CAP_SCOPE, i)); i++)
 		if (scope & (1u << i))
-			return scope_names[i];
+			return name;
 	return "?";
 }
 
@@ -141,6 +137,23 @@ static const struct reg_def *reads_from(const struct graph *g, int fn,
 	return best;
 }
 
+/*
+ * How a capability matched on the CPU's identity is resolved, in
+ * --list-caps: the identity register's name, lower case, to its first
+ * '_' ("MIDR_EL1": "midr").
+ */
+static const char *id_label(void)
+{
+	static char label[32];
+	const char *r = arch_word(WORD_ID_REG, 0);
+	size_t i;
+
+	for (i = 0; r && r[i] && r[i] != '_' && i < sizeof(label) - 1; i++)
+		label[i] = (char)tolower((unsigned char)r[i]);
+	label[i] = '\0';
+	return label;
+}
+
 void caps_resolve(struct graph *g)
 {
 	struct cap_table *t = &g->caps;
@@ -158,7 +171,7 @@ void caps_resolve(struct graph *g)
 			r = reg_lookup(c->reg);
 			c->reads = c->reg;
 			c->trap = r ? r->trap : idreg_trap(c->reg);
-			c->how = "sys_reg";
+			c->how = arch_word(WORD_CAP_REG, 0);
 			continue;
 		}
 		for (j = 0; c->matches && j < g->nr_nodes; j++)
@@ -170,11 +183,13 @@ void caps_resolve(struct graph *g)
 		if (r) {
 			c->reads = r->name;
 			c->trap = r->trap;
-			c->how = "matches";
-		} else if (c->midr) {
-			c->reads = "MIDR_EL1";
-			c->trap = TRAP_NONE;
-			c->how = "midr";
+			c->how = arch_word(WORD_CAP_MATCHES, 0);
+		} else if (c->midr && arch_word(WORD_ID_REG, 0)) {
+			/* Matched on the CPU's identity: that register. */
+			c->reads = arch_word(WORD_ID_REG, 0);
+			r = reg_lookup(c->reads);
+			c->trap = r ? r->trap : TRAP_NONE;
+			c->how = id_label();
 		} else if (fn >= 0 && !indirect) {
 			/* matches() and all it calls read no ID register. */
 			c->how = "none";
@@ -188,7 +203,14 @@ int caps_print(FILE *out, const struct cap_table *t)
 {
 	size_t i;
 
-	fprintf(out, "# arm64_ftr_regs[] (%zu):", t->nr_ftr);
+	const struct arch *a = arch_current();
+	const char *ftr = "sanitised registers";
+
+	/* The tree's table of them, as the architecture names it. */
+	for (i = 0; i < a->nr_tables; i++)
+		if (a->tables[i].kind == TABLE_FTR_REGS)
+			ftr = a->tables[i].global;
+	fprintf(out, "# %s[] (%zu):", ftr, t->nr_ftr);
 	for (i = 0; i < t->nr_ftr; i++)
 		fprintf(out, " %s", t->ftr_regs[i]);
 	fputc('\n', out);
@@ -207,4 +229,10 @@ int caps_print(FILE *out, const struct cap_table *t)
 	}
 	fflush(out);
 	return ferror(out) ? -1 : 0;
+}
+
+bool caps_per_cpu_only(const struct cap *cap)
+{
+	return (cap->scope & CAP_SCOPE_LOCAL_CPU) &&
+	       !(cap->scope & CAP_SCOPE_SYSTEM);
 }

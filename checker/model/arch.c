@@ -174,3 +174,49 @@ const char *live_reg(const char *name)
 			return a->live_regs[i].text;
 	return NULL;
 }
+
+const char *arch_word(enum arch_word_kind kind, size_t i)
+{
+	const struct arch *a = arch_current();
+	size_t j;
+
+	for (j = 0; j < a->nr_words; j++)
+		if (a->words[j].kind == kind && !i--)
+			return a->words[j].text;
+	return NULL;
+}
+
+bool arch_word_prefix(enum arch_word_kind kind, const char *s)
+{
+	const char *w;
+	size_t i;
+
+	for (i = 0; (w = arch_word(kind, i)); i++)
+		if (!strncmp(s, w, strlen(w)))
+			return true;
+	return false;
+}
+
+bool arch_word_suffix(enum arch_word_kind kind, const char *s)
+{
+	size_t n = strlen(s), i, m;
+	const char *w;
+
+	for (i = 0; (w = arch_word(kind, i)); i++) {
+		m = strlen(w);
+		if (m <= n && !strcmp(s + n - m, w))
+			return true;
+	}
+	return false;
+}
+
+bool arch_word_is(enum arch_word_kind kind, const char *s)
+{
+	const char *w;
+	size_t i;
+
+	for (i = 0; (w = arch_word(kind, i)); i++)
+		if (!strcmp(s, w))
+			return true;
+	return false;
+}

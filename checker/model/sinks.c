@@ -80,10 +80,14 @@ const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 	if (!arg)
 		return NULL;
 	switch (def->arg) {
-	case SINK_ARG_REG_SYS:
-		if (strncmp(arg, "SYS_", 4))
+	case SINK_ARG_REG_SYS: {
+		/* The tables' spelling (words.def): SYS_ID_AA64MMFR1_EL1. */
+		const char *p = arch_word(WORD_REG_PREFIX, 0);
+
+		if (!p || strncmp(arg, p, strlen(p)))
 			return NULL;
-		return reg_lookup(arg + 4);
+		return reg_lookup(arg + strlen(p));
+	}
 	case SINK_ARG_REG_LOWER:
 		for (i = 0; arg[i] && i < sizeof(buf) - 1; i++)
 			buf[i] = (char)toupper((unsigned char)arg[i]);

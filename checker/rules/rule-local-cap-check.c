@@ -5,21 +5,13 @@
  * "arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()":
  * __cpu_has_rng() on every early get_random_*().
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "trapcheck/model/guards.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
-
-/* SCOPE_LOCAL_CPU alone: each CPU answers for itself. */
-static bool per_cpu_only(const struct cap *cap)
-{
-	return (cap->scope & CAP_SCOPE_LOCAL_CPU) &&
-	       !(cap->scope & CAP_SCOPE_SYSTEM);
-}
 
 bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
                           enum rule_scope *scope)
@@ -65,7 +57,7 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	 * this CPU's, so it is no stand-in; the kernel's own answer for such
 	 * features is a per-CPU record made at bring-up (amu_cpus).
 	 */
-	if (per_cpu_only(cap)) {
+	if (caps_per_cpu_only(cap)) {
 		free(advice);
 		advice = xasprintf("%s is a per-CPU capability, so the "
 				   "sanitised copy (the system-wide value) "
@@ -80,252 +72,18 @@ bool rule_local_cap_check(const struct rule_ctx *ctx, struct finding *f,
 	return true;
 }
 
-/* "ID_AA64ISAR0_EL1" -> "isar0", the reviewer's variable name. */
-static char *reg_var(const char *reg)
-{
-	const char *p = reg;
-	char *v, *q;
-
-	if (!strncmp(p, "ID_AA64", 7))
-		p += 7;
-	else if (!strncmp(p, "ID_", 3))
-		p += 3;
-	v = xstrdup(p);
-	q = strstr(v, "_EL");
-	if (q)
-		*q = '\0';
-	for (q = v; *q; q++)
-		*q = (char)tolower((unsigned char)*q);
-	return v;
-}
-
-static char *lower(const char *s)
-{
-	char *v = xstrdup(s), *q;
-
-	for (q = v; *q; q++)
-		*q = (char)tolower((unsigned char)*q);
-	return v;
-}
-
-static bool tree_has(const char *tree, const char *rel, const char *text)
-{
-	char *path = path_join(tree, rel), buf[4096];
-	FILE *fp = fopen(path, "r");
-	bool found = false;
-
-	free(path);
-	if (!fp)
-		return false;
-	while (!found && fgets(buf, sizeof(buf), fp))
-		found = strstr(buf, text) != NULL;
-	fclose(fp);
-	return found;
-}
-
-static bool is_comment(const char *line)
-{
-	line += strspn(line, " \t");
-	return !strncmp(line, "//", 2) || !strncmp(line, "/*", 2) ||
-	       *line == '*';
-}
-
 /*
- * Why a check outside the pre-finalization !preemptible() branch keeps
- * its trap, by the capability's scope (ARM64_CPUCAP_SCOPE_*): a
- * system-wide capability has a trap-free test, cpus_have_final_cap(),
- * but it gives the system-wide answer and BUG()s before finalization,
- * and whether every path to the call wants that is not something the
- * call graph tells. (A per-CPU capability is refused before: see
- * per_cpu_only().)
+ * The rewrite is the architecture's (struct arch_rules.fix_cap_check):
+ * the cached test that stands in for the capability is its kernel's.
  */
-static char *outside_branch_reason(const struct cap *cap)
-{
-	if (cap->scope & CAP_SCOPE_SYSTEM)
-		return xasprintf("the call is not in the pre-finalization "
-				 "!preemptible() branch; %s is a system-wide "
-				 "capability: where the code wants the "
-				 "system-wide answer and runs only after "
-				 "finalization, cpus_have_final_cap(%s) tests "
-				 "it without a trap (it BUG()s before): decide "
-				 "that by hand", cap->name, cap->name);
-	return xasprintf("the call is not in the pre-finalization "
-			 "!preemptible() branch: the sanitised value is no "
-			 "safe stand-in there");
-}
-
-/*
- * The fix of that patch in the reviewer's form: inside the pre-finalization
- * !preemptible() branch,
- *	if (cond)
- *		return this_cpu_has_cap(CAP);
- * becomes the sanitised field test, the guard kept:
- *	if (cond) {
- *		comment
- *		u64 isar0 = read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1);
- *		u64 rndr = SYS_FIELD_GET(ID_AA64ISAR0_EL1, RNDR, isar0);
- *
- *		return rndr >= ID_AA64ISAR0_EL1_RNDR_IMP;
- *	}
- *
- * (cpuid_feature_extract_unsigned_field() where the tree has no
- * SYS_FIELD_GET(), as 6.1).
- */
-/* Can the read be rewritten at all? False, and why, when not. */
-static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
-		    char **why)
-{
-	const struct finding *f = ctx->finding;
-	const struct gsink *site = NULL;
-	size_t i;
-
-	for (i = 0; i < ctx->graph->nr_sinks; i++)
-		if (ctx->graph->sinks[i].file == f->file &&
-		    ctx->graph->sinks[i].line == f->line &&
-		    ctx->graph->sinks[i].col == f->col)
-			site = &ctx->graph->sinks[i];
-	if (!cap || !cap->reg || !cap->field) {
-		*why = xasprintf("capability %s not found in the tree's tables "
-				 "with a register field: no sanitised field to "
-				 "test",
-				 f->read.cap ? f->read.cap : "(unnamed)");
-		return false;
-	}
-	if (f->read.sanitised != 1) {
-		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]",
-				 cap->reg);
-		return false;
-	}
-	/*
-	 * Even inside the pre-finalization branch: the sanitised copy is
-	 * what the CPUs up so far agree on, not this CPU's answer.
-	 */
-	if (per_cpu_only(cap)) {
-		*why = xasprintf("%s is a per-CPU capability: the sanitised "
-				 "copy is the system-wide value, not this "
-				 "CPU's; keep this CPU's answer, recorded at "
-				 "CPU bring-up", cap->name);
-		return false;
-	}
-	if (!site || !guards_have(site->guards, GUARD_CAPS_UNFINALIZED) ||
-	    !guards_have(site->guards, GUARD_NOT_PREEMPTIBLE)) {
-		*why = outside_branch_reason(cap);
-		return false;
-	}
-	return true;
-}
-
-/*
- * The branch rewritten: lines @c (its "if (...)") to the finding's
- * return, indented @ind0 and @ind, reading the sanitised field.
- */
-static void fix_lines(const struct fix_ctx *ctx, const struct cap *cap,
-		      size_t c, const char *ind0, const char *ind,
-		      struct fix_edit *e)
-{
-	const struct finding *f = ctx->finding;
-	const char *const *lines = (const char *const *)ctx->src->lines;
-	char *rv = reg_var(cap->reg), *fv = lower(cap->field);
-	char *min = isdigit((unsigned char)cap->min[0]) ? xstrdup(cap->min) :
-		    xasprintf("%s_%s_%s", cap->reg, cap->field, cap->min);
-
-	e->first = c;
-	e->last = f->line;
-	fix_edit_add_line(e, "%s {", lines[c - 1]);
-	for (c++; c < f->line; c++)
-		fix_edit_add_line(e, "%s", lines[c - 1]);
-	fix_edit_add_line(e, "%s/*", ind);
-	fix_edit_add_line(e, "%s * Query the in-memory sanitised value to "
-			  "avoid a potential", ind);
-	fix_edit_add_line(e, "%s * trap when accessing the ID register under "
-			  "a hypervisor.", ind);
-	fix_edit_add_line(e, "%s */", ind);
-	fix_edit_add_line(e, "%su64 %s = read_sanitised_ftr_reg(SYS_%s);",
-			  ind, rv, cap->reg);
-	if (tree_has(ctx->tree, "arch/arm64/include/asm/sysreg.h",
-		     "#define SYS_FIELD_GET(")) {
-		fix_edit_add_line(e, "%su64 %s = SYS_FIELD_GET(%s, %s, %s);",
-				  ind, fv, cap->reg, cap->field, rv);
-		fix_edit_add_line(e, "%s", "");
-		fix_edit_add_line(e, "%sreturn %s >= %s;", ind, fv, min);
-	} else {
-		fix_edit_add_line(e, "%s", "");
-		fix_edit_add_line(e, "%sreturn cpuid_feature_extract_unsigned_"
-				  "field(%s,", ind, rv);
-		fix_edit_add_line(e, "%s\t\t%s_%s_SHIFT) >= %s;", ind,
-				  cap->reg, cap->field, min);
-	}
-	fix_edit_add_line(e, "%s}", ind0);
-	/* The reviewer's blank line before what follows the branch. */
-	if (f->line < ctx->src->nr_lines && lines[f->line][0])
-		fix_edit_add_line(e, "%s", "");
-	free(rv);
-	free(fv);
-	free(min);
-}
-
-/* The patch's subject and message. */
-static void fix_message(const struct finding *f, const struct cap *cap,
-			struct fix_edit *e)
-{
-	char *area = fix_area(f->file);
-
-	e->subject = xasprintf("%s: avoid trapping ID register read in %s()",
-			       area, f->function);
-	e->body = xasprintf("%s() has a fallback, taken before capabilities "
-			    "are finalized and while !preemptible(), that "
-			    "calls %s(%s). For this capability that resolves "
-			    "%s.%s by reading %s from hardware on every call; "
-			    "under virtualization each ID register read traps "
-			    "to the hypervisor (%s).\n\nQuery the in-memory "
-			    "sanitised value instead. The !preemptible() "
-			    "guard stays: secondary CPUs coming online only "
-			    "lower the sanitised value, so the answer is "
-			    "right for the CPU the caller is pinned to.",
-			    f->function, f->sink, f->read.cap, cap->reg,
-			    cap->field, cap->reg, f->read.trap);
-	free(area);
-}
-
 bool fix_local_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why)
 {
-	const struct finding *f = ctx->finding;
-	const struct cap *cap =
-		f->read.cap ? caps_find(&ctx->graph->caps, f->read.cap) : NULL;
-	const char *const *lines = (const char *const *)ctx->src->lines;
-	char *ind, *ind0, *want;
-	const char *cond;
-	bool shape;
-	size_t n, c;
+	const struct arch_rules *r = arch_current()->rules;
 
-	if (!can_fix(ctx, cap, why))
-		return false;
-	if (f->line < 2 || f->line > ctx->src->nr_lines)
-		goto err_shape;
-	/* The if may be separated from the return by comment lines. */
-	for (c = f->line - 1; c > 1 && is_comment(lines[c - 1]); c--)
-		;
-	ind = line_indent(lines[f->line - 1]);
-	want = xasprintf("%sreturn %s(%s);", ind, f->sink, f->read.cap);
-	cond = lines[c - 1];
-	ind0 = line_indent(cond);
-	n = strlen(cond);
-	shape = !strcmp(lines[f->line - 1], want) &&
-		!strncmp(cond + strlen(ind0), "if (", 4) && n &&
-		cond[n - 1] == ')' && strlen(ind) == strlen(ind0) + 1;
-	free(want);
-	if (shape) {
-		fix_lines(ctx, cap, c, ind0, ind, e);
-		fix_message(f, cap, e);
-	}
-	free(ind);
-	free(ind0);
-	if (shape)
-		return true;
-
-err_shape:
-	*why = xasprintf("not the shape \"if (...)\\n\\treturn %s(%s);\": "
-			 "rewrite by hand", f->sink, f->read.cap);
+	if (r && r->fix_cap_check)
+		return r->fix_cap_check(ctx, e, why);
+	*why = xasprintf("no rewrite of this capability check for %s",
+			 arch_current()->name);
 	return false;
 }

@@ -21,7 +21,9 @@
 /* Is @arg an MSR as written, a msr-index.h name or a number? */
 static bool msr_named(const char *arg)
 {
-	return arg && (!strncmp(arg, "MSR_", 4) ||
+	const char *p = arch_current()->reg_macro_prefix;
+
+	return arg && ((p && !strncmp(arg, p, strlen(p))) ||
 		       isdigit((unsigned char)arg[0]));
 }
 

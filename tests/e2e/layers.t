@@ -157,6 +157,27 @@ ok(not missing, 'design.md names every module' + ''.join('\n# ' + f for f in mis
 missing = [d for d in dirs + ['arch/' + a for a in arches]
            if 'checker/%s/' % d not in design]
 ok(not missing, 'design.md names every folder' + ''.join('\n# ' + f for f in missing))
+# The architecture seam: what an architecture's kernel spells (its
+# words.def, kvm-exits.def) is its data; no generic module writes one of
+# those words as a string of its own (those that are kernel identifiers,
+# with a capital or an underscore: "capability" is also a JSON key).
+words = set()
+for f in glob.glob('checker/arch/*/words.def') + glob.glob('checker/arch/*/kvm-exits.def'):
+    for line in open(f):
+        m = re.match(r'\s*(?:WORD|KVM_EXIT)\(\w+,\s*"([^"]+)"', line)
+        if m:
+            words.add(m.group(1))
+spelled = []
+for f in sorted(glob.glob('checker/*/*.c')):
+    if f.startswith('checker/arch/'):
+        continue
+    text = re.sub(r'/\*.*?\*/', '', open(f).read(), flags=re.S)
+    for lit in re.findall(r'"((?:[^"\\\n]|\\.)*)"', text):
+        if lit in words and re.search(r'[A-Z_]', lit):
+            spelled.append('%s: "%s"' % (f, lit))
+ok(words and not spelled,
+   'no generic module spells an architecture word (%d words)' % len(words)
+   + ''.join('\n# ' + w for w in spelled))
 print('\n'.join(out))
 PY
 n=0

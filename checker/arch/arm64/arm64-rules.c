@@ -302,4 +302,5 @@ const struct arch_rules arm64_rules = {
 	.any_read_advice = "read the sanitised copy with "
 			   "read_sanitised_ftr_reg()",
 	.fix_read = fix_read,
+	.fix_cap_check = arm64_fix_cap_check,
 };

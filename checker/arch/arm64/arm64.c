@@ -90,6 +90,13 @@ static const struct mode_path mode_paths[] = {
 #undef COND
 };
 
+/* How its kernel spells the tables it reads (words.def). */
+static const struct arch_word words[] = {
+#define WORD ARCH_WORD
+#include "words.def"
+#undef WORD
+};
+
 const struct arch arch_arm64 = {
 	.name = "arm64",
 	ARCH_TABLE(triples),
@@ -105,4 +112,5 @@ const struct arch arch_arm64 = {
 	.rules = &arm64_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
+	ARCH_TABLE(words),
 };

@@ -164,6 +164,13 @@ static const struct trace_exit kvm_exits[] = {
 #undef KVM_EXIT
 };
 
+/* How its kernel spells the tables it reads (words.def). */
+static const struct arch_word words[] = {
+#define WORD ARCH_WORD
+#include "words.def"
+#undef WORD
+};
+
 const struct arch arch_x86 = {
 	.name = "x86",
 	ARCH_TABLE(triples),
@@ -183,4 +190,5 @@ const struct arch arch_x86 = {
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
 	ARCH_TABLE(kvm_exits),
+	ARCH_TABLE(words),
 };

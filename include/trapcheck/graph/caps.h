@@ -27,7 +27,7 @@ struct cap {
 	/* What this_cpu_has_cap() reads on the local CPU: */
 	const char *reads;	/* register, or NULL when unresolved */
 	unsigned int trap;	/* TRAP_NONE or the architecture's */
-	const char *how;	/* "sys_reg", "matches", "midr" */
+	const char *how;	/* the words.def member it came from, "midr" */
 };
 
 struct cap_table {
@@ -84,5 +84,12 @@ const char *cap_scope_name(unsigned int scope);
 
 /* --list-caps: the resolved table, one line per capability. */
 int caps_print(FILE *out, const struct cap_table *t);
+
+/*
+ * SCOPE_LOCAL_CPU alone (ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local
+ * errata): each CPU answers for itself, and the sanitised copy (the
+ * system-wide value) is no stand-in for this CPU's answer.
+ */
+bool caps_per_cpu_only(const struct cap *cap);
 
 #endif /* TRAPCHECK_CAPS_H */

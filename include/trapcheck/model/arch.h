@@ -7,10 +7,10 @@
  * patches. Generic modules ask the run's architecture (arch_current()),
  * which the compile database names (arch_of_compdb()); one per run.
  *
- * Still outside the layer (arm64 knowledge in generic files, to move
- * next; x86, the second, is here): how caps.c and tables.c read and
- * resolve the capability tables, the shipped root sets (roots/), and the
- * local-cap-check rule (this_cpu_has_cap(): its sinks only arm64 has).
+ * The tables it reads from the tree are read by generic code with its
+ * words (words.def: how its kernel spells them); its rewrites are hooks
+ * (struct arch_rules); its trace's exit reasons a table (kvm-exits.def).
+ * Still outside: the shipped root sets (roots/).
  */
 #ifndef TRAPCHECK_ARCH_H
 #define TRAPCHECK_ARCH_H
@@ -47,6 +47,12 @@ struct arch_rules {
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
 	const char *msr_advice;		/* trapping-msr-read's */
+	/*
+	 * rules.h: fix_local_cap_check(), the rewrite of a local-CPU
+	 * capability check; NULL: no rewrite
+	 */
+	bool (*fix_cap_check)(const struct fix_ctx *ctx, struct fix_edit *e,
+			      char **why);
 };
 
 /* A global of the tree that trapcheck reads, and its enum table_kind. */
@@ -66,6 +72,36 @@ enum table_kind {
 struct arch_table {
 	const char *global;	/* "arm64_ftr_regs" */
 	int kind;
+};
+
+/*
+ * The words an architecture's kernel spells its tables with (words.def
+ * in its folder): clang/tables.c and graph/caps.c read the tables by
+ * them. A kind may have several words.
+ */
+enum arch_word_kind {
+	WORD_CAP_NAME,		/* capability entry: the member naming it */
+	WORD_CAP_TYPE,		/* ... holding its scope bits */
+	WORD_CAP_MATCHES,	/* ... naming its test function */
+	WORD_CAP_REG,		/* ... naming the register it reads */
+	WORD_CAP_FIELD_POS,	/* ... giving the field's shift */
+	WORD_CAP_MIN,		/* ... giving the least value */
+	WORD_CAP_FIELDS_MACRO,	/* macro (prefix): (reg, field, min) */
+	WORD_CAP_ID_MATCH,	/* tokens (prefixes): matched on CPU identity */
+	WORD_ID_REG,		/* the register such a match reads */
+	WORD_CAP_SCOPE,		/* scope names, in bit order */
+	WORD_REG_PREFIX,	/* a register's name in the tables: "SYS_" */
+	WORD_SHIFT_SUFFIX,	/* a field's shift macro: "_SHIFT" */
+	WORD_FTR_BITS_PREFIX,	/* a sanitised register's field array */
+	WORD_FTR_BITS_MACRO,	/* its entries (suffix) */
+	WORD_FTR_NONSTRICT,	/* a field CPUs may disagree on */
+	WORD_MSR_MEMBER,	/* pass-through MSR entry: the MSR's member */
+	WORD_MSR_END,		/* ... the list's end marker */
+};
+
+struct arch_word {
+	enum arch_word_kind kind;
+	const char *text;
 };
 
 /* A constant of an enum of the analysed tree. */
@@ -177,6 +213,9 @@ struct arch {
 	 */
 	const struct trace_exit *kvm_exits;
 	size_t nr_kvm_exits;
+	/* How its tables are spelled (words.def). */
+	const struct arch_word *words;
+	size_t nr_words;
 };
 
 /*
@@ -199,6 +238,16 @@ const char *live_reg(const char *name);
 #define ARCH(name) extern const struct arch arch_##name;
 #include "model/arches.def"
 #undef ARCH
+
+/*
+ * The run's architecture's words of @kind (words.def): the @i-th, or
+ * NULL past the last; does one of them start @s (end it: suffix)?
+ */
+const char *arch_word(enum arch_word_kind kind, size_t i);
+bool arch_word_prefix(enum arch_word_kind kind, const char *s);
+bool arch_word_suffix(enum arch_word_kind kind, const char *s);
+/* Is @s one of them? */
+bool arch_word_is(enum arch_word_kind kind, const char *s);
 
 /* The architecture called @name (kbuild's SRCARCH), or NULL. */
 const struct arch *arch_find(const char *name);
@@ -259,5 +308,6 @@ const struct arch *arch_current(void);
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 #define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
 #define ARCH_KVM_EXIT(reason, kind, read)	{ reason, TRACE_##kind, read },
+#define ARCH_WORD(kind, text)		{ WORD_##kind, text },
 
 #endif /* TRAPCHECK_ARCH_H */
