@@ -41,6 +41,8 @@ virtual report
 @@
 HOT = set([
 	# BEGIN HOT (scripts/gen-cocci-hot.py, from roots/*.roots)
+	# roots/block.roots
+	"blk_mq_dispatch_rq_list",
 	# roots/compress.roots
 	"zcomp_compress", "zcomp_decompress", "zswap_compress",
 	"zswap_decompress", "zstd_compress_folios", "zstd_decompress_bio",
@@ -65,15 +67,25 @@ HOT = set([
 	"vcpu_run", "vcpu_enter_guest", "vmx_vcpu_run", "svm_vcpu_run",
 	"vmx_handle_exit", "svm_handle_exit", "nested_vmx_run",
 	"nested_svm_vmrun",
+	# roots/net-rx.roots
+	"net_rx_action",
+	# roots/net-tx.roots
+	"dev_hard_start_xmit",
 	# roots/page-fault.roots
 	"do_mem_abort", "do_page_fault", "do_translation_fault",
 	"handle_mm_fault", "fixup_user_fault", "exc_page_fault",
 	"handle_page_fault",
+	# roots/perf.roots
+
 	# roots/sched.roots
 	"__schedule", "__switch_to", "finish_task_switch", "schedule_tail",
+	# roots/softirq.roots
+	"handle_softirqs",
 	# roots/syscall.roots
 	"el0_svc", "el0_svc_common", "invoke_syscall", "do_el0_svc",
 	"do_syscall_64", "x64_sys_call",
+	# roots/timekeeping.roots
+	"ktime_get", "sched_clock",
 	# roots/timer.roots
 	"hrtimer_interrupt", "__hrtimer_run_queues", "tick_sched_timer",
 	"update_process_times", "sched_tick",

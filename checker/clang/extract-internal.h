@@ -206,6 +206,7 @@ enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 					CXClientData d);
 void record_icall(struct walk *w, CXCursor call, CXCursor field);
 void record_store(struct walk *w, CXCursor lhs, CXCursor rhs);
+void record_fn_args(struct walk *w, CXCursor call, const char *callee);
 void visit_var(struct walk *w, CXCursor c);
 void record_outer_bits(struct walk *w, const char *fn);
 

@@ -231,19 +231,55 @@ static bool function_value(CXCursor value, CXCursor *fn)
 	return r.found && !r.call;
 }
 
-static void record_assign(struct walk *w, CXCursor field, CXCursor fn,
-			  const char *object)
+/* @fn stored in @member (taken) of @object, at @site. */
+static void record_assign(struct walk *w, char *member, CXCursor fn,
+			  const char *object, CXCursor site)
 {
 	struct tu_assign *a = PUSH(w->out->assigns, w->out->nr_assigns,
 				   w->out->alloc_assigns);
 	const char *file;
+	unsigned int col;
 	bool is_static;
 
 	a->object = object ? xstrdup(object) : NULL;
-	a->member = member_id(field);
+	a->member = member;
 	a->fn_key = func_key(w, fn, &file, &a->fn_line, &is_static);
 	a->fn_name = cursor_name(fn);
 	a->fn_file = xstrdup(file);
+	a->file = xstrdup(expansion_loc(w, clang_getCursorLocation(site),
+					&a->line, &col, NULL, NULL));
+}
+
+/* Is @t a pointer to a function? */
+static bool function_pointer(CXType t)
+{
+	CXType c = clang_getCanonicalType(t);
+
+	if (c.kind != CXType_Pointer)
+		return false;
+	c = clang_getCanonicalType(clang_getPointeeType(c));
+	return c.kind == CXType_FunctionProto ||
+	       c.kind == CXType_FunctionNoProto;
+}
+
+/*
+ * Each function passed to @call (to @callee) as argument N, recorded as
+ * stored in "callee()#N": what registers a handler, a poll function or a
+ * timer callback (roots.h "register:" lines pick theirs at the link).
+ */
+void record_fn_args(struct walk *w, CXCursor call, const char *callee)
+{
+	int i, n = clang_Cursor_getNumArguments(call);
+	CXCursor fn;
+
+	for (i = 0; i < n; i++) {
+		CXCursor a = clang_Cursor_getArgument(call, i);
+
+		if (function_pointer(clang_getCursorType(a)) &&
+		    function_value(a, &fn))
+			record_assign(w, xasprintf("%s()#%d", callee, i), fn,
+				      NULL, call);
+	}
 }
 
 /* Designated initialisers ".member = function", at any depth. */
@@ -279,7 +315,8 @@ enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 			w->init_obj = outer;
 		} else if (clang_getCursorKind(field) == CXCursor_FieldDecl &&
 			 function_value(value, &fn)) {
-			record_assign(w, field, fn, w->init_obj);
+			record_assign(w, member_id(field), fn, w->init_obj,
+				      c);
 		}
 	}
 	return CXChildVisit_Continue;
@@ -300,7 +337,7 @@ void record_store(struct walk *w, CXCursor lhs, CXCursor rhs)
 	clang_visitChildren(lhs, collect_kid, &base);
 	if (base.n == 1)
 		obj = object_id(w, base.c[0]);
-	record_assign(w, field, fn, obj);
+	record_assign(w, member_id(field), fn, obj, lhs);
 	free(obj);
 }
 

@@ -172,6 +172,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->loop_guess = 0;
 	c->args = call_args(w, call);
 	c->consts = call_consts(w, call);
+	record_fn_args(w, call, c->callee_name);
 	clang_getExpansionLocation(loc, &cfile_x, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);

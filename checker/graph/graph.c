@@ -40,6 +40,7 @@ void graph_free(struct graph *g)
 	free(g->caps.outer_bits);
 	free(g->icalls);
 	free(g->assigns);
+	free(g->regroots);
 	free(g->argsites);
 	free(g->pruned);
 	free(g->pairs);
@@ -390,6 +391,8 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 
 		a->member = intern(g, as->member);
 		a->object = intern(g, as->object);
+		a->file = intern(g, as->file);
+		a->line = as->line;
 		a->fn = node_get(g, as->fn_key, as->fn_name, as->fn_file,
 				 as->fn_line, 0, false);
 	}

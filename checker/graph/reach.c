@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "trapcheck/graph/reach.h"
+#include "trapcheck/graph/regroots.h"
 
 static int key_cmp(const void *a, const void *b, void *g)
 {
@@ -88,6 +89,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	bool *done = xcalloc(g->nr_nodes + 1, sizeof(*done));
 	struct heap h = { 0 };
 	size_t nr = 0, seq = 0, i;
+	bool *reg;
 
 	r->set = set;
 	r->steady = steady;
@@ -100,13 +102,22 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	for (i = 0; i < g->nr_nodes; i++)
 		r->parent[i] = REACH_NONE;
 
-	/* Roots: every defined function of a listed name, in key order. */
+	/*
+	 * Roots: every defined function of a listed name, and every one
+	 * registered as the set's lines say (regroots.h), in key order.
+	 */
+	reg = regroots_of(g, set->name);
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *n = &g->nodes[i];
 		size_t j;
 
 		if (!n->defined || n->opaque || n->cold)
 			continue;
+		if (reg && reg[i]) {
+			roots[nr++] = (int)i;
+			r->parent[i] = REACH_ROOT;
+			continue;
+		}
 		for (j = 0; j < set->nr; j++) {
 			if (!strcmp(n->name, set->funcs[j])) {
 				roots[nr++] = (int)i;
@@ -115,6 +126,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 			}
 		}
 	}
+	free(reg);
 	r->nr_roots = nr;
 	sort_r(roots, nr, sizeof(*roots), key_cmp, (void *)g);
 	for (i = 0; i < nr; i++)
@@ -200,21 +212,29 @@ bool *reach_stops(const struct graph *g, const struct root_sets *sets,
 		  size_t set)
 {
 	bool *stop = xcalloc(g->nr_nodes + 1, sizeof(*stop));
+	bool **reg = xcalloc(sets->nr + 1, sizeof(*reg));
 	size_t i, j, k;
 
+	for (j = 0; j < sets->nr; j++)
+		reg[j] = regroots_of(g, sets->sets[j].name);
 	for (i = 0; i < g->nr_nodes; i++) {
 		const char *name = g->nodes[i].name;
 		bool mine = false, other = false;
 
-		for (j = 0; j < sets->nr; j++)
-			for (k = 0; k < sets->sets[j].nr; k++)
-				if (!strcmp(name, sets->sets[j].funcs[k])) {
-					if (j == set)
-						mine = true;
-					else
-						other = true;
-				}
+		for (j = 0; j < sets->nr; j++) {
+			bool in = reg[j] && reg[j][i];
+
+			for (k = 0; k < sets->sets[j].nr && !in; k++)
+				in = !strcmp(name, sets->sets[j].funcs[k]);
+			if (in && j == set)
+				mine = true;
+			else if (in)
+				other = true;
+		}
 		stop[i] = other && !mine;
 	}
+	for (j = 0; j < sets->nr; j++)
+		free(reg[j]);
+	free(reg);
 	return stop;
 }

@@ -40,6 +40,51 @@ static bool is_ident(const char *s)
 }
 
 /*
+ * "register: FUNC N" (a function passed as argument N of FUNC, from 0) or
+ * "member: STRUCT.MEMBER" (a function stored in it): the slot as the
+ * facts name it (facts.def TU_ASSIGN_FIELDS), "FUNC()#N" or as written.
+ */
+static int reg_line(struct root_set *s, char *p, const char *path,
+		    unsigned int lineno, char *err, size_t errlen)
+{
+	bool call = !strncmp(p, "register:", 9);
+	char *w = p + (call ? 9 : 7), *n = NULL, *dot, *end;
+	struct root_reg *r;
+	long arg = 0;
+
+	w += strspn(w, " \t");
+	if (call) {
+		n = w + strcspn(w, " \t");
+		if (*n)
+			*n++ = '\0';
+		n += strspn(n, " \t");
+		arg = strtol(n, &end, 10);
+		if (!is_ident(w) || end == n || *end || arg < 0 || arg > 31) {
+			snprintf(err, errlen, "%s:%u: register: wants a "
+				 "function and an argument number: '%s %s'",
+				 path, lineno, w, n);
+			return -EINVAL;
+		}
+	} else {
+		dot = strchr(w, '.');
+		if (dot)
+			*dot = '\0';
+		if (!dot || !is_ident(w) || !is_ident(dot + 1)) {
+			if (dot)
+				*dot = '.';
+			snprintf(err, errlen, "%s:%u: member: wants "
+				 "STRUCT.MEMBER: '%s'", path, lineno, w);
+			return -EINVAL;
+		}
+		*dot = '.';
+	}
+	r = PUSH(s->regs, s->nr_regs, s->alloc_regs);
+	r->slot = call ? xasprintf("%s()#%ld", w, arg) : xstrdup(w);
+	r->reason = NULL;
+	return 1;
+}
+
+/*
  * A line of a roots file that says something of the set: "context:
  * atomic", "config: CONFIG_...", "per: <operation>", "weight: N". 1 when
  * @p was one, 0 when it is not (a function name), -EINVAL with the error
@@ -83,6 +128,8 @@ static int set_line(struct root_set *s, char *p, const char *path,
 		s->per = xstrdup(op);
 		return 1;
 	}
+	if (!strncmp(p, "register:", 9) || !strncmp(p, "member:", 7))
+		return reg_line(s, p, path, lineno, err, errlen);
 	if (!strncmp(p, "weight:", 7)) {
 		char *num = p + 7;
 
@@ -104,6 +151,7 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 	char line[512], *name, *dot;
 	struct root_set *s;
 	unsigned int lineno = 0;
+	size_t nr_regs;
 	FILE *f;
 	int ret = 0;
 
@@ -137,9 +185,12 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 			*--end = '\0';
 		if (!*p)
 			continue;
+		nr_regs = s->nr_regs;
 		ret = set_line(s, p, path, lineno, err, errlen);
 		if (ret < 0)
 			break;
+		if (s->nr_regs > nr_regs)
+			s->regs[nr_regs].reason = xstrdup(reason);
 		if (ret) {
 			ret = 0;
 			continue;
@@ -203,9 +254,16 @@ int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 
 static void root_set_free(struct root_set *s)
 {
+	size_t i;
+
 	strv_free(s->configs, s->nr_configs);
 	strv_free(s->funcs, s->nr);
 	strv_free(s->reasons, s->nr);
+	for (i = 0; i < s->nr_regs; i++) {
+		free(s->regs[i].slot);
+		free(s->regs[i].reason);
+	}
+	free(s->regs);
 	free(s->name);
 	free(s->path);
 	free(s->per);

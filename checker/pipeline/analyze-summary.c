@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapcheck/graph/regroots.h"
 #include "trapcheck/pipeline/analyze.h"
 #include "trapcheck/model/arch.h"
 #include "trapcheck/input/compdb.h"
@@ -90,6 +91,7 @@ void analysis_rules(struct analysis *a, const struct analysis_opts *o,
 	struct rules_opts ro = { o->per_root, o->all_chains, o->outer_any };
 	struct rules_stats st = { 0 };
 
+	regroots_find(&a->graph, roots);
 	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &st);
 	a->summary.stopped = st.stopped;
 	a->summary.args_refuted = st.args_refuted;

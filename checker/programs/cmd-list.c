@@ -10,6 +10,7 @@
 
 #include "prog.h"
 #include "trapcheck/graph/caps.h"
+#include "trapcheck/graph/regroots.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/input/kconfig.h"
 #include "trapcheck/base/util.h"
@@ -28,6 +29,50 @@ static bool set_unbuilt(const struct root_set *s, const struct kconfig *k)
 		if (kconfig_value(k, s->configs[i]))
 			return false;
 	return true;
+}
+
+/* "argument 1 of request_threaded_irq()", ".irq_eoi of struct irq_chip". */
+static char *slot_text(const char *slot)
+{
+	const char *hash = strstr(slot, "()#"), *dot = strchr(slot, '.');
+
+	if (hash)
+		return xasprintf("argument %s of %.*s()", hash + 3,
+				 (int)(hash - slot), slot);
+	if (dot)
+		return xasprintf(".%s of struct %.*s", dot + 1,
+				 (int)(dot - slot), slot);
+	return xstrdup(slot);
+}
+
+/*
+ * The set's registration lines: without a graph, each line; with one,
+ * each function registered so, "registered as SLOT at FILE:LINE".
+ */
+static void print_regs(FILE *out, const struct root_set *s,
+		       const struct graph *g)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->nr_regs; i++) {
+		const struct root_reg *r = &s->regs[i];
+		char *what = slot_text(r->slot);
+
+		if (!g)
+			fprintf(out, "%s\t%g\t(%s)\t%s\n", s->name,
+				s->weight, what, r->reason);
+		for (j = 0; g && j < g->nr_regroots; j++) {
+			const struct groot *gr = &g->regroots[j];
+			const struct gnode *n = &g->nodes[gr->node];
+
+			if (strcmp(gr->set, s->name) || strcmp(gr->slot, r->slot))
+				continue;
+			fprintf(out, "%s\t%g\t%s\t%s: registered as %s at "
+				"%s:%u\tregistered\n", s->name, s->weight,
+				n->name, r->reason, what, gr->file, gr->line);
+		}
+		free(what);
+	}
 }
 
 /*
@@ -58,6 +103,7 @@ static size_t print_roots(FILE *out, const struct root_sets *rs,
 			}
 			fputc('\n', out);
 		}
+		print_regs(out, s, g);
 	}
 	return missing;
 }

@@ -104,10 +104,21 @@ struct gicall {
 	const char *guards;
 };
 
+/* A root of a set found from a registration (regroots.h). */
+struct groot {
+	const char *set;	/* the root set's name */
+	int node;
+	const char *slot;	/* "request_threaded_irq()#1", "irq_chip.irq_eoi" */
+	const char *file;	/* where it is registered */
+	unsigned int line;
+};
+
 struct gassign {
-	const char *member;
+	const char *member;	/* "struct.member", or "function()#N" */
 	int fn;
 	const char *object;	/* whose member, or NULL (extract.h) */
+	const char *file;	/* where it is stored or passed */
+	unsigned int line;
 };
 
 /*
@@ -159,6 +170,9 @@ struct graph {
 	size_t nr_icalls, alloc_icalls;
 	struct gassign *assigns;
 	size_t nr_assigns, alloc_assigns;
+	/* Roots found from registrations (regroots.h). */
+	struct groot *regroots;
+	size_t nr_regroots, alloc_regroots;
 	size_t max_targets;		/* prune members with more */
 	struct pruned *pruned;
 	size_t nr_pruned, alloc_pruned;

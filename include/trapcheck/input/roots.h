@@ -4,12 +4,24 @@
  * a one-line reason after "#"; a "weight: N" line gives the set's events
  * per second class (for ranking). The set is named after the file
  * (roots/crng.roots: "crng").
+ *
+ * Roots from registrations: "register: FUNC N" makes a root of every
+ * function the tree passes to FUNC as argument N (from 0: "register:
+ * request_threaded_irq 1", the handler), "member: STRUCT.MEMBER" of every
+ * function stored in that member ("member: irq_chip.irq_eoi"); found in
+ * the graph (graph/regroots.h), each with where it was registered.
  */
 #ifndef TRAPCHECK_ROOTS_H
 #define TRAPCHECK_ROOTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* A registration slot: "FUNC()#N" or "STRUCT.MEMBER", and why. */
+struct root_reg {
+	char *slot;
+	char *reason;
+};
 
 struct root_set {
 	char *name;
@@ -27,6 +39,8 @@ struct root_set {
 	 */
 	char **configs;
 	size_t nr_configs, alloc_configs;
+	struct root_reg *regs;		/* "register:" and "member:" lines */
+	size_t nr_regs, alloc_regs;
 };
 
 struct root_sets {

@@ -16,7 +16,7 @@
 #include "trapcheck/model/facts.h"
 #include "trapcheck/base/util.h"
 
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 /*
  * What extraction produces: bumped whenever the facts of an unchanged TU
  * would differ (a new sink, a new guard form, cold markers...). It is part
