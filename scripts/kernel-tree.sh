@@ -17,7 +17,7 @@
 #            init/ (the whole-subset runs of make check-full, bench/run)
 #            drivers: the drivers a guest's interrupts, timer, network,
 #            block I/O, idle and PMU run through (GICv3, arch timer,
-#            virtio-net, virtio-blk, virtio, cpuidle, PMUv3) with the
+#            virtio-net, virtio-blk, virtio, cpuidle, PMUv3, PSCI) with the
 #            generic code that registers and calls them, arm64's kernel/
 #            and mm/ (tests/kernel/regroots.t)
 #            outoftree: a make O= build (tests/kernel/outoftree.t): the
@@ -113,8 +113,9 @@ drivers)
 	# registers and calls them (roots from registrations,
 	# tests/kernel/regroots.t): the GICv3 and its ITS, the architected
 	# timer, virtio-net, virtio-blk and the virtio core, PSCI cpuidle,
-	# the PMUv3 driver; the generic interrupt, timer, softirq, NAPI and
-	# blk-mq code; arm64's kernel/ (its capability tables) and mm/.
+	# the PMUv3 driver, PSCI firmware calls; the generic interrupt, timer,
+	# softirq, NAPI and blk-mq code; arm64's kernel/ (its capability
+	# tables) and mm/.
 	name=drivers
 	if [ "$arch" = x86 ]; then
 		echo "kernel-tree: profile 'drivers' is arm64's" >&2
@@ -124,7 +125,8 @@ drivers)
 		 drivers/irqchip/irq-gic-v3-its.o drivers/irqchip/irq-gic-common.o
 		 drivers/clocksource/arm_arch_timer.o drivers/net/virtio_net.o
 		 drivers/block/virtio_blk.o drivers/virtio/ drivers/cpuidle/
-		 drivers/perf/arm_pmu.o drivers/perf/arm_pmuv3.o kernel/irq/
+		 drivers/perf/arm_pmu.o drivers/perf/arm_pmuv3.o
+		 drivers/firmware/psci/ kernel/irq/
 		 kernel/time/ kernel/softirq.o net/core/dev.o block/blk-mq.o
 		 mm/memory.o drivers/char/random.o"
 	targets=$(echo $targets)
