@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/rules/switches.h"
 #include "trapcheck/output/emit.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/model/conditions.h"
@@ -113,9 +114,12 @@ int emit_text(FILE *out, const struct findings *fs,
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
 		char *only = finding_configs_text(f);
+		bool error = o && o->errors &&
+			     switches_level(o->errors, f->rule) == RULE_ERROR;
 
-		fprintf(out, "%s:%u:%u: warning: %s%s [%s]\n", f->file,
-			f->line, f->col, f->message, only, f->rule);
+		fprintf(out, "%s:%u:%u: %s: %s%s [%s]\n", f->file, f->line,
+			f->col, error ? "error" : "warning", f->message, only,
+			f->rule);
 		free(only);
 		if (f->report.patch)
 			fprintf(out, "%s:%u:%u: note: brought by %s\n",

@@ -127,7 +127,7 @@ static bool report_one(const struct tu_facts *facts,
 	rules_run(&g, &none, NULL, &fs, NULL, NULL);
 	switches_filter(sw, &fs);
 	/* As sparse does: the build's output is the build's. */
-	emit_text(stderr, &fs, &(struct emit_opts){ 0 });
+	emit_text(stderr, &fs, &(struct emit_opts){ .errors = sw });
 	found = switches_errors(sw, &fs);
 	findings_free(&fs);
 	graph_free(&g);

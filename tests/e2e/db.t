@@ -190,8 +190,9 @@ sw sw1 -Wno-preempt-guard
 check_that "check with CF=-Wno-preempt-guard: no warning, exit 0" \
 	'[ "$(cat sw1.rc)" = 0 ] && ! grep -q "preempt-guard" sw1.err sw1.out'
 sw sw2 -Werror=preempt-guard
-check_that "check with CF=-Werror=preempt-guard: the warning, exit 1" \
-	'[ "$(cat sw2.rc)" = 1 ] && grep -q "$pg" sw2.err'
+check_that "check with CF=-Werror=preempt-guard: the same line as an error (as sparse prints under -Werror), exit 1" \
+	'[ "$(cat sw2.rc)" = 1 ] && ! grep -q "$pg" sw2.err &&
+	 grep -q "$(echo "$pg" | sed "s/: warning: /: error: /")" sw2.err'
 sw sw3 '-Werror -Wno-error=preempt-guard'
 check_that "check with CF='-Werror -Wno-error=preempt-guard': the warning, exit 0" \
 	'[ "$(cat sw3.rc)" = 0 ] && grep -q "$pg" sw3.err'

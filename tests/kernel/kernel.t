@@ -189,6 +189,32 @@ check "the patched tree builds drivers/char/random.o and arch/arm64/kernel/" \
 	[ $rc -eq 0 ]
 check "random.o was rebuilt from the patched header" \
 	[ "$build/drivers/char/random.o" -nt "$build/arch/arm64/include/asm/archrandom.h" ]
+
+# kbuild's CHECK protocol on that tree with the fix's !preemptible() taken
+# out (written anew: the hard link to the cached tree is not written
+# through): make C=2 prints the preempt-guard warning of the one TU;
+# CF=-Wno-preempt-guard drops it and nothing else; CF=-Werror=preempt-guard
+# makes it an error and fails the build, as sparse's -Werror does.
+ar=arch/arm64/include/asm/archrandom.h
+sed 's/!system_capabilities_finalized() && !preemptible()/!system_capabilities_finalized()/' \
+	"$build/$ar" > "$build/$ar.new" && mv "$build/$ar.new" "$build/$ar"
+kc2 pg.out "$SCRATCH/pg.db" -C "$build" drivers/char/random.o
+pg_rc=$c2_rc
+sed 's/^/# /' pg.out | head -n 8
+PG='^\([^ ]*/\)\{0,1\}arch/arm64/include/asm/archrandom\.h:[0-9]*:[0-9]*: warning: read_sanitised_ftr_reg() stands in for a per-CPU check before capabilities are finalized but !preemptible() does not guard it: .*\[preempt-guard\]$'
+check_that "make C=2 on random.o without the guard: the preempt-guard warning in archrandom.h, make exit 0" \
+	'! grep -q "!preemptible()" "$build/$ar" && [ $pg_rc -eq 0 ] &&
+	 [ "$(grep -c "$PG" pg.out)" = 1 ]'
+kc2 nopg.out "$SCRATCH/nopg.db" -C "$build" CF=-Wno-preempt-guard \
+	drivers/char/random.o
+check_that "... CF=-Wno-preempt-guard: that warning gone, every other line the same, exit 0" \
+	'[ $c2_rc -eq 0 ] && ! grep -q "\[preempt-guard\]" nopg.out &&
+	 grep -v "$PG" pg.out | cmp -s - nopg.out'
+kc2 werr.out "$SCRATCH/werr.db" -C "$build" CF=-Werror=preempt-guard \
+	drivers/char/random.o
+check_that "... CF=-Werror=preempt-guard: the same line as an error, make fails" \
+	'[ $c2_rc -ne 0 ] &&
+	 grep -q "$(echo "$PG" | sed "s/: warning: /: error: /")" werr.out'
 rm -rf "$build"
 
 # the __cpu_has_rng() fix, as reviewed, and the same without !preemptible().

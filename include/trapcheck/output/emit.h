@@ -12,8 +12,16 @@
 
 #include "trapcheck/finding/finding.h"
 
+struct rule_switches;
+
 struct emit_opts {
 	bool verbose;		/* text: one note per chain step */
+	/*
+	 * text: a finding of a rule these switches make an error is
+	 * printed "error:", as sparse prints its warnings under -Werror
+	 * (trapcheck check); NULL: every finding "warning:".
+	 */
+	const struct rule_switches *errors;
 };
 
 /* Return 0, or -EIO when the stream could not be written. */
