@@ -88,6 +88,8 @@ static void sample(struct tu_facts *f)
 	as->fn_name = xstrdup("filemap_map_pages");
 	as->fn_line = 3;
 	as->object = xstrdup("var:pm_notifier@drivers/char/random.c");
+	as->file = xstrdup("mm/filemap.c");
+	as->line = 3912;
 	ic = PUSH(f->icalls, f->nr_icalls, f->alloc_icalls);
 	memset(ic, 0, sizeof(*ic));
 	ic->caller = 0;
@@ -136,6 +138,8 @@ static void test_round_trip(void **state)
 	assert_null(g.caps[0].type);
 	assert_string_equal(g.ftr_regs[0], "ID_AA64PFR0_EL1");
 	assert_string_equal(g.assigns[0].fn_name, "filemap_map_pages");
+	assert_string_equal(g.assigns[0].file, "mm/filemap.c");
+	assert_int_equal(g.assigns[0].line, 3912);
 	assert_int_equal(g.icalls[0].loop, 2);
 	assert_string_equal(g.includes[0], "include/linux/mm.h");
 	assert_string_equal(g.warnings[0].flag, "-fbogus");
