@@ -34,7 +34,7 @@ void regroots_find(struct graph *g, const struct root_sets *rs)
 		const char *set = strpool_intern(&g->pool, s->name);
 
 		for (j = 0; j < s->nr_regs; j++) {
-			/* The graph's member strings are interned: one pointer. */
+			/* Member strings are interned: compare pointers. */
 			const char *slot = strpool_intern(&g->pool,
 							  s->regs[j].slot);
 

@@ -252,19 +252,17 @@ static void trace_sarif_missed(const struct trace_report *j, json_t **rules,
 				m->count, m->count == 1 ? "" : "s",
 				trace_report_share(j, m->count), m->what,
 				m->func, m->why);
-		json_array_append_new(
-			*results,
-			json_pack(
-				"{s:s, s:s, s:{s:s}, s:[{s:{s:{s:s, s:s}, s:{s:i}}}], "
-				"s:{s:I, s:f, s:s}}",
-				"ruleId", "trace-missed", "level", "note",
-				"message", "text", msg, "locations",
-				"physicalLocation", "artifactLocation", "uri",
-				m->file, "uriBaseId", "SRCROOT", "region",
-				"startLine", m->line, "properties", "count",
-				(json_int_t)m->count, "share",
-				trace_report_share(j, m->count) / 100, "reason",
-				m->why));
+		json_array_append_new(*results, json_pack(
+			"{s:s, s:s, s:{s:s}, "
+			"s:[{s:{s:{s:s, s:s}, s:{s:i}}}], s:{s:I, s:f, s:s}}",
+			"ruleId", "trace-missed", "level", "note",
+			"message", "text", msg, "locations",
+			"physicalLocation", "artifactLocation", "uri",
+			m->file, "uriBaseId", "SRCROOT", "region",
+			"startLine", m->line, "properties", "count",
+			(json_int_t)m->count, "share",
+			trace_report_share(j, m->count) / 100, "reason",
+			m->why));
 		free(msg);
 	}
 }
