@@ -20,6 +20,14 @@
 #            virtio-net, virtio-blk, virtio, cpuidle, PMUv3, PSCI) with the
 #            generic code that registers and calls them, arm64's kernel/
 #            and mm/ (tests/kernel/regroots.t)
+#            all: the whole build, vmlinux and modules (every C file
+#            of it: 9,508 for 6.12's arm64 defconfig, 1,307 of them the
+#            .mod.c that modpost writes), made in about 3 minutes at -j2
+#            without compiling a C file: scripts/kbuild-stub-cc stands in
+#            for the compiler, so kbuild's .cmd files, and the compile
+#            database, hold the command lines of a real build (31
+#            minutes); the link of vmlinux fails on the empty objects
+#            (tests/whole/whole.t, bench/run --whole)
 #            outoftree: a make O= build (tests/kernel/outoftree.t): the
 #            source in TREE/src, untouched by the build, the objects and
 #            compile_commands.json in TREE/build (printed instead of the
@@ -130,6 +138,12 @@ drivers)
 		 kernel/time/ kernel/softirq.o net/core/dev.o block/blk-mq.o
 		 mm/memory.o drivers/char/random.o"
 	targets=$(echo $targets)
+	;;
+all)	# Every C object of vmlinux and the modules, made with
+	# scripts/kbuild-stub-cc: kbuild's own command lines without
+	# compiling the C files (their objects are empty).
+	name=all
+	targets="vmlinux modules"
 	;;
 outoftree)
 	name=outoftree
@@ -289,8 +303,32 @@ if [ ! -f "$stamps/.trapcheck-built" ]; then
 	echo "kernel-tree: building $targets" >&2
 	# -k: an object that fails to build must not stop the others; the
 	# compile database is made from whatever was built.
-	# shellcheck disable=SC2086
-	$kmake -k $targets >&2 || echo "kernel-tree: some objects failed" >&2
+	if [ "$name" = all ]; then
+		# The stand-in compiler first on PATH under the real one's
+		# name: the command lines stay those of a real build. The
+		# link steps fail on the empty objects (-k goes on).
+		stub=$tree/.trapcheck-stub
+		cc=gcc
+		[ "$arch" = arm64 ] && cc=aarch64-linux-gnu-gcc
+		realdir=$(dirname "$(command -v "$cc")")
+		rm -rf "$stub"
+		mkdir "$stub"
+		cp "$here/kbuild-stub-cc" "$stub/$cc"
+		# With a licence in .modinfo, so that modpost writes each
+		# module's .mod.c (also a C file of the build).
+		echo 'static const char l[] __attribute__((section(".modinfo"), used)) = "license=GPL";' |
+			"$cc" -c -x c - -o "$stub/empty.o"
+		# shellcheck disable=SC2086
+		PATH="$stub:$PATH" TRAPCHECK_STUB_REAL=$realdir \
+		TRAPCHECK_STUB_EMPTY=$stub/empty.o \
+			$kmake -k KBUILD_MODPOST_WARN=1 $targets \
+			> "$stub/make.log" 2>&1 ||
+			echo "kernel-tree: the link steps failed on the empty objects, as expected ($stub/make.log)" >&2
+	else
+		# shellcheck disable=SC2086
+		$kmake -k $targets >&2 ||
+			echo "kernel-tree: some objects failed" >&2
+	fi
 	python3 scripts/clang-tools/gen_compile_commands.py -d "$out" \
 		-o "$out/compile_commands.json.tmp" >&2
 	mv "$out/compile_commands.json.tmp" "$out/compile_commands.json"
