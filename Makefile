@@ -195,13 +195,20 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
 	    exit $$fail
 
 # make check-full: the same suites on the full trees (1,262 TUs of 6.12),
-# with what is too slow for every change: -j1 against -jN, the whole
+# then the whole build (9,508 C files, tests/whole/), with what is too slow
+# for every change: -j1 against -jN, the whole
 # database under ASan, --emit-cocci with verification, the quick bench.
 FULL_ENV := TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
 	    EMITCOCCI_VERIFY=1 TRAPCHECK_DBFAIL_STEP=1
 check-full:
 	+$(Q)$(FULL_ENV) $(MAKE) check
+	$(Q)prove --timer -v tests/whole/whole.t
 	$(Q)bench/run --quick
+
+# The whole 6.12 defconfig build alone (about an hour and a half at -j2
+# when its cold run is not cached): tests/whole/whole.t.
+check-whole: all
+	$(Q)prove --timer -v tests/whole/whole.t
 
 # The real-kernel suites alone, e.g. one job of a nightly matrix:
 # make check-kernel [KERNEL_SUITES=tests/kernel/x86.t] [FULL=1] (FULL=1:
@@ -266,7 +273,7 @@ clean:
 	    checker/output/rule-help.inc $(FAULT_SHIM)
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
-.PHONY: all check check-full check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
+.PHONY: all check check-full check-whole check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
 
 -include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
 -include $(ASAN_OBJS:.o=.d) $(patsubst checker/%.o,$(ASAN_DIR)/%.d,$(PROG_OBJS))

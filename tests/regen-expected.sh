@@ -11,6 +11,9 @@
 #                                     profile (tests/kernel/expected/,
 #                                     from each tree's shared cold run,
 #                                     made when missing: tests/kernel/lib.sh)
+#   tests/regen-expected.sh --whole   also the whole 6.12 build's record
+#                                     (tests/whole/whole.t; its cold run
+#                                     takes half an hour at -j2)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 fx="$top/tests/fixtures/kernel"
@@ -31,10 +34,19 @@ SOURCE_DATE_EPOCH=0 "$tc" -p "$fx" -q --roots "$fx/variants.roots" \
 	--emit-cocci "$fx/expected.cocci" > /dev/null || [ $? -eq 1 ]
 echo "$fx/expected.json $fx/expected.cocci"
 
-[ "${1:-}" = --kernel ] || exit 0
+case ${1:-} in --kernel|--whole) ;; *) exit 0 ;; esac
 TRAPCHECK=$tc
 TOP=$top
 . "$top/tests/kernel/lib.sh"
+if [ "$1" = --whole ]; then
+	tree=$("$top/scripts/kernel-tree.sh" 6.12 all | tail -n 1)
+	d=$(kcold "$tree")
+	pkg=$(sed -n 's/.* package=\([^ ]*\) .*/\1/p' "$tree/.trapcheck-key")
+	out="$top/tests/kernel/expected/linux-6.12-all.json"
+	"$top/tests/golden.py" record "$d/cold.json" "$out" --package "$pkg"
+	echo "$out"
+	exit 0
+fi
 for v in 6.12 6.1; do
 	tree=$(ktree "$v")
 	d=$(kcold "$tree")
