@@ -195,9 +195,9 @@ check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
 	    exit $$fail
 
 # make check-full: the same suites on the full trees (1,262 TUs of 6.12),
-# then the whole build (9,508 C files, tests/whole/), with what is too slow
-# for every change: -j1 against -jN, the whole
-# database under ASan, --emit-cocci with verification, the quick bench.
+# with what is too slow for every change: -j1 against -jN, the whole
+# database under ASan, --emit-cocci with verification; then the whole
+# build (9,508 C files, tests/whole/) and the quick bench.
 FULL_ENV := TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
 	    EMITCOCCI_VERIFY=1 TRAPCHECK_DBFAIL_STEP=1
 check-full:

@@ -16,12 +16,12 @@ cd "$SCRATCH" || exit 1
 t=$(date +%s)
 tree=$("$TOP/scripts/kernel-tree.sh" 6.12 all | tail -n 1)
 echo "# tree: $tree ($(( $(date +%s) - t )) s)"
-nc=$(python3 -c 'import json, sys
-print(sum(e["file"].endswith(".c") for e in json.load(open(sys.argv[1]))))' \
-	"$tree/compile_commands.json")
-nm=$(python3 -c 'import json, sys
-print(sum(e["file"].endswith(".mod.c") for e in json.load(open(sys.argv[1]))))' \
-	"$tree/compile_commands.json")
+read -r nc nm <<EOF
+$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(e["file"].endswith(".c") for e in d),
+      sum(e["file"].endswith(".mod.c") for e in d))' "$tree/compile_commands.json")
+EOF
 check "the whole build's compile database: $nc C entries, $nm of them modules' .mod.c" \
 	[ "$nc" -ge 9000 -a "$nm" -ge 1000 ]
 
