@@ -16,6 +16,7 @@ void graph_init(struct graph *g)
 	memset(g, 0, sizeof(*g));
 	strpool_init(&g->pool);
 	strmap_init(&g->node_index);
+	strmap_init(&g->guard_class);
 	g->pairs_mask = 1023;
 	g->max_targets = GRAPH_MAX_TARGETS;
 	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
@@ -45,6 +46,7 @@ void graph_free(struct graph *g)
 	free(g->pruned);
 	free(g->pairs);
 	strmap_free(&g->node_index);
+	strmap_free(&g->guard_class);
 	strpool_free(&g->pool);
 	memset(g, 0, sizeof(*g));
 }
@@ -188,6 +190,27 @@ static void merge_consts(struct graph *g, struct gedge *e, const char *add)
 	free(joined);
 }
 
+enum { RATE_BOOT = 1, RATE_PERIODIC = 2, RATE_RARE = 4 };
+
+/*
+ * What @guards say of a site's rate, classified once per distinct text
+ * (a whole kernel has a million call sites and some thousands of texts).
+ */
+static int guard_bits(struct graph *g, const char *guards)
+{
+	int bits;
+
+	if (!guards || !*guards)
+		return 0;
+	bits = strmap_get(&g->guard_class, guards);
+	if (bits >= 0)
+		return bits;
+	bits = (guards_boot(guards) ? RATE_BOOT : 0) |
+	       (guards_periodic(guards) ? RATE_PERIODIC : 0) |
+	       (cond_rare(guards, NULL) ? RATE_RARE : 0);
+	return strmap_put(&g->guard_class, guards, bits);
+}
+
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred)
 {
@@ -196,11 +219,13 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	struct edge_slot *s = pair_slot(g, pair);
 	struct gedge *e;
 	struct gnode *n;
+	int bits;
 
 	if (s->pair) {
-		bool boot = guards_boot(c->guards);
-		bool periodic = guards_periodic(c->guards);
-		bool rare = cond_rare(c->guards, NULL);
+		int cls = guard_bits(g, c->guards);
+		bool boot = cls & RATE_BOOT;
+		bool periodic = cls & RATE_PERIODIC;
+		bool rare = cls & RATE_RARE;
 
 		e = &g->edges[s->edge];
 		/*
@@ -227,9 +252,10 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e->callee = callee;
 	MERGE_SITE(g, e, c);
 	e->via = intern(g, c->via);
-	e->boot = guards_boot(c->guards);
-	e->periodic = guards_periodic(c->guards);
-	e->rare = cond_rare(c->guards, NULL);
+	bits = guard_bits(g, c->guards);
+	e->boot = bits & RATE_BOOT;
+	e->periodic = bits & RATE_PERIODIC;
+	e->rare = bits & RATE_RARE;
 	e->inferred = inferred;
 	e->registered = false;
 	e->consts = intern(g, c->consts);
@@ -302,6 +328,7 @@ static void merge_tables(struct graph *g, const struct tu_facts *f)
 static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 {
 	struct gsink *s = PUSH(g->sinks, g->nr_sinks, g->alloc_sinks);
+	int bits = guard_bits(g, k->guards);
 
 	s->func = func;
 	s->sink = k->sink;
@@ -309,9 +336,9 @@ static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 	s->mask = intern(g, k->mask);
 	s->feature = intern(g, k->feature);
 	MERGE_SITE(g, s, k);
-	s->boot = guards_boot(k->guards);
-	s->periodic = guards_periodic(k->guards);
-	s->rare = cond_rare(k->guards, NULL);
+	s->boot = bits & RATE_BOOT;
+	s->periodic = bits & RATE_PERIODIC;
+	s->rare = bits & RATE_RARE;
 }
 
 /* The call through a member @ic in the TU's function @caller. */

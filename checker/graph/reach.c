@@ -82,14 +82,32 @@ static struct heap_item heap_pop(struct heap *h)
 	return top;
 }
 
+bool *reach_members(const struct graph *g, const struct root_set *set)
+{
+	bool *in = regroots_of(g, set->name);
+	struct strmap names;
+	size_t i;
+
+	if (!in)
+		in = xcalloc(g->nr_nodes + 1, sizeof(*in));
+	strmap_init(&names);
+	for (i = 0; i < set->nr; i++)
+		strmap_put(&names, set->funcs[i], 1);
+	for (i = 0; i < g->nr_nodes && set->nr; i++)
+		in[i] |= strmap_get(&names, g->nodes[i].name) >= 0;
+	strmap_free(&names);
+	return in;
+}
+
 void reach_compute(const struct graph *g, const struct root_set *set,
-		   bool steady, const bool *stop, struct reach *r)
+		   bool steady, const bool *stop, const bool *members,
+		   struct reach *r)
 {
 	int *roots = xmalloc((g->nr_nodes + 1) * sizeof(*roots));
 	bool *done = xcalloc(g->nr_nodes + 1, sizeof(*done));
 	struct heap h = { 0 };
 	size_t nr = 0, seq = 0, i;
-	bool *reg;
+	bool *in;
 
 	r->set = set;
 	r->steady = steady;
@@ -106,27 +124,17 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	 * Roots: every defined function of a listed name, and every one
 	 * registered as the set's lines say (regroots.h), in key order.
 	 */
-	reg = regroots_of(g, set->name);
+	in = members ? (bool *)members : reach_members(g, set);
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *n = &g->nodes[i];
-		size_t j;
 
-		if (!n->defined || n->opaque || n->cold)
+		if (!n->defined || n->opaque || n->cold || !in[i])
 			continue;
-		if (reg && reg[i]) {
-			roots[nr++] = (int)i;
-			r->parent[i] = REACH_ROOT;
-			continue;
-		}
-		for (j = 0; j < set->nr; j++) {
-			if (!strcmp(n->name, set->funcs[j])) {
-				roots[nr++] = (int)i;
-				r->parent[i] = REACH_ROOT;
-				break;
-			}
-		}
+		roots[nr++] = (int)i;
+		r->parent[i] = REACH_ROOT;
 	}
-	free(reg);
+	if (!members)
+		free(in);
 	r->nr_roots = nr;
 	sort_r(roots, nr, sizeof(*roots), key_cmp, (void *)g);
 	for (i = 0; i < nr; i++)
@@ -209,32 +217,23 @@ size_t reach_chain(const struct graph *g, const struct reach *r, int node,
 }
 
 bool *reach_stops(const struct graph *g, const struct root_sets *sets,
-		  size_t set)
+		  size_t set, bool *const *members)
 {
 	bool *stop = xcalloc(g->nr_nodes + 1, sizeof(*stop));
-	bool **reg = xcalloc(sets->nr + 1, sizeof(*reg));
-	size_t i, j, k;
+	bool **in = xcalloc(sets->nr + 1, sizeof(*in));
+	size_t i, j;
 
 	for (j = 0; j < sets->nr; j++)
-		reg[j] = regroots_of(g, sets->sets[j].name);
+		in[j] = members ? members[j] : reach_members(g, &sets->sets[j]);
 	for (i = 0; i < g->nr_nodes; i++) {
-		const char *name = g->nodes[i].name;
-		bool mine = false, other = false;
+		bool other = false;
 
-		for (j = 0; j < sets->nr; j++) {
-			bool in = reg[j] && reg[j][i];
-
-			for (k = 0; k < sets->sets[j].nr && !in; k++)
-				in = !strcmp(name, sets->sets[j].funcs[k]);
-			if (in && j == set)
-				mine = true;
-			else if (in)
-				other = true;
-		}
-		stop[i] = other && !mine;
+		for (j = 0; j < sets->nr && !other; j++)
+			other = j != set && in[j][i];
+		stop[i] = other && !in[set][i];
 	}
-	for (j = 0; j < sets->nr; j++)
-		free(reg[j]);
-	free(reg);
+	for (j = 0; j < sets->nr && !members; j++)
+		free(in[j]);
+	free(in);
 	return stop;
 }

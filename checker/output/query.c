@@ -120,7 +120,7 @@ int query_path(FILE *out, const struct graph *g, const char *from,
 		free(name);
 		return -ENOENT;
 	}
-	reach_compute(g, &set, false, NULL, &r);
+	reach_compute(g, &set, false, NULL, NULL, &r);
 	for (i = 0; i < g->nr_nodes; i++)
 		if (!strcmp(g->nodes[i].name, to) && reach_has(&r, (int)i) &&
 		    (best < 0 || r.depth[i] < r.depth[best]))
@@ -157,12 +157,12 @@ int query_why(FILE *out, const struct graph *g, const struct root_sets *rs,
 			g->nodes[s->func].name, s->guards ? " when " : "",
 			s->guards ? s->guards : "");
 		for (j = 0; j < rs->nr; j++) {
-			bool *stop = reach_stops(g, rs, j);
+			bool *stop = reach_stops(g, rs, j, NULL);
 			struct reach r;
 			int *edges;
 			size_t n;
 
-			reach_compute(g, &rs->sets[j], false, stop, &r);
+			reach_compute(g, &rs->sets[j], false, stop, NULL, &r);
 			free(stop);
 			if (reach_has(&r, s->func)) {
 				fprintf(out, "reached from %s:\n",

@@ -61,6 +61,13 @@ struct pool {
 					 * unsaved files, a read-only one) */
 	struct CXUnsavedFile *cx_unsaved; /* opts->unsaved, for libclang */
 	pthread_mutex_t db_lock;
+	/*
+	 * Under db_lock: per file a key has met, the hash of its name and
+	 * of its contents' hash (analyze-keys.c), two per file.
+	 */
+	struct strmap key_files;
+	uint64_t *key_hashes;
+	size_t nr_key_hashes, alloc_key_hashes;
 	size_t *work;			/* entries to parse, in db order */
 	size_t nr_work;
 	char **ofiles;			/* files of possibly orphaned funcs */
@@ -75,6 +82,12 @@ struct pool {
 uint64_t flags_hash(const struct clang_args *args, const char *root);
 char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
 	     size_t nr);
+/*
+ * The same key with the includes stored for @dbkey (what a stored TU
+ * included last time), or NULL if they cannot be read.
+ */
+char *tu_key_stored(struct pool *p, uint64_t h, const char *rel,
+		    const char *dbkey);
 
 /* analyze-summary.c: the end of every run. */
 void summary_add_problem(struct run_summary *s, char *file,

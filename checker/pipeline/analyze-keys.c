@@ -47,6 +47,35 @@ uint64_t flags_hash(const struct clang_args *args, const char *root)
 	return h;
 }
 
+/*
+ * One file's part of a contents hash: its name's hash and its contents'
+ * hash mixed in, each worked out once per run. Under db_lock.
+ */
+static uint64_t mix_file(struct pool *p, uint64_t c, const char *file)
+{
+	int i = strmap_get(&p->key_files, file);
+
+	if (i < 0) {
+		char *fh = db_file_hash(p->fdb, p->a->root, file);
+
+		i = strmap_put(&p->key_files, file,
+			       (int)(p->nr_key_hashes / 2));
+		*PUSH(p->key_hashes, p->nr_key_hashes, p->alloc_key_hashes) =
+			hash_str(file);
+		*PUSH(p->key_hashes, p->nr_key_hashes, p->alloc_key_hashes) =
+			hash_str(fh);
+		free(fh);
+	}
+	c = hash_mix(c, p->key_hashes[2 * i]);
+	return hash_mix(c, p->key_hashes[2 * i + 1]);
+}
+
+static char *key_text(uint64_t h, uint64_t c)
+{
+	return xasprintf("%016llx:%016llx", (unsigned long long)h,
+			 (unsigned long long)c);
+}
+
 /* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
 char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
 	     size_t nr)
@@ -55,15 +84,33 @@ char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
 	size_t i;
 
 	pthread_mutex_lock(&p->db_lock);
-	for (i = 0; i <= nr; i++) {
-		const char *file = i ? includes[i - 1] : rel;
-		char *fh = db_file_hash(p->fdb, p->a->root, file);
-
-		c = hash_mix(c, hash_str(file));
-		c = hash_mix(c, hash_str(fh));
-		free(fh);
-	}
+	for (i = 0; i <= nr; i++)
+		c = mix_file(p, c, i ? includes[i - 1] : rel);
 	pthread_mutex_unlock(&p->db_lock);
-	return xasprintf("%016llx:%016llx", (unsigned long long)h,
-			 (unsigned long long)c);
+	return key_text(h, c);
+}
+
+struct stored_key {
+	struct pool *p;
+	uint64_t c;
+};
+
+static void mix_stored(const char *file, void *arg)
+{
+	struct stored_key *k = arg;
+
+	k->c = mix_file(k->p, k->c, file);
+}
+
+char *tu_key_stored(struct pool *p, uint64_t h, const char *rel,
+		    const char *dbkey)
+{
+	struct stored_key k = { .p = p, .c = 0xcbf29ce484222325ULL };
+	long nr;
+
+	pthread_mutex_lock(&p->db_lock);
+	k.c = mix_file(p, k.c, rel);
+	nr = db_tu_includes_each(p->fdb, dbkey, mix_stored, &k);
+	pthread_mutex_unlock(&p->db_lock);
+	return nr < 0 ? NULL : key_text(h, k.c);
 }

@@ -179,11 +179,13 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 						   p->a->root);
 
 			flags_translate(&p->db->entries[i], p->a->root, &args);
-			nr = db_tu_includes(p->fdb, rel, &inc);
-			key = tu_key(p, flags_hash(&args, p->a->root), file,
-				     inc, nr);
+			key = tu_key_stored(p, flags_hash(&args, p->a->root),
+					    file, rel);
 			clang_args_free(&args);
-			st->reused = !strcmp(key, stored) &&
+			/* Unsaved files: the include list is needed here. */
+			if (p->opts->nr_unsaved)
+				nr = db_tu_includes(p->fdb, rel, &inc);
+			st->reused = key && !strcmp(key, stored) &&
 				     !reads_unsaved(p, file, inc, nr) &&
 				     !owns_changed_body(p, rel, changed);
 			free(file);
@@ -262,7 +264,9 @@ void plan_entries(struct pool *p)
 {
 	const struct compdb *db = p->db;
 	const char *root = p->a->root;
-	size_t i, j;
+	struct strmap seen;
+	int *times = xcalloc(db->nr + 1, sizeof(*times));
+	size_t i;
 
 	for (i = 0; i < db->nr; i++) {
 		struct clang_args args;
@@ -278,13 +282,14 @@ void plan_entries(struct pool *p)
 		st->parse = st->skip == FLAGS_PARSE;
 		st->dbkey = path_relative(db->entries[i].file, root);
 	}
+	/* How many entries build each file: its first entry counts them. */
+	strmap_init(&seen);
+	for (i = 0; i < db->nr; i++)
+		times[strmap_put(&seen, db->entries[i].file, (int)i)]++;
 	for (i = 0; i < db->nr; i++) {
-		size_t twice = 0;
+		int first = strmap_get(&seen, db->entries[i].file);
 
-		for (j = 0; j < db->nr; j++)
-			twice += !strcmp(db->entries[i].file,
-					 db->entries[j].file);
-		if (twice > 1 && p->status[i].skip == FLAGS_PARSE) {
+		if (times[first] > 1 && p->status[i].skip == FLAGS_PARSE) {
 			struct clang_args args;
 			char *k;
 
@@ -297,4 +302,6 @@ void plan_entries(struct pool *p)
 			p->status[i].dbkey = k;
 		}
 	}
+	strmap_free(&seen);
+	free(times);
 }

@@ -79,6 +79,7 @@ static void pool_init(struct pool *p, const struct compdb *db,
 	pthread_mutex_init(&p->merge_lock, NULL);
 	pthread_mutex_init(&p->take_lock, NULL);
 	pthread_mutex_init(&p->db_lock, NULL);
+	strmap_init(&p->key_files);
 }
 
 static void pool_free(struct pool *p)
@@ -97,6 +98,8 @@ static void pool_free(struct pool *p)
 	pthread_mutex_destroy(&p->merge_lock);
 	pthread_mutex_destroy(&p->take_lock);
 	pthread_mutex_destroy(&p->db_lock);
+	strmap_free(&p->key_files);
+	free(p->key_hashes);
 	flag_warnings_free(&p->warnings);
 	claims_free(&p->claims);
 	free(p->cx_unsaved);
@@ -189,7 +192,7 @@ static void link_from_db(struct pool *p)
 		 * database, parsed into memory.
 		 */
 		if ((st->reused || p->store) &&
-		    !db_load(p->fdb, rel, &st->facts)) {
+		    !db_load_linked(p->fdb, rel, &st->facts)) {
 			a->summary.from_db += st->reused;
 			st->parse_error = st->facts.parse_error;
 			st->nr_errors = st->facts.nr_errors;

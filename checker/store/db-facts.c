@@ -5,6 +5,7 @@
  * with every value checked, and the TUs a run no longer has, pruned.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "db-internal.h"
 
 static char *file_hash(struct db *db, const char *root, const char *rel);
+static void bad_value(struct db *db, const char *table);
 
 char *db_file_hash(struct db *db, const char *root, const char *rel)
 {
@@ -43,8 +45,8 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 		free(path);
 		return xstrdup("missing");
 	}
-	st = db_prep(db, "SELECT hash FROM file WHERE path = ? AND mtime = ? AND "
-		  "size = ?");
+	st = db_prep_kept(db, "SELECT hash FROM file WHERE path = ? AND "
+			  "mtime = ? AND size = ?");
 	if (st) {
 		int rc;
 
@@ -57,7 +59,7 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 			hash = xstrdup((const char *)sqlite3_column_text(st,
 									   0));
 		db_read_end(db, rc);
-		sqlite3_finalize(st);
+		db_kept_done(st);
 	}
 	if (hash) {
 		free(path);
@@ -157,6 +159,33 @@ size_t db_tu_includes(struct db *db, const char *path, char ***files)
 {
 	return column_list(db, "SELECT file FROM include WHERE tu = (SELECT "
 			   "id FROM tu WHERE path = ?)", path, files, NULL);
+}
+
+long db_tu_includes_each(struct db *db, const char *path,
+			 void (*fn)(const char *file, void *arg), void *arg)
+{
+	sqlite3_stmt *st = db_prep_kept(db, "SELECT file FROM include WHERE "
+					"tu = (SELECT id FROM tu WHERE path = ?)");
+	long nr = 0;
+	int rc;
+
+	if (!st)
+		return db->failed;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *f = sqlite3_column_text(st, 0);
+
+		if (!f) {
+			bad_value(db, "include");
+			break;
+		}
+		fn((const char *)f, arg);
+		nr++;
+	}
+	if (db_read_end(db, rc) || db->failed)
+		nr = db->failed;
+	db_kept_done(st);
+	return nr;
 }
 
 size_t db_tus(struct db *db, char ***paths)
@@ -416,7 +445,7 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	s = xasprintf(" FROM \"%s\" WHERE tu = ? ORDER BY rowid", r->table);
 	bytes_put(&b, s, strlen(s) + 1);
 	free(s);
-	st = db_prep(db, (const char *)b.data);
+	st = db_prep_kept(db, (const char *)b.data);
 	free(b.data);
 	if (!st)
 		return;
@@ -442,7 +471,7 @@ static void load_record(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 		}
 	}
 	db_read_end(db, rc);
-	sqlite3_finalize(st);
+	db_kept_done(st);
 }
 
 static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
@@ -450,7 +479,7 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 {
 	char *sql = xasprintf("SELECT \"%s\" FROM \"%s\" WHERE tu = ? "
 			      "ORDER BY rowid", l->column, l->table);
-	sqlite3_stmt *st = db_prep(db, sql);
+	sqlite3_stmt *st = db_prep_kept(db, sql);
 	char ***v = (char ***)fact_array(f, l->array);
 	size_t *nr = fact_count(f, l->count), *alloc = fact_count(f, l->alloc);
 	int rc;
@@ -469,10 +498,24 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 		*PUSH(*v, *nr, *alloc) = c;
 	}
 	db_read_end(db, rc);
-	sqlite3_finalize(st);
+	db_kept_done(st);
 }
 
+static int load(struct db *db, const char *path, struct tu_facts *f,
+		bool includes);
+
 int db_load(struct db *db, const char *path, struct tu_facts *f)
+{
+	return load(db, path, f, true);
+}
+
+int db_load_linked(struct db *db, const char *path, struct tu_facts *f)
+{
+	return load(db, path, f, false);
+}
+
+static int load(struct db *db, const char *path, struct tu_facts *f,
+		bool includes)
 {
 	sqlite3_int64 id;
 	sqlite3_stmt *st;
@@ -480,15 +523,15 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	int rc;
 
 	memset(f, 0, sizeof(*f));
-	st = db_prep(db, "SELECT id, parse_error, nr_errors, first_error, retried,"
-		  " have_ftr, have_caps FROM tu WHERE path = ?");
+	st = db_prep_kept(db, "SELECT id, parse_error, nr_errors, first_error,"
+			  " retried, have_ftr, have_caps FROM tu WHERE path = ?");
 	if (!st)
 		return -EIO;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		db_read_end(db, rc);
-		sqlite3_finalize(st);
+		db_kept_done(st);
 		return db->failed ? db->failed : -ENOENT;
 	}
 	id = sqlite3_column_int64(st, 0);
@@ -499,11 +542,13 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 	f->retried = sqlite3_column_int(st, 4);
 	f->have_ftr = sqlite3_column_int(st, 5);
 	f->have_caps = sqlite3_column_int(st, 6);
-	sqlite3_finalize(st);
+	db_kept_done(st);
 	for (i = 0; i < fact_records_size; i++)
 		load_record(db, id, f, &fact_records[i]);
 	for (i = 0; i < fact_strlists_size; i++)
-		load_strlist(db, id, f, &fact_strlists[i]);
+		if (includes || fact_strlists[i].array !=
+				offsetof(struct tu_facts, includes))
+			load_strlist(db, id, f, &fact_strlists[i]);
 	if (db->failed) {
 		tu_facts_free(f);
 		return db->failed;
@@ -513,19 +558,19 @@ int db_load(struct db *db, const char *path, struct tu_facts *f)
 
 size_t db_prune(struct db *db, const char *const *keep, size_t nr)
 {
+	struct strmap kept;
 	char **all;
-	size_t n, i, j, removed = 0;
+	size_t n, i, removed = 0;
 
 	if (db->readonly)
 		return 0;
 	n = db_tus(db, &all);
+	strmap_init(&kept);
+	for (i = 0; i < nr; i++)
+		strmap_put(&kept, keep[i], 1);
 
 	for (i = 0; i < n; i++) {
-		bool kept = false;
-
-		for (j = 0; j < nr && !kept; j++)
-			kept = !strcmp(all[i], keep[j]);
-		if (!kept) {
+		if (strmap_get(&kept, all[i]) < 0) {
 			sqlite3_int64 id = tu_id(db, all[i]);
 			char *sql = xasprintf("DELETE FROM tu WHERE id = %lld",
 					      (long long)id);
@@ -541,5 +586,6 @@ size_t db_prune(struct db *db, const char *const *keep, size_t nr)
 		free(all[i]);
 	}
 	free(all);
+	strmap_free(&kept);
 	return removed;
 }

@@ -41,12 +41,27 @@ struct db {
 	struct strmap hashes;
 	char **hash_v;
 	size_t nr_hash, alloc_hash;
+	/*
+	 * Read statements prepared once per run (db_prep_kept()): a warm
+	 * run of a whole kernel loads ten thousand TUs, a dozen statements
+	 * each.
+	 */
+	struct strmap kept;
+	sqlite3_stmt **kept_v;
+	size_t nr_kept, alloc_kept;
 };
 
 int db_exec(struct db *db, const char *sql);
 int db_exec_w(struct db *db, const char *sql);
 int db_read_end(struct db *db, int rc);
 sqlite3_stmt *db_prep(struct db *db, const char *sql);
+/*
+ * @sql prepared once and kept until db_close(), reset and unbound for
+ * this use; the caller ends each use with db_kept_done() (which resets
+ * it, ending its read) and never finalizes it.
+ */
+sqlite3_stmt *db_prep_kept(struct db *db, const char *sql);
+void db_kept_done(sqlite3_stmt *st);
 int db_fail(struct db *db, int ret);
 char *db_select_text(struct db *db, const char *sql, const char *arg);
 int db_first_write(struct db *db);

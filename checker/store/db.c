@@ -150,10 +150,34 @@ sqlite3_stmt *db_prep(struct db *db, const char *sql)
 	return st;
 }
 
+sqlite3_stmt *db_prep_kept(struct db *db, const char *sql)
+{
+	int i = strmap_get(&db->kept, sql);
+	sqlite3_stmt *st;
+
+	if (i >= 0) {
+		st = db->kept_v[i];
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		return st;
+	}
+	st = db_prep(db, sql);
+	if (!st)
+		return NULL;
+	strmap_put(&db->kept, sql, (int)db->nr_kept);
+	*PUSH(db->kept_v, db->nr_kept, db->alloc_kept) = st;
+	return st;
+}
+
+void db_kept_done(sqlite3_stmt *st)
+{
+	sqlite3_reset(st);
+}
+
 /* The text of the one row @sql selects with @arg, or NULL. */
 char *db_select_text(struct db *db, const char *sql, const char *arg)
 {
-	sqlite3_stmt *st = db_prep(db, sql);
+	sqlite3_stmt *st = db_prep_kept(db, sql);
 	char *v = NULL;
 	int rc;
 
@@ -164,7 +188,7 @@ char *db_select_text(struct db *db, const char *sql, const char *arg)
 	if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
 		v = xstrdup((const char *)sqlite3_column_text(st, 0));
 	db_read_end(db, rc);
-	sqlite3_finalize(st);
+	db_kept_done(st);
 	return v;
 }
 
@@ -379,6 +403,7 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	db->path = xstrdup(path);
 	db->mode = mode;
 	strmap_init(&db->hashes);
+	strmap_init(&db->kept);
 	snprintf(want, sizeof(want), "%d", DB_SCHEMA_VERSION);
 	ret = check_file(db, path, mode, err, errlen);
 	if (ret)
@@ -426,6 +451,10 @@ void db_close(struct db *db)
 		return;
 	strv_free(db->hash_v, db->nr_hash);
 	strmap_free(&db->hashes);
+	while (db->nr_kept)
+		sqlite3_finalize(db->kept_v[--db->nr_kept]);
+	free(db->kept_v);
+	strmap_free(&db->kept);
 	sqlite3_close(db->h);
 	free(db->path);
 	free(db->root);

@@ -111,7 +111,10 @@ done
 
 # kill -9 at increasing delays: during a cold run (empty database), and
 # during runs that re-parse what an edit changed. Only kills that found
-# the run still going count.
+# the run still going count. The delay grows by a tenth of a
+# millisecond a try: the fixture's runs take 30 to 100 ms on an idle
+# machine, and steps of a third of a millisecond per run kind ran out
+# of kill points there (the loop then slept its way to d = 3000).
 kills=0 bad=0 d=0 want=$((220 / STEP))
 while [ $kills -lt $want ] && [ $d -lt 3000 ]; do
 	case $((d % 3)) in
@@ -122,7 +125,7 @@ while [ $kills -lt $want ] && [ $d -lt 3000 ]; do
 	"$TRAPCHECK" -p tree -q $ROOTS --db k.db --format=json -o k.json \
 		2> /dev/null &
 	pid=$!
-	sleep "$(awk "BEGIN { printf \"%.3f\", $((d / 3)) * $STEP / 1000 }")"
+	sleep "$(awk "BEGIN { printf \"%.4f\", $d * $STEP / 10000 }")"
 	# (the shell's "Killed" line goes with the group's stderr)
 	{ kill -9 $pid; wait $pid; } 2> /dev/null
 	[ $? -eq 137 ] && kills=$((kills + 1))
@@ -132,7 +135,7 @@ while [ $kills -lt $want ] && [ $d -lt 3000 ]; do
 	if [ $rc -ne 1 ] || ! keys r.json | cmp -s - clean.keys ||
 	   sanitizer r.err; then
 		bad=$((bad + 1))
-		[ $bad -le 3 ] && echo "# kill after $((d / 3)) ms: the rerun exit $rc: $(head -c 200 r.err)"
+		[ $bad -le 3 ] && echo "# kill after $d/10 ms: the rerun exit $rc: $(head -c 200 r.err)"
 	fi
 	d=$((d + 1))
 done

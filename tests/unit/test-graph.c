@@ -368,7 +368,7 @@ static void test_reach_shortest(void **state)
 	size_t n;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, NULL, &r);
+	reach_compute(&g, &crng_set, false, NULL, NULL, &r);
 	root = node(&g, KEY_ROOT);
 	mid = node(&g, KEY_MID);
 	target = node(&g, KEY_TARGET);
@@ -410,7 +410,7 @@ static void test_reach_unreachable(void **state)
 	struct reach r;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, NULL, &r);
+	reach_compute(&g, &crng_set, false, NULL, NULL, &r);
 	assert_false(reach_has(&r, node(&g, KEY_LONELY)));
 	assert_int_equal(r.parent[node(&g, KEY_LONELY)], REACH_NONE);
 	assert_false(reach_has(&r, node(&g, KEY_CHECK_MM)));
@@ -425,7 +425,7 @@ static void test_reach_opaque(void **state)
 	struct reach r;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &crng_set, false, NULL, &r);
+	reach_compute(&g, &crng_set, false, NULL, NULL, &r);
 	/* this_cpu_has_cap() is reported at its call, never entered. */
 	assert_false(reach_has(&r, node(&g, KEY_CAP)));
 	assert_false(reach_has(&r, node(&g, KEY_HIDDEN)));
@@ -442,7 +442,7 @@ static void test_reach_no_roots(void **state)
 	size_t i;
 
 	build_graph(&g, NULL, 0);
-	reach_compute(&g, &set, false, NULL, &r);
+	reach_compute(&g, &set, false, NULL, NULL, &r);
 	assert_int_equal(r.nr_roots, 0);
 	for (i = 0; i < g.nr_nodes; i++)
 		assert_false(reach_has(&r, (int)i));
@@ -533,7 +533,7 @@ static void test_reach_fewest_inferred(void **state)
 
 	build_inferred(&g);
 	d = node(&g, "c:@F@d");
-	reach_compute(&g, &set, false, NULL, &r);
+	reach_compute(&g, &set, false, NULL, NULL, &r);
 	assert_true(reach_has(&r, d));
 	assert_int_equal(r.inferred[d], 0);
 	n = reach_chain(&g, &r, d, &edges);
@@ -554,15 +554,26 @@ static void test_reach_stops(void **state)
 	struct root_sets rs = { .sets = sets, .nr = 2, .alloc = 2 };
 	struct graph g;
 	struct reach r;
-	bool *stop;
+	bool *stop, *again, *in[2];
 	int d;
 
 	build_inferred(&g);
 	d = node(&g, "c:@F@d");
-	stop = reach_stops(&g, &rs, 0);
+	stop = reach_stops(&g, &rs, 0, NULL);
 	assert_true(stop[node(&g, "c:@F@b")]);
 	assert_false(stop[node(&g, "c:@F@a")]);
-	reach_compute(&g, &sets[0], false, stop, &r);
+	/* Each set's members made once give the same stops. */
+	in[0] = reach_members(&g, &sets[0]);
+	in[1] = reach_members(&g, &sets[1]);
+	assert_true(in[0][node(&g, "c:@F@a")]);
+	assert_false(in[0][node(&g, "c:@F@b")]);
+	assert_true(in[1][node(&g, "c:@F@b")]);
+	again = reach_stops(&g, &rs, 0, in);
+	assert_memory_equal(stop, again, g.nr_nodes * sizeof(*stop));
+	free(again);
+	free(in[0]);
+	free(in[1]);
+	reach_compute(&g, &sets[0], false, stop, NULL, &r);
 	assert_false(reach_has(&r, node(&g, "c:@F@b")));
 	assert_false(reach_has(&r, node(&g, "c:@F@c")));
 	assert_true(reach_has(&r, d));

@@ -157,6 +157,7 @@ struct pruned {
 struct graph {
 	struct strpool pool;
 	struct strmap node_index;	/* key -> node */
+	struct strmap guard_class;	/* guards -> rate bits (graph.c) */
 	struct gnode *nodes;
 	size_t nr_nodes, alloc_nodes;
 	struct gedge *edges;

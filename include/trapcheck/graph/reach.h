@@ -29,16 +29,24 @@ struct reach {
  * @steady: follow only call edges with a steady-phase site, so that
  * everything reached is reached outside the boot phase. @stop (or NULL):
  * nodes the walk does not enter, the entry points of other root sets
- * (reach_stops()).
+ * (reach_stops()). @members (or NULL: worked out here): @set's
+ * reach_members().
  */
 void reach_compute(const struct graph *g, const struct root_set *set,
-		   bool steady, const bool *stop, struct reach *r);
+		   bool steady, const bool *stop, const bool *members,
+		   struct reach *r);
+/*
+ * Per node of @g: is it one of @set's roots, listed by name or registered
+ * (regroots.h)? A new array; reach_compute() starts from those defined.
+ */
+bool *reach_members(const struct graph *g, const struct root_set *set);
 /*
  * Per node of @g: is it a root of a set of @sets other than @sets->sets[
- * @set] (and not of that one)? A new array.
+ * @set] (and not of that one)? A new array. @members (or NULL): each
+ * set's reach_members(), made once for every set's walk.
  */
 bool *reach_stops(const struct graph *g, const struct root_sets *sets,
-		  size_t set);
+		  size_t set, bool *const *members);
 void reach_free(struct reach *r);
 static inline bool reach_has(const struct reach *r, int node)
 {

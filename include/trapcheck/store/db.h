@@ -87,12 +87,24 @@ char *db_file_hash(struct db *db, const char *root, const char *rel);
 char *db_tu_key(struct db *db, const char *path);
 /* Files TU @path included last time it was parsed (a new array). */
 size_t db_tu_includes(struct db *db, const char *path, char ***files);
+/*
+ * The same files, each passed to @fn in order without a copy (a whole
+ * kernel's TUs include six million files between them). Returns how
+ * many, or -errno.
+ */
+long db_tu_includes_each(struct db *db, const char *path,
+			 void (*fn)(const char *file, void *arg), void *arg);
 
 /* Replace TU @path's facts by @f, under @key, in one transaction. */
 int db_store(struct db *db, const char *path, const char *key,
 	     const struct tu_facts *f);
 /* Read TU @path's facts into @f (as extract_tu() would fill it). */
 int db_load(struct db *db, const char *path, struct tu_facts *f);
+/*
+ * The same without the include list, which only keys use
+ * (db_tu_includes()): what the link reads of every TU.
+ */
+int db_load_linked(struct db *db, const char *path, struct tu_facts *f);
 /* Forget the TUs not in @keep. Returns how many were removed. */
 size_t db_prune(struct db *db, const char *const *keep, size_t nr);
 /* Every TU path in the database, in insertion order. */

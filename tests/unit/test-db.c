@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test-db.c - the facts database's reads: a TU stored and loaded back
+ * whole (db_load()) and as the link reads it (db_load_linked(): no
+ * include list), its include list whole and streamed in the same order,
+ * the statements kept between reads giving the same answer each time,
+ * pruning by the kept list, and a NULL include row refused as damage
+ * (each test reads what the one before stored: cmocka runs them in
+ * order).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "trapcheck/store/db.h"
+
+static char dir[] = "/tmp/trapcheck-test-db.XXXXXX";
+
+static void facts(struct tu_facts *f, const char *file, size_t nr_inc)
+{
+	struct tu_func *fn;
+	struct tu_call *c;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->file = xstrdup(file);
+	fn = PUSH(f->funcs, f->nr_funcs, f->alloc_funcs);
+	memset(fn, 0, sizeof(*fn));
+	fn->key = xasprintf("c:@F@fn_%s", file);
+	fn->name = xstrdup("fn");
+	fn->file = xstrdup(file);
+	fn->line = 3;
+	c = PUSH(f->calls, f->nr_calls, f->alloc_calls);
+	memset(c, 0, sizeof(*c));
+	c->callee_key = xstrdup("c:@F@callee");
+	c->callee_name = xstrdup("callee");
+	c->file = xstrdup(file);
+	c->line = 4;
+	c->guards = xstrdup("!x");
+	for (i = 0; i < nr_inc; i++)
+		*PUSH(f->includes, f->nr_includes, f->alloc_includes) =
+			xasprintf("include/h%zu.h", nr_inc - i);
+}
+
+static struct db *open_db(void)
+{
+	char *path = xasprintf("%s/facts.db", dir);
+	char err[256];
+	struct db *db;
+
+	assert_int_equal(db_open(&db, path, DB_WRITE, err, sizeof(err)), 0);
+	free(path);
+	assert_int_equal(db_begin_run(db, dir, "arm64", true), 0);
+	return db;
+}
+
+static void count_file(const char *file, void *arg)
+{
+	char ***seen = arg;
+
+	assert_string_equal(file, **seen);
+	(*seen)++;
+}
+
+static void test_load_linked(void **state)
+{
+	struct tu_facts in, whole, linked;
+	struct db *db = open_db();
+	char **inc, **cursor;
+	size_t n, i;
+	int round;
+
+	(void)state;
+	facts(&in, "a.c", 3);
+	assert_int_equal(db_store(db, "a.c", "k1", &in), 0);
+	tu_facts_free(&in);
+	facts(&in, "b.c", 1);
+	assert_int_equal(db_store(db, "b.c", "k2", &in), 0);
+	tu_facts_free(&in);
+
+	/* Twice: the kept statements are reset between reads. */
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(db_load(db, "a.c", &whole), 0);
+		assert_int_equal(db_load_linked(db, "a.c", &linked), 0);
+		assert_int_equal(whole.nr_includes, 3);
+		assert_string_equal(whole.includes[0], "include/h3.h");
+		assert_int_equal(linked.nr_includes, 0);
+		assert_int_equal(linked.nr_funcs, whole.nr_funcs);
+		assert_int_equal(linked.nr_calls, 1);
+		assert_string_equal(linked.funcs[0].key, "c:@F@fn_a.c");
+		assert_string_equal(linked.calls[0].guards, "!x");
+		tu_facts_free(&whole);
+		tu_facts_free(&linked);
+	}
+	assert_int_equal(db_load_linked(db, "b.c", &linked), 0);
+	assert_string_equal(linked.funcs[0].key, "c:@F@fn_b.c");
+	tu_facts_free(&linked);
+
+	/* The stream gives the list db_tu_includes() gives, in order. */
+	n = db_tu_includes(db, "a.c", &inc);
+	assert_int_equal(n, 3);
+	cursor = inc;
+	assert_int_equal(db_tu_includes_each(db, "a.c", count_file, &cursor),
+			 3);
+	assert_ptr_equal(cursor, inc + 3);
+	assert_int_equal(db_tu_includes_each(db, "none.c", count_file,
+					     &cursor), 0);
+	for (i = 0; i < n; i++)
+		free(inc[i]);
+	free(inc);
+
+	assert_int_equal(db_load(db, "none.c", &whole), -ENOENT);
+	assert_int_equal(db_end_run(db, true), 0);
+	db_close(db);
+}
+
+static void test_prune(void **state)
+{
+	const char *keep[] = { "b.c" };
+	struct tu_facts f;
+	struct db *db = open_db();
+	char **tus;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(db_prune(db, keep, 1), 1);
+	n = db_tus(db, &tus);
+	assert_int_equal(n, 1);
+	assert_string_equal(tus[0], "b.c");
+	free(tus[0]);
+	free(tus);
+	assert_int_equal(db_load(db, "a.c", &f), -ENOENT);
+	assert_int_equal(db_end_run(db, true), 0);
+	db_close(db);
+}
+
+static void no_file(const char *file, void *arg)
+{
+	(void)file;
+	(void)arg;
+	fail_msg("a damaged include row was passed on");
+}
+
+/* A NULL in the include list is damage, never an empty name. */
+static void test_include_damage(void **state)
+{
+	char *path = xasprintf("%s/facts.db", dir), err[256];
+	struct db *db;
+	sqlite3 *h;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "UPDATE include SET file = NULL",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open(&db, path, DB_READ, err, sizeof(err)), 0);
+	assert_int_equal(db_tu_includes_each(db, "b.c", no_file, NULL),
+			 -EBADMSG);
+	assert_int_equal(db_error(db, err, sizeof(err)), -EBADMSG);
+	assert_non_null(strstr(err, "its include table"));
+	db_close(db);
+	free(path);
+}
+
+static int set_up(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int tear_down(void **state)
+{
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int ret;
+
+	(void)state;
+	ret = system(cmd);
+	free(cmd);
+	return ret;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load_linked),
+		cmocka_unit_test(test_prune),
+		cmocka_unit_test(test_include_damage),
+	};
+
+	return cmocka_run_group_tests(tests, set_up, tear_down);
+}
