@@ -42,6 +42,9 @@
 #            initramfs, ELF, DWARF, no KASLR); builds Image, vmlinux and
 #            usr/gen_init_cpio; its compile database is every C file of
 #            that kernel
+#            qemu-seedless: the same with tests/oracle/seedless.config
+#            (the early users of random numbers of Debian's arm64
+#            kernel: freelist randomisation, page shuffling, KFENCE...)
 #   TARGETS  any other list of kbuild targets (directories or objects)
 # Environment:
 #   TRAPCHECK_KERNEL_CACHE  cache directory (default /var/cache/trapcheck)
@@ -151,7 +154,8 @@ outoftree)
 		 arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o"
 	targets=$(echo $targets)
 	;;
-qemu)	name=qemu
+qemu|qemu-seedless)
+	name=$1
 	targets="Image"
 	;;
 *)	targets=$*
@@ -159,7 +163,9 @@ qemu)	name=qemu
 	;;
 esac
 # The outoftree and qemu profiles are arm64's.
-if [ "$arch" = x86 ] && { [ "$name" = outoftree ] || [ "$name" = qemu ]; }; then
+qemu=
+case $name in qemu|qemu-seedless) qemu=1 ;; esac
+if [ "$arch" = x86 ] && { [ "$name" = outoftree ] || [ -n "$qemu" ]; }; then
 	echo "kernel-tree: profile '$name' is arm64's; x86: focus, full or a target list" >&2
 	exit 2
 fi
@@ -208,11 +214,14 @@ if [ "$config" != defconfig ]; then
 		{ echo "kernel-tree: no $cfgfile in linux-config-$ver:arm64" >&2; exit 1; }
 	config="$config sha1=$(sha1sum < "$cfgfile" | cut -c1-12)"
 fi
-if [ "$name" = qemu ]; then
+if [ -n "$qemu" ]; then
 	[ "$config" = defconfig ] ||
-		{ echo "kernel-tree: profile qemu derives its own config from defconfig" >&2; exit 2; }
+		{ echo "kernel-tree: profile $name derives its own config from defconfig" >&2; exit 2; }
 	frag="$here/../tests/oracle/qemu.config"
-	config="defconfig-qemu sha1=$(sha1sum < "$frag" | cut -c1-12)"
+	[ "$name" = qemu-seedless ] &&
+		frag="$frag $here/../tests/oracle/seedless.config"
+	# shellcheck disable=SC2086 # $frag: one or two paths
+	config="defconfig-qemu sha1=$(cat $frag | sha1sum | cut -c1-12)"
 fi
 key="version=$ver package=$pkgver arch=$arch config=$config targets=$targets${outoftree:+ O=build}"
 config=${config%% *}
@@ -257,7 +266,7 @@ else
 fi
 if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 	echo "kernel-tree: $config prepare" >&2
-	if [ "$name" = qemu ]; then
+	if [ -n "$qemu" ]; then
 		# The architecture, memory and scheduling options of
 		# defconfig on a tinyconfig: the paths trapcheck follows as
 		# defconfig has them, without defconfig's hundreds of drivers.
@@ -271,8 +280,9 @@ if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 			grep -qx "CONFIG_$sym=y" .config.defconfig &&
 				echo "CONFIG_$sym=y" || :
 		done > .config.derived
+		# shellcheck disable=SC2086 # $frag: one or two paths
 		scripts/kconfig/merge_config.sh -m .config .config.derived \
-			"$frag" >&2
+			$frag >&2
 		$kmake olddefconfig >&2
 	elif [ "$config" = defconfig ] && [ "$arch" = x86 ]; then
 		$kmake defconfig >&2

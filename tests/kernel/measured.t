@@ -40,13 +40,15 @@ check "the oracle kernel: Image, vmlinux with DWARF, no KASLR" \
 oracle() {
 	_k=$( { cat "$1/.trapcheck-key" "$TOP/tests/oracle/init.c" \
 		"$TOP/tests/oracle/run-qemu.sh" "$TOP/tests/oracle/mrs-trace.py"
-		echo "$2"; qemu-system-aarch64 --version; } |
+		echo "$2 ${ORACLE_ENV:-}"; qemu-system-aarch64 --version; } |
 		sha1sum | cut -c1-12)
 	_o="$KCACHE/oracle-6.12-$2-$_k"
 	if [ ! -f "$_o/seconds" ]; then
 		rm -rf "$KCACHE/oracle-6.12-$2-"????????????
-		"$TOP/tests/oracle/run-qemu.sh" "$_o" "$1" > /dev/null \
-			2> "oracle-$2.err" || sed 's/^/# /' "oracle-$2.err" >&2
+		# shellcheck disable=SC2086 # ORACLE_ENV: VAR=VALUE words
+		env ${ORACLE_ENV:-} "$TOP/tests/oracle/run-qemu.sh" "$_o" \
+			"$1" > /dev/null 2> "oracle-$2.err" ||
+			sed 's/^/# /' "oracle-$2.err" >&2
 	fi
 	echo "$_o"
 }
@@ -115,6 +117,68 @@ print('# __cpu_has_rng(): %d traps in the boot, reported' % r[0]['boot'])
 PY
 check "the upstream seed's site: this_cpu_has_cap(ARM64_HAS_RNG) traps in the boot, counted at its call, reported" \
 	[ $? -eq 0 ]
+
+# The seedless boot of the upstream fix ("arm64: archrandom: avoid
+# trapping ID register read in __cpu_has_rng()", about 200,000 traps per
+# boot there): Debian's early users of random numbers in the kernel
+# (tests/oracle/seedless.config), a CPU without FEAT_RNG (cortex-a72), no
+# rng-seed in the device tree, a direct boot. Until the CRNG is seeded
+# every get_random_*() runs extract_entropy(), whose __cpu_has_rng()
+# calls this_cpu_has_cap() (a trap each) until the capabilities are
+# final. Then the same tree with trapcheck --fix applied, booted alike.
+seedless() {
+	ORACLE_ENV="TRAPCHECK_ORACLE_CPU=cortex-a72 TRAPCHECK_ORACLE_MACHINE=virt,dtb-randomness=off"
+	stree=$("$TOP/scripts/kernel-tree.sh" 6.12 qemu-seedless | tail -n 1)
+	sodir=$(oracle "$stree" seedless)
+	ftree=$("$TOP/tests/oracle/variant.sh" trapcheck-fix qemu-seedless |
+		tail -n 1)
+	fodir=$(oracle "$ftree" seedless-fix)
+	ORACLE_ENV=
+	check_that "seedless: both boots reached init's end, the CRNG not seeded before init" \
+		'grep -q "oracle: power off" "$sodir/boot.console" &&
+		 grep -q "oracle: power off" "$fodir/boot.console" &&
+		 ! grep -B1000 "Run /init" "$sodir/boot.console" | grep -q "crng init done"'
+	check_that "seedless: trapcheck --fix rewrote __cpu_has_rng() and kept its !preemptible() guard" \
+		'grep -q "^+.*read_sanitised_ftr_reg(SYS_ID_AA64ISAR0_EL1)" "$ftree.fix.diff" &&
+		 grep -q "^+.*!system_capabilities_finalized() && !preemptible()" "$ftree.fix.diff"'
+	python3 - "$sodir" "$fodir" "$stree" <<'PY'
+import json, subprocess, sys
+base, fixed, tree = sys.argv[1:4]
+src = tree + '/arch/arm64/include/asm/archrandom.h'
+line = [i for i, l in enumerate(open(src), 1)
+        if 'this_cpu_has_cap(ARM64_HAS_RNG)' in l][0]
+calls = json.load(open(base + '/boot.calls.json'))
+pcs = sorted(p for p in calls if p != 'inside')
+out = subprocess.run(['aarch64-linux-gnu-addr2line', '-e',
+                      tree + '/vmlinux'] + ['0x' + p for p in pcs],
+                     stdout=subprocess.PIPE, text=True,
+                     check=True).stdout.split()
+at = [p for p, loc in zip(pcs, out)
+      if loc.endswith('archrandom.h:%d' % line)]
+traps = sum(calls[p]['traps'] for p in at)
+cons = json.load(open(base + '/boot.consumers.json'))
+by = sum(c['traps'] for c in cons)
+fcons = json.load(open(fixed + '/boot.consumers.json'))
+ftraps = sum(c['traps'] for c in fcons)
+print('# __cpu_has_rng(): %d traps at its %d calls in the seedless boot; '
+      '%d inside get_random_*() calls; the fixed kernel: %d' %
+      (traps, len(at), by, ftraps))
+for c in cons[:3]:
+    print('#   %(caller)s -> %(consumer)s: %(count)d calls, %(traps)d traps'
+          % c)
+assert traps >= 10000, traps
+assert by >= 0.99 * traps, (by, traps)
+assert ftraps <= 10, ftraps
+PY
+	check "seedless: at least 10,000 traps at __cpu_has_rng()'s calls, each one's consumer known; trapcheck's fix leaves at most 10" \
+		[ $? -eq 0 ]
+}
+if [ "$KPROFILE" = full ] || [ -n "${TRAPCHECK_KERNEL_ORACLE:-}" ] ||
+   [ -f "$KCACHE/linux-6.12-arm64-defconfig-qemu-seedless/.trapcheck-built" ]; then
+	seedless
+else
+	echo "# the seedless boot: make check-full or TRAPCHECK_KERNEL_ORACLE=1"
+fi
 
 # The same kernel with a89c6bcdac22 reverted: cpu_has_hw_af() reads
 # ID_AA64MMFR1_EL1 on the page-fault path again. Its build takes as long

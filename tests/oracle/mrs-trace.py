@@ -8,17 +8,23 @@
       traps, Arm ARM D19.2), decoded from the instruction word, not from
       trapcheck's tables; and every BL to one of the FUNCTIONs (calls
       whose traps happen inside an out-of-line function, counted at the
-      call). Writes them to SITES.json and prints QEMU's -dfilter ranges
-      for them on stdout.
+      call). A FUNCTION written +NAME is a consumer instead: its calls
+      are counted per calling function, with the traps and FUNCTION
+      calls made while the outermost such call is open (who asked for
+      what the traps were taken for). Writes them to SITES.json and
+      prints QEMU's -dfilter ranges for them on stdout.
 
-  mrs-trace.py trace SITES.json QEMU.LOG [TAG] [CALLS.json]
+  mrs-trace.py trace SITES.json QEMU.LOG [TAG] [CALLS.json [CONSUMERS.json]]
       Counts QEMU's -d exec lines ("Trace N: HOST [CS/PC/FLAGS/CFLAGS]")
       at those PCs (one instruction per TB: -singlestep) and prints one
       kvm_sys_access line per MRS execution, as a KVM host with TID3 set
       would have traced the trap (trace-cmd report's text; the task is
       named "oracle-emulated", TAG goes in the timestamp's place). Each
       call's executions, and the MRS executions between it and its
-      return on the same CPU (its traps), go to CALLS.json.
+      return on the same CPU (its traps), go to CALLS.json; per calling
+      function of the consumers, their calls, traps and FUNCTION calls
+      to CONSUMERS.json (a call that is a tail call, or one that never
+      returns through its BL, is not seen).
 """
 import json
 import re
@@ -43,18 +49,26 @@ def tid3(enc):
 
 LINE = re.compile(r'^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s+mrs\s+\w+,\s*(\S+)')
 CALL = re.compile(r'^\s*([0-9a-f]+):\s+[0-9a-f]{8}\s+bl\s+[0-9a-f]+ <([\w.]+)>')
+FUNC = re.compile(r'^[0-9a-f]+ <([\w.]+)>:$')
 
 
 def sites(objdump, vmlinux, out, functions):
     import subprocess
     proc = subprocess.run([objdump, '-d', vmlinux],
                           stdout=subprocess.PIPE, text=True, check=True)
-    found, calls = {}, {}
+    found, calls, here = {}, {}, None
+    consumers = {f[1:] for f in functions if f.startswith('+')}
+    functions = {f for f in functions if not f.startswith('+')}
     for line in proc.stdout.splitlines():
+        h = FUNC.match(line)
+        if h:
+            here = h.group(1)
+            continue
         c = CALL.match(line)
-        if c and c.group(2) in functions:
+        if c and c.group(2) in functions | consumers:
             pc = int(c.group(1), 16)
-            calls['%x' % pc] = {'call': c.group(2)}
+            kind = 'call' if c.group(2) in functions else 'consumer'
+            calls['%x' % pc] = {kind: c.group(2), 'in': here}
             # Where the call returns to: the end of the call.
             calls['%x' % (pc + 4)] = {'return': '%x' % pc}
             continue
@@ -68,7 +82,8 @@ def sites(objdump, vmlinux, out, functions):
             'reg': m.group(3).upper(), 'enc': list(enc)}
     if not found:
         sys.exit('mrs-trace: no ID-register MRS in %s' % vmlinux)
-    for fn in functions - {c.get('call') for c in calls.values()}:
+    for fn in functions - {c.get('call') for c in calls.values()} | \
+            consumers - {c.get('consumer') for c in calls.values()}:
         sys.exit('mrs-trace: no call of %s in %s' % (fn, vmlinux))
     found.update(calls)
     with open(out, 'w') as f:
@@ -79,10 +94,19 @@ def sites(objdump, vmlinux, out, functions):
 EXEC = re.compile(r'^Trace (\d+): 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/')
 
 
-def trace(sitefile, log, tag, callfile):
+def consumer_of(found, stack):
+    """The outermost open consumer call of a CPU's stack, or None."""
+    for pc in stack:
+        if 'consumer' in found[pc]:
+            return pc
+    return None
+
+
+def trace(sitefile, log, tag, callfile, consumerfile=None):
     with open(sitefile) as f:
         found = json.load(f)
     counts, traps, open_calls, inside = {}, {}, {}, {}
+    by = {}     # consumer call PC -> {'traps': n, 'calls': n}
     with open(log, errors='replace') as f:
         for line in f:
             m = EXEC.match(line)
@@ -94,17 +118,30 @@ def trace(sitefile, log, tag, callfile):
             cpu = int(m.group(1))
             stack = open_calls.setdefault(cpu, [])
             s = found[pc]
-            if 'call' in s:
+            if 'consumer' in s:
+                stack.append(pc)
+            elif 'call' in s:
+                owner = consumer_of(found, stack)
+                if owner:
+                    o = by.setdefault(owner, {'traps': 0, 'calls': 0})
+                    o['calls'] += 1
                 stack.append(pc)
             elif 'return' in s:
                 # The call returned (an interrupt's calls return first).
                 if s['return'] in stack:
                     del stack[stack.index(s['return']):]
                 continue
-            elif stack:
-                # An MRS inside the open call: that call's trap.
-                traps[stack[-1]] = traps.get(stack[-1], 0) + 1
-                inside[pc] = inside.get(pc, 0) + 1
+            else:
+                owner = consumer_of(found, stack)
+                if owner:
+                    o = by.setdefault(owner, {'traps': 0, 'calls': 0})
+                    o['traps'] += 1
+                calls_open = [p for p in stack if 'call' in found[p]]
+                if calls_open:
+                    # An MRS inside the open call: that call's trap.
+                    traps[calls_open[-1]] = traps.get(calls_open[-1],
+                                                      0) + 1
+                    inside[pc] = inside.get(pc, 0) + 1
             counts[pc] = counts.get(pc, 0) + 1
     out = sys.stdout
     n = 0
@@ -117,6 +154,24 @@ def trace(sitefile, log, tag, callfile):
             # The MRS executions that were some call's traps, by PC.
             calls['inside'] = inside
             json.dump(calls, f, indent=1, sort_keys=True)
+    if consumerfile:
+        per = {}
+        for pc, c in counts.items():
+            s = found[pc]
+            if 'consumer' not in s:
+                continue
+            k = '%s -> %s' % (s['in'], s['consumer'])
+            r = per.setdefault(k, {'caller': s['in'],
+                                   'consumer': s['consumer'],
+                                   'sites': 0, 'count': 0, 'calls': 0,
+                                   'traps': 0})
+            r['sites'] += 1
+            r['count'] += c
+            r['calls'] += by.get(pc, {}).get('calls', 0)
+            r['traps'] += by.get(pc, {}).get('traps', 0)
+        with open(consumerfile, 'w') as f:
+            json.dump(sorted(per.values(), key=lambda r: -r['calls']), f,
+                      indent=1)
     for pc in sorted(counts):
         s = found[pc]
         if 'reg' not in s:
@@ -135,10 +190,11 @@ def trace(sitefile, log, tag, callfile):
 def main():
     if len(sys.argv) >= 5 and sys.argv[1] == 'sites':
         sites(sys.argv[2], sys.argv[3], sys.argv[4], set(sys.argv[5:]))
-    elif len(sys.argv) in (4, 5, 6) and sys.argv[1] == 'trace':
+    elif len(sys.argv) in (4, 5, 6, 7) and sys.argv[1] == 'trace':
         trace(sys.argv[2], sys.argv[3],
               sys.argv[4] if len(sys.argv) >= 5 else '1',
-              sys.argv[5] if len(sys.argv) == 6 else None)
+              sys.argv[5] if len(sys.argv) >= 6 else None,
+              sys.argv[6] if len(sys.argv) == 7 else None)
     else:
         sys.exit(__doc__)
 

@@ -19,8 +19,19 @@
 #                     site and how often it ran
 #     boot.console, workload.console  what the guest printed
 #     seconds         how long each boot took
+#     boot.consumers.json, workload.consumers.json  per function that
+#                     calls get_random_*(): its calls, and the
+#                     this_cpu_has_cap() calls and ID-register reads made
+#                     inside them (mrs-trace.py's consumers)
 #   The traces are emulated: QEMU executed the instruction; a KVM host
 #   would have trapped it and traced the same PC and register.
+# Environment (the seedless boot of docs/measured.md sets them):
+#   TRAPCHECK_ORACLE_CPU      QEMU's CPU model (default max, which has
+#                             FEAT_RNG; cortex-a72 has not)
+#   TRAPCHECK_ORACLE_MACHINE  QEMU's machine (default virt; virt,dtb-
+#                             randomness=off leaves rng-seed out of the
+#                             device tree)
+#   TRAPCHECK_ORACLE_APPEND   more kernel command line
 # Prints OUTDIR on its last line.
 
 set -eu
@@ -62,8 +73,16 @@ EOF
 # this_cpu_has_cap(): its reads happen inside cpufeature.c's out-of-line
 # code, where a host trace cannot tell which call made them; its calls
 # are counted where they are made.
+# The CRNG's entry points: who asks for random numbers, counted per
+# calling function.
+consumers=$(aarch64-linux-gnu-nm "$tree/vmlinux" | awk '$2 ~ /^[Tt]$/ &&
+	$3 ~ /^(get_random_(bytes|u8|u16|u32|u64)|__get_random_u32_below)$/ {
+	print "+" $3 }' | sort -u)
 filter=$(python3 "$here/mrs-trace.py" sites aarch64-linux-gnu-objdump \
-	"$tree/vmlinux" "$work/sites.json" this_cpu_has_cap)
+	"$tree/vmlinux" "$work/sites.json" this_cpu_has_cap $consumers)
+cpu=${TRAPCHECK_ORACLE_CPU:-max}
+machine=${TRAPCHECK_ORACLE_MACHINE:-virt}
+append=${TRAPCHECK_ORACLE_APPEND:-}
 
 : > "$work/seconds"
 n=0
@@ -72,10 +91,11 @@ for what in boot workload; do
 	t=$(date +%s)
 	# -singlestep: one instruction per translation block, so -d exec
 	# logs the MRS itself; nochain: every block's execution is logged.
-	timeout 3600 qemu-system-aarch64 -M virt -cpu max -smp 2 -m 512M \
-		-nographic -nic none -no-reboot -kernel "$tree/arch/arm64/boot/Image" \
+	timeout 3600 qemu-system-aarch64 -M "$machine" -cpu "$cpu" -smp 2 \
+		-m 512M -nographic -nic none -no-reboot \
+		-kernel "$tree/arch/arm64/boot/Image" \
 		-initrd "$work/initramfs.cpio" \
-		-append "console=ttyAMA0 panic=-1 -- $what" \
+		-append "console=ttyAMA0 panic=-1 $append -- $what" \
 		-singlestep -d exec,nochain -dfilter "$filter" \
 		-D "$work/$what.log" < /dev/null > "$work/$what.console" 2>&1 ||
 		{ echo "run-qemu: qemu failed ($what), see $work/$what.console" >&2
@@ -86,12 +106,13 @@ for what in boot workload; do
 		  trap - EXIT; exit 1; }
 	python3 "$here/mrs-trace.py" trace "$work/sites.json" \
 		"$work/$what.log" "$n" "$work/$what.calls.json" \
-		> "$work/$what.trace"
+		"$work/$what.consumers.json" > "$work/$what.trace"
 	rm -f "$work/$what.log"
 done
 
 for f in sites.json boot.trace workload.trace boot.calls.json \
-	 workload.calls.json boot.console workload.console seconds; do
+	 workload.calls.json boot.consumers.json workload.consumers.json \
+	 boot.console workload.console seconds; do
 	mv "$work/$f" "$out/$f"
 done
 echo "$out"

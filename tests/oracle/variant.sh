@@ -8,22 +8,41 @@
 # links (kbuild rewrites objects in place), made once and kept beside
 # the tree; its Image, vmlinux and compile_commands.json are its own.
 #
-# Usage: tests/oracle/variant.sh VARIANT   (prints the copy's path)
+# VARIANT trapcheck-fix: the copy with what trapcheck --fix proposes for
+# the tree applied (the diff kept beside it as COPY.fix.diff).
+#
+# Usage: tests/oracle/variant.sh VARIANT [PROFILE]   (prints the copy's path)
+#   PROFILE: qemu (default) or qemu-seedless (scripts/kernel-tree.sh)
 
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-tree=$("$top/scripts/kernel-tree.sh" 6.12 qemu | tail -n 1)
+tree=$("$top/scripts/kernel-tree.sh" 6.12 "${2:-qemu}" | tail -n 1)
 copy="$tree-$1"
 exec 9> "$copy.lock"
 flock 9
 if [ ! -f "$copy/.trapcheck-variant-built" ]; then
 	rm -rf "$copy" "$copy.links"
-	python3 "$top/tests/kernel/tree-variant.py" "$tree" "$copy.links" \
-		"$1" >&2
+	if [ "$1" = trapcheck-fix ]; then
+		python3 "$top/tests/kernel/tree-variant.py" "$tree" \
+			"$copy.links" plain >&2
+	else
+		python3 "$top/tests/kernel/tree-variant.py" "$tree" \
+			"$copy.links" "$1" >&2
+	fi
 	cp -a "$copy.links" "$copy"
 	rm -rf "$copy.links"
+	if [ "$1" = trapcheck-fix ]; then
+		rc=0
+		"$top/trapcheck" -p "$tree" -q --db "$copy.fix.db" --fix \
+			> "$copy.fix.diff.tmp" || rc=$?
+		[ "$rc" -le 1 ] && [ -s "$copy.fix.diff.tmp" ] ||
+			{ echo "variant: trapcheck --fix on $tree: exit $rc, no diff" >&2
+			  exit 1; }
+		mv "$copy.fix.diff.tmp" "$copy.fix.diff"
+		patch -s -d "$copy" -p1 < "$copy.fix.diff" >&2
+	fi
 	cd "$copy"
 	echo "variant: building $1's Image" >&2
 	unset MAKEFLAGS MFLAGS MAKELEVEL
