@@ -17,6 +17,8 @@
 
 static char *file_hash(struct db *db, const char *root, const char *rel);
 static void bad_value(struct db *db, const char *table);
+static void store_hash(struct db *db, const char *rel, int64_t mtime,
+		       int64_t size, const char *hash);
 
 char *db_file_hash(struct db *db, const char *root, const char *rel)
 {
@@ -78,14 +80,40 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 	hash = xasprintf("%016llx", (unsigned long long)h);
 	if (db->readonly || db->failed)
 		return hash;	/* the cache is not kept */
-	if (db_first_write(db))
-		return hash;	/* the failure is the run's */
+	if (db->streaming) {
+		/*
+		 * A read is open (db_tu_includes_each()): a write now would
+		 * not wait for another writer (SQLite calls no busy handler
+		 * inside a read), so it waits for the read's end.
+		 */
+		struct held_hash *ph = PUSH(db->held, db->nr_held,
+					       db->alloc_held);
+
+		ph->rel = xstrdup(rel);
+		ph->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+			    sb.st_mtim.tv_nsec;
+		ph->size = (int64_t)sb.st_size;
+		ph->hash = xstrdup(hash);
+		return hash;
+	}
+	store_hash(db, rel, (int64_t)sb.st_mtim.tv_sec * 1000000000 +
+		   sb.st_mtim.tv_nsec, (int64_t)sb.st_size, hash);
+	return hash;
+}
+
+/* A file's hash into the cache (the run fails on a failed write). */
+static void store_hash(struct db *db, const char *rel, int64_t mtime,
+		       int64_t size, const char *hash)
+{
+	sqlite3_stmt *st;
+
+	if (db->readonly || db->failed || db_first_write(db))
+		return;	/* not kept, or the failure is the run's */
 	st = db_prep(db, "INSERT OR REPLACE INTO file VALUES (?, ?, ?, ?)");
 	if (st) {
 		sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)sb.st_mtim.tv_sec *
-				   1000000000 + sb.st_mtim.tv_nsec);
-		sqlite3_bind_int64(st, 3, sb.st_size);
+		sqlite3_bind_int64(st, 2, mtime);
+		sqlite3_bind_int64(st, 3, size);
 		sqlite3_bind_text(st, 4, hash, -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_DONE)
 			db_fail(db, -EIO);
@@ -93,7 +121,20 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 	} else {
 		db_fail(db, -EIO);
 	}
-	return hash;
+}
+
+/* The hashes found while a read was open, stored now that it is not. */
+static void store_held(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->nr_held; i++) {
+		store_hash(db, db->held[i].rel, db->held[i].mtime,
+			   db->held[i].size, db->held[i].hash);
+		free(db->held[i].rel);
+		free(db->held[i].hash);
+	}
+	db->nr_held = 0;
 }
 
 static sqlite3_int64 tu_id(struct db *db, const char *path)
@@ -172,6 +213,7 @@ long db_tu_includes_each(struct db *db, const char *path,
 	if (!st)
 		return db->failed;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	db->streaming = true;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *f = sqlite3_column_text(st, 0);
 
@@ -185,7 +227,9 @@ long db_tu_includes_each(struct db *db, const char *path,
 	if (db_read_end(db, rc) || db->failed)
 		nr = db->failed;
 	db_kept_done(st);
-	return nr;
+	db->streaming = false;
+	store_held(db);
+	return db->failed ? db->failed : nr;
 }
 
 size_t db_tus(struct db *db, char ***paths)

@@ -12,6 +12,7 @@
 #define TRAPCHECK_DB_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <sqlite3.h>
 
@@ -49,6 +50,16 @@ struct db {
 	struct strmap kept;
 	sqlite3_stmt **kept_v;
 	size_t nr_kept, alloc_kept;
+	/*
+	 * db_tu_includes_each() is reading: file hashes found meanwhile
+	 * are stored when the read ends (held[]).
+	 */
+	bool streaming;
+	struct held_hash {
+		char *rel, *hash;
+		int64_t mtime, size;
+	} *held;
+	size_t nr_held, alloc_held;
 };
 
 int db_exec(struct db *db, const char *sql);

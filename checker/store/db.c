@@ -451,6 +451,12 @@ void db_close(struct db *db)
 		return;
 	strv_free(db->hash_v, db->nr_hash);
 	strmap_free(&db->hashes);
+	while (db->nr_held) {
+		db->nr_held--;
+		free(db->held[db->nr_held].rel);
+		free(db->held[db->nr_held].hash);
+	}
+	free(db->held);
 	while (db->nr_kept)
 		sqlite3_finalize(db->kept_v[--db->nr_kept]);
 	free(db->kept_v);

@@ -4,7 +4,9 @@
  * whole (db_load()) and as the link reads it (db_load_linked(): no
  * include list), its include list whole and streamed in the same order,
  * the statements kept between reads giving the same answer each time,
- * pruning by the kept list, and a NULL include row refused as damage
+ * pruning by the kept list, a file hash found while the include list is
+ * read stored once the read ends (waiting for another writer), and a
+ * NULL include row refused as damage
  * (each test reads what the one before stored: cmocka runs them in
  * order).
  */
@@ -15,10 +17,12 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <sqlite3.h>
 
@@ -144,6 +148,74 @@ static void test_prune(void **state)
 	db_close(db);
 }
 
+struct hold {
+	sqlite3 *h;
+	struct db *db;
+};
+
+/* Another writer: holds the write lock for 300 ms, then commits. */
+static void *release_later(void *arg)
+{
+	struct hold *w = arg;
+
+	usleep(300 * 1000);
+	assert_int_equal(sqlite3_exec(w->h, "COMMIT", NULL, NULL, NULL),
+			 SQLITE_OK);
+	return NULL;
+}
+
+static void hash_it(const char *file, void *arg)
+{
+	struct hold *w = arg;
+
+	free(db_file_hash(w->db, dir, file));
+}
+
+/*
+ * A file hash found while the include list is being read is stored when
+ * the read ends: a write inside the read would not wait for another
+ * writer (SQLite calls no busy handler there) and would fail the run.
+ */
+static void test_hash_waits_for_writer(void **state)
+{
+	char *path = xasprintf("%s/facts.db", dir), err[256];
+	char *hdr = xasprintf("%s/include", dir), *file, *hash;
+	struct hold w;
+	pthread_t t;
+	sqlite3_stmt *st;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(mkdir(hdr, 0755), 0);
+	file = xasprintf("%s/h1.h", hdr);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("int x;\n", f);
+	fclose(f);
+	w.db = open_db();
+	assert_int_equal(sqlite3_open(path, &w.h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(w.h, "BEGIN IMMEDIATE", NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(pthread_create(&t, NULL, release_later, &w), 0);
+	assert_int_equal(db_tu_includes_each(w.db, "b.c", hash_it, &w), 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(db_error(w.db, err, sizeof(err)), 0);
+	assert_int_equal(db_end_run(w.db, true), 0);
+	db_close(w.db);
+	assert_int_equal(sqlite3_prepare_v2(w.h, "SELECT hash FROM file WHERE "
+					     "path = 'include/h1.h'", -1, &st,
+					     NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	hash = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(w.h);
+	assert_int_equal(strlen(hash), 16);
+	free(hash);
+	free(file);
+	free(hdr);
+	free(path);
+}
+
 static void no_file(const char *file, void *arg)
 {
 	(void)file;
@@ -194,6 +266,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_linked),
 		cmocka_unit_test(test_prune),
+		cmocka_unit_test(test_hash_waits_for_writer),
 		cmocka_unit_test(test_include_damage),
 	};
 
