@@ -107,7 +107,8 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	bool *done = xcalloc(g->nr_nodes + 1, sizeof(*done));
 	struct heap h = { 0 };
 	size_t nr = 0, seq = 0, i;
-	bool *in;
+	bool *own = members ? NULL : reach_members(g, set);
+	const bool *in = members ? members : own;
 
 	r->set = set;
 	r->steady = steady;
@@ -124,7 +125,6 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	 * Roots: every defined function of a listed name, and every one
 	 * registered as the set's lines say (regroots.h), in key order.
 	 */
-	in = members ? (bool *)members : reach_members(g, set);
 	for (i = 0; i < g->nr_nodes; i++) {
 		const struct gnode *n = &g->nodes[i];
 
@@ -133,8 +133,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 		roots[nr++] = (int)i;
 		r->parent[i] = REACH_ROOT;
 	}
-	if (!members)
-		free(in);
+	free(own);
 	r->nr_roots = nr;
 	sort_r(roots, nr, sizeof(*roots), key_cmp, (void *)g);
 	for (i = 0; i < nr; i++)

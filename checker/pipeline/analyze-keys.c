@@ -49,7 +49,8 @@ uint64_t flags_hash(const struct clang_args *args, const char *root)
 
 /*
  * One file's part of a contents hash: its name's hash and its contents'
- * hash mixed in, each worked out once per run. Under db_lock.
+ * hash mixed in, each worked out once per run (the only memo of a run's
+ * file hashes: each file is stat()ed and looked up once). Under db_lock.
  */
 static uint64_t mix_file(struct pool *p, uint64_t c, const char *file)
 {

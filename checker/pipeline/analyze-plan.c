@@ -173,18 +173,25 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 		char **inc = NULL;
 		size_t nr = 0;
 		struct clang_args args;
+		uint64_t h;
 
 		if (st->skip == FLAGS_PARSE && stored) {
 			char *file = path_relative(p->db->entries[i].file,
 						   p->a->root);
 
 			flags_translate(&p->db->entries[i], p->a->root, &args);
-			key = tu_key_stored(p, flags_hash(&args, p->a->root),
-					    file, rel);
+			h = flags_hash(&args, p->a->root);
 			clang_args_free(&args);
-			/* Unsaved files: the include list is needed here. */
-			if (p->opts->nr_unsaved)
+			/*
+			 * Unsaved files need the include list itself; else
+			 * it is streamed into the key, never copied.
+			 */
+			if (p->opts->nr_unsaved) {
 				nr = db_tu_includes(p->fdb, rel, &inc);
+				key = tu_key(p, h, file, inc, nr);
+			} else {
+				key = tu_key_stored(p, h, file, rel);
+			}
 			st->reused = key && !strcmp(key, stored) &&
 				     !reads_unsaved(p, file, inc, nr) &&
 				     !owns_changed_body(p, rel, changed);

@@ -15,31 +15,18 @@
 
 #include "db-internal.h"
 
-static char *file_hash(struct db *db, const char *root, const char *rel);
 static void bad_value(struct db *db, const char *table);
 static void store_hash(struct db *db, const char *rel, int64_t mtime,
 		       int64_t size, const char *hash);
 
 char *db_file_hash(struct db *db, const char *root, const char *rel)
 {
-	int i = strmap_get(&db->hashes, rel);
-	char *h;
-
-	if (i >= 0)
-		return xstrdup(db->hash_v[i]);
-	h = file_hash(db, root, rel);
-	strmap_put(&db->hashes, rel, (int)db->nr_hash);
-	*PUSH(db->hash_v, db->nr_hash, db->alloc_hash) = xstrdup(h);
-	return h;
-}
-
-static char *file_hash(struct db *db, const char *root, const char *rel)
-{
 	char *path = path_join(root, rel);
 	sqlite3_stmt *st;
 	struct stat sb;
 	char *hash = NULL, buf[65536];
 	uint64_t h = 0xcbf29ce484222325ULL;
+	int64_t mtime;
 	FILE *f;
 	size_t n, i;
 
@@ -47,14 +34,14 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 		free(path);
 		return xstrdup("missing");
 	}
+	mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 + sb.st_mtim.tv_nsec;
 	st = db_prep_kept(db, "SELECT hash FROM file WHERE path = ? AND "
 			  "mtime = ? AND size = ?");
 	if (st) {
 		int rc;
 
 		sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)sb.st_mtim.tv_sec *
-				   1000000000 + sb.st_mtim.tv_nsec);
+		sqlite3_bind_int64(st, 2, mtime);
 		sqlite3_bind_int64(st, 3, sb.st_size);
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW && sqlite3_column_text(st, 0))
@@ -90,14 +77,12 @@ static char *file_hash(struct db *db, const char *root, const char *rel)
 					       db->alloc_held);
 
 		ph->rel = xstrdup(rel);
-		ph->mtime = (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-			    sb.st_mtim.tv_nsec;
+		ph->mtime = mtime;
 		ph->size = (int64_t)sb.st_size;
 		ph->hash = xstrdup(hash);
 		return hash;
 	}
-	store_hash(db, rel, (int64_t)sb.st_mtim.tv_sec * 1000000000 +
-		   sb.st_mtim.tv_nsec, (int64_t)sb.st_size, hash);
+	store_hash(db, rel, mtime, (int64_t)sb.st_size, hash);
 	return hash;
 }
 
@@ -224,8 +209,7 @@ long db_tu_includes_each(struct db *db, const char *path,
 		fn((const char *)f, arg);
 		nr++;
 	}
-	if (db_read_end(db, rc) || db->failed)
-		nr = db->failed;
+	db_read_end(db, rc);
 	db_kept_done(st);
 	db->streaming = false;
 	store_held(db);

@@ -38,10 +38,6 @@ struct db {
 	 */
 	int failed;
 	char error[512];
-	/* This run's file hashes: each file is stat()ed and looked up once. */
-	struct strmap hashes;
-	char **hash_v;
-	size_t nr_hash, alloc_hash;
 	/*
 	 * Read statements prepared once per run (db_prep_kept()): a warm
 	 * run of a whole kernel loads ten thousand TUs, a dozen statements
@@ -52,7 +48,7 @@ struct db {
 	size_t nr_kept, alloc_kept;
 	/*
 	 * db_tu_includes_each() is reading: file hashes found meanwhile
-	 * are stored when the read ends (held[]).
+	 * are stored when the read ends (held[], empty between reads).
 	 */
 	bool streaming;
 	struct held_hash {

@@ -402,7 +402,6 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	*dbp = NULL;
 	db->path = xstrdup(path);
 	db->mode = mode;
-	strmap_init(&db->hashes);
 	strmap_init(&db->kept);
 	snprintf(want, sizeof(want), "%d", DB_SCHEMA_VERSION);
 	ret = check_file(db, path, mode, err, errlen);
@@ -449,13 +448,6 @@ void db_close(struct db *db)
 {
 	if (!db)
 		return;
-	strv_free(db->hash_v, db->nr_hash);
-	strmap_free(&db->hashes);
-	while (db->nr_held) {
-		db->nr_held--;
-		free(db->held[db->nr_held].rel);
-		free(db->held[db->nr_held].hash);
-	}
 	free(db->held);
 	while (db->nr_kept)
 		sqlite3_finalize(db->kept_v[--db->nr_kept]);

@@ -79,7 +79,8 @@ int db_end_run(struct db *db, bool done);
 
 /*
  * A file's content hash, cached in the database by (mtime, size): a file
- * that has not changed is not read again.
+ * that has not changed is not read again. Each call stat()s the file: the
+ * caller keeps what it asked within a run (analyze-keys.c).
  */
 char *db_file_hash(struct db *db, const char *root, const char *rel);
 
