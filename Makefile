@@ -61,7 +61,7 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-cocci-emit tests/unit/test-patch \
 	      tests/unit/test-checkargs tests/unit/test-kconfig \
 	      tests/unit/test-bodyskip tests/unit/test-switches \
-	      tests/unit/test-shape tests/unit/test-db
+	      tests/unit/test-shape tests/unit/test-db tests/unit/test-graphio
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

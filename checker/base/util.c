@@ -271,15 +271,34 @@ void strpool_free(struct strpool *p)
 
 const char *strpool_intern(struct strpool *p, const char *s)
 {
-	int idx = strmap_get(&p->map, s);
+	uint64_t h = hash_str(s);
+	struct strmap_slot *slot = strmap_find(&p->map, s, h);
+	char *copy;
 
-	if (idx >= 0)
-		return p->strs[idx];
-	idx = strmap_put(&p->map, s, (int)p->nr);
-	/* The map owns the copy; look it up to share its storage. */
-	*PUSH(p->strs, p->nr, p->alloc) =
-		(char *)strmap_find(&p->map, s, hash_str(s))->key;
-	return p->strs[idx];
+	if (slot->key)
+		return p->strs[slot->value];
+	/* One lookup: the map owns the copy, the array shares it. */
+	copy = xstrdup(s);
+	slot->key = copy;
+	slot->hash = h;
+	slot->value = (int)p->nr;
+	*PUSH(p->strs, p->nr, p->alloc) = copy;
+	if (++p->map.used * 2 > p->map.mask)
+		strmap_rehash(&p->map);
+	return copy;
+}
+
+const char *strpool_find(const struct strpool *p, const char *s)
+{
+	int i = s ? strmap_get(&p->map, s) : -1;
+
+	return i >= 0 ? p->strs[i] : NULL;
+}
+
+void strmap_reserve(struct strmap *m, size_t n)
+{
+	while ((m->used + n) * 2 > m->mask)
+		strmap_rehash(m);
 }
 
 char *path_normalize(const char *path)

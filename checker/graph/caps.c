@@ -163,6 +163,7 @@ void caps_resolve(struct graph *g)
 	for (i = 0; i < t->nr; i++) {
 		struct cap *c = &t->caps[i];
 		const struct reg_def *r = NULL;
+		const char *name;
 		bool indirect = false;
 		int fn = -1;
 		size_t j;
@@ -174,9 +175,10 @@ void caps_resolve(struct graph *g)
 			c->how = arch_word(WORD_CAP_REG, 0);
 			continue;
 		}
-		for (j = 0; c->matches && j < g->nr_nodes; j++)
-			if (g->nodes[j].defined &&
-			    !strcmp(g->nodes[j].name, c->matches))
+		/* Names are the graph's: compared by address. */
+		name = strpool_find(&g->pool, c->matches);
+		for (j = 0; name && j < g->nr_nodes; j++)
+			if (g->nodes[j].defined && g->nodes[j].name == name)
 				fn = (int)j;
 		if (fn >= 0)
 			r = reads_from(g, fn, &indirect);

@@ -190,14 +190,20 @@ static void connect(struct graph *g, const struct gargsite *a,
 
 	free(name);
 	for (i = 0; i < nr_regs; i++) {
+		const char *object;
+
 		if (strcmp(regs[i].head, head))
+			continue;
+		/* Objects are the graph's strings: compared by address. */
+		object = strpool_find(&g->pool, regs[i].object);
+		if (!object)
 			continue;
 		for (j = 0; j < g->nr_assigns; j++) {
 			const struct gassign *as = &g->assigns[j];
 			size_t before = g->nr_edges;
 			int e;
 
-			if (!as->object || strcmp(as->object, regs[i].object) ||
+			if (as->object != object ||
 			    !dispatch_member(as->member))
 				continue;
 			e = graph_add_edge(g, a->caller, as->fn, &c, true);
@@ -218,9 +224,11 @@ static void connect_object(struct graph *g, int caller,
 			   const char *object)
 {
 	char *name = object ? dispatch_head_name(object) : NULL;
+	/* The graph's copy of @object: assigns compared by address. */
+	const char *pooled = object ? strpool_find(&g->pool, object) : NULL;
 	size_t j, n = strlen(type);
 
-	for (j = 0; j < g->nr_assigns; j++) {
+	for (j = 0; j < g->nr_assigns && (!object || pooled); j++) {
 		const struct gassign *as = &g->assigns[j];
 		struct tu_call c = *site;
 		size_t before = g->nr_edges;
@@ -229,7 +237,7 @@ static void connect_object(struct graph *g, int caller,
 
 		if (ctl_struct_len(as->member) != n ||
 		    strncmp(as->member, type, n) ||
-		    (object && (!as->object || strcmp(as->object, object))))
+		    (object && as->object != pooled))
 			continue;
 		via = name ? xasprintf("%s.%s", name, as->member + n + 1) :
 			     xstrdup(as->member);

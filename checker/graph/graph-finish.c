@@ -207,4 +207,5 @@ void graph_finish(struct graph *g)
 	}
 	g->nr_sinks = k;
 	number_sinks(g);
+	g->finished = true;
 }

@@ -2,6 +2,7 @@
 /*
  * graph.c - merge per-TU facts into one call graph.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,6 +265,30 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	if ((g->nr_edges + 1) * 2 > g->pairs_mask)
 		pairs_grow(g);
 	return (int)g->nr_edges - 1;
+}
+
+void graph_reserve(struct graph *g, size_t nodes, size_t edges)
+{
+	strmap_reserve(&g->node_index, nodes);
+	while ((edges + 1) * 2 > g->pairs_mask)
+		pairs_grow(g);
+}
+
+int graph_index_edge(struct graph *g, int e)
+{
+	const struct gedge *ed = &g->edges[e];
+	uint64_t pair = ((uint64_t)ed->caller << 32 | (uint32_t)ed->callee) + 1;
+	struct edge_slot *s = pair_slot(g, pair);
+	struct gnode *n = &g->nodes[ed->caller];
+
+	if (s->pair)
+		return -EEXIST;
+	s->pair = pair;
+	s->edge = e;
+	*PUSH(n->out, n->nr_out, n->alloc_out) = e;
+	if ((size_t)(e + 2) * 2 > g->pairs_mask)
+		pairs_grow(g);
+	return 0;
 }
 
 /*

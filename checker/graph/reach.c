@@ -12,8 +12,12 @@
  * order, so every chain is the same for any -j. With no inferred edges it
  * is the breadth-first walk.
  */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "trapcheck/graph/reach.h"
 #include "trapcheck/graph/regroots.h"
@@ -235,4 +239,63 @@ bool *reach_stops(const struct graph *g, const struct root_sets *sets,
 		free(in[j]);
 	free(in);
 	return stop;
+}
+
+/* The walks of every set, shared by the threads that take them in turn. */
+struct walks {
+	const struct graph *g;
+	const struct root_sets *sets;
+	bool **in, **stop;
+	struct reach *out;
+	atomic_size_t next;
+};
+
+static void *take_walks(void *arg)
+{
+	struct walks *w = arg;
+	size_t k;
+
+	while ((k = atomic_fetch_add(&w->next, 1)) < 2 * w->sets->nr)
+		reach_compute(w->g, &w->sets->sets[k / 2], !(k & 1),
+			      w->stop[k / 2], w->in[k / 2], &w->out[k]);
+	return NULL;
+}
+
+void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
+			struct reach *out)
+{
+	struct walks w = { .g = g, .sets = sets, .out = out };
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+	size_t j, nr_threads = 0, want;
+	pthread_t t[REACH_MAX_THREADS];
+
+	w.in = xcalloc(sets->nr + 1, sizeof(*w.in));
+	w.stop = xcalloc(sets->nr + 1, sizeof(*w.stop));
+	for (j = 0; j < sets->nr; j++)
+		w.in[j] = reach_members(g, &sets->sets[j]);
+	for (j = 0; j < sets->nr; j++)
+		w.stop[j] = reach_stops(g, sets, j, w.in);
+	atomic_init(&w.next, 0);
+	/* The CPUs this process may run on (taskset, a container's). */
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		cpus = CPU_COUNT(&set);
+	/* This thread walks too; a thread that cannot start is not needed. */
+	want = cpus > 1 ? (size_t)cpus - 1 : 0;
+	if (want > REACH_MAX_THREADS)
+		want = REACH_MAX_THREADS;
+	if (want > 2 * sets->nr)
+		want = 2 * sets->nr;
+	while (nr_threads < want &&
+	       !pthread_create(&t[nr_threads], NULL, take_walks, &w))
+		nr_threads++;
+	take_walks(&w);
+	for (j = 0; j < nr_threads; j++)
+		pthread_join(t[j], NULL);
+	for (j = 0; j < sets->nr; j++) {
+		free(w.in[j]);
+		free(w.stop[j]);
+	}
+	free(w.in);
+	free(w.stop);
 }

@@ -312,7 +312,8 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 		fprintf(diag, "trapcheck: %zu waived\n", sum->waived);
 	if (sum->from_db)
 		fprintf(diag, "trapcheck: %zu TUs parsed, %zu from the database"
-			"%s\n", sum->parsed, sum->from_db,
+			"%s%s\n", sum->parsed, sum->from_db,
+			sum->stored_link ? ", linked as stored" : "",
 			sum->removed ? " (some removed from it)" : "");
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "

@@ -41,6 +41,7 @@ struct tu_status {
 	bool parse;		/* to be parsed in this run */
 	bool reused;		/* its facts come from the database */
 	char *key;		/* database key (flags + contents) */
+	uint64_t flags_hash;	/* of its translated flags (FLAGS_PARSE) */
 	int parse_error;
 	unsigned int nr_errors;
 	char *first_error;
@@ -89,6 +90,21 @@ char *tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
 char *tu_key_stored(struct pool *p, uint64_t h, const char *rel,
 		    const char *dbkey);
 
+/*
+ * Seed the run's memo of file hashes (db_files_unchanged()'s callback,
+ * @arg the pool, before any parse): a file unchanged when the run was
+ * planned keys every TU of the run with that hash, as if it had been
+ * looked up then, even if it is edited before a TU including it is
+ * parsed (the next run sees its new mtime).
+ */
+void key_memo_seed(const char *rel, const char *hash, void *arg);
+/*
+ * The key of a TU whose included files are known unchanged (no file the
+ * database keeps a hash of changed): flags hash @h with the contents
+ * part of its @stored key. NULL for a stored key of no such shape.
+ */
+char *tu_key_unchanged(uint64_t h, const char *stored);
+
 /* analyze-summary.c: the end of every run. */
 void summary_add_problem(struct run_summary *s, char *file,
 			 unsigned int nr_errors, char *first_error,
@@ -104,6 +120,12 @@ void analysis_graph_start(struct analysis *a,
 void plan_entries(struct pool *p);
 void plan_incremental(struct pool *p, struct strmap *prev_owned);
 void plan_adopt_orphans(struct pool *p, struct strmap *prev_owned);
+
+/*
+ * analyze-link.c: every linked TU's facts into the graph, or the stored
+ * link; the TUs not linked pruned from the database.
+ */
+void link_from_db(struct pool *p);
 
 /* analyze-report.c: a run from facts databases alone. */
 int analysis_from_db(struct analysis *a, const struct analysis_opts *o,

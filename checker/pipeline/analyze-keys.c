@@ -71,6 +71,19 @@ static uint64_t mix_file(struct pool *p, uint64_t c, const char *file)
 	return hash_mix(c, p->key_hashes[2 * i + 1]);
 }
 
+void key_memo_seed(const char *rel, const char *hash, void *arg)
+{
+	struct pool *p = arg;
+
+	if (strmap_get(&p->key_files, rel) >= 0)
+		return;
+	strmap_put(&p->key_files, rel, (int)(p->nr_key_hashes / 2));
+	*PUSH(p->key_hashes, p->nr_key_hashes, p->alloc_key_hashes) =
+		hash_str(rel);
+	*PUSH(p->key_hashes, p->nr_key_hashes, p->alloc_key_hashes) =
+		hash_str(hash);
+}
+
 static char *key_text(uint64_t h, uint64_t c)
 {
 	return xasprintf("%016llx:%016llx", (unsigned long long)h,
@@ -114,4 +127,11 @@ char *tu_key_stored(struct pool *p, uint64_t h, const char *rel,
 	nr = db_tu_includes_each(p->fdb, dbkey, mix_stored, &k);
 	pthread_mutex_unlock(&p->db_lock);
 	return nr < 0 ? NULL : key_text(h, k.c);
+}
+
+char *tu_key_unchanged(uint64_t h, const char *stored)
+{
+	const char *c = strchr(stored, ':');
+
+	return c ? xasprintf("%016llx%s", (unsigned long long)h, c) : NULL;
 }

@@ -164,6 +164,13 @@ static void forget_dropped(struct pool *p, struct strmap *prev_owned)
 void plan_incremental(struct pool *p, struct strmap *prev_owned)
 {
 	char **changed = body_only_files(p);
+	/*
+	 * No file changed since the stored link was made: each stored key's
+	 * contents part is still right, and no include list is read.
+	 */
+	bool unchanged = !p->opts->nr_unsaved && db_link_kept(p->fdb) &&
+			 db_files_unchanged(p->fdb, p->a->root, key_memo_seed,
+					    p);
 	size_t i;
 
 	for (i = 0; i < p->db->nr; i++) {
@@ -172,16 +179,13 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 		char *stored = db_tu_key(p->fdb, rel), *key = NULL;
 		char **inc = NULL;
 		size_t nr = 0;
-		struct clang_args args;
 		uint64_t h;
 
 		if (st->skip == FLAGS_PARSE && stored) {
 			char *file = path_relative(p->db->entries[i].file,
 						   p->a->root);
 
-			flags_translate(&p->db->entries[i], p->a->root, &args);
-			h = flags_hash(&args, p->a->root);
-			clang_args_free(&args);
+			h = st->flags_hash;
 			/*
 			 * Unsaved files need the include list itself; else
 			 * it is streamed into the key, never copied.
@@ -189,6 +193,8 @@ void plan_incremental(struct pool *p, struct strmap *prev_owned)
 			if (p->opts->nr_unsaved) {
 				nr = db_tu_includes(p->fdb, rel, &inc);
 				key = tu_key(p, h, file, inc, nr);
+			} else if (unchanged) {
+				key = tu_key_unchanged(h, stored);
 			} else {
 				key = tu_key_stored(p, h, file, rel);
 			}
@@ -280,6 +286,8 @@ void plan_entries(struct pool *p)
 		struct tu_status *st = &p->status[i];
 
 		st->skip = flags_translate(&db->entries[i], root, &args);
+		if (st->skip == FLAGS_PARSE)
+			st->flags_hash = flags_hash(&args, root);
 		clang_args_free(&args);
 		if (st->skip == FLAGS_SKIP_COMPILER && db->entries[i].argc &&
 		    flag_warn_once(&p->warnings, db->entries[i].argv[0]))
@@ -297,14 +305,10 @@ void plan_entries(struct pool *p)
 		int first = strmap_get(&seen, db->entries[i].file);
 
 		if (times[first] > 1 && p->status[i].skip == FLAGS_PARSE) {
-			struct clang_args args;
-			char *k;
+			char *k = xasprintf("%s@%016llx", p->status[i].dbkey,
+					    (unsigned long long)
+					    p->status[i].flags_hash);
 
-			flags_translate(&db->entries[i], root, &args);
-			k = xasprintf("%s@%016llx", p->status[i].dbkey,
-				      (unsigned long long)flags_hash(&args,
-								     root));
-			clang_args_free(&args);
 			free(p->status[i].dbkey);
 			p->status[i].dbkey = k;
 		}

@@ -167,50 +167,6 @@ static int open_db(struct pool *p, const struct analysis_opts *o,
 	return ret;
 }
 
-/* The link: every TU's facts, stored or new, in db order. */
-static void link_from_db(struct pool *p)
-{
-	struct analysis *a = p->a;
-	const char **keep = xcalloc(p->db->nr + 1, sizeof(*keep));
-	size_t i, nr_keep = 0;
-
-	for (i = 0; i < p->db->nr; i++) {
-		struct tu_status *st = &p->status[i];
-		char *rel;
-
-		if (st->skip != FLAGS_PARSE)
-			continue;
-		rel = xstrdup(st->dbkey);
-		/* Not read or crashed now: no stale facts either. */
-		if (st->parse && (st->parse_error == TU_NOT_READ ||
-				  st->parse_error == TU_CRASHED)) {
-			keep[nr_keep++] = rel;
-			continue;
-		}
-		/*
-		 * Kept or just stored; with unsaved files or a read-only
-		 * database, parsed into memory.
-		 */
-		if ((st->reused || p->store) &&
-		    !db_load_linked(p->fdb, rel, &st->facts)) {
-			a->summary.from_db += st->reused;
-			st->parse_error = st->facts.parse_error;
-			st->nr_errors = st->facts.nr_errors;
-			st->first_error = st->facts.first_error ?
-				xstrdup(st->facts.first_error) : NULL;
-		}
-		if (!st->facts.parse_error)
-			graph_merge(&a->graph, &st->facts);
-		tu_facts_free(&st->facts);
-		keep[nr_keep++] = rel;
-	}
-	if (p->store && !db_error(p->fdb, NULL, 0))
-		a->summary.removed = db_prune(p->fdb, keep, nr_keep);
-	for (i = 0; i < nr_keep; i++)
-		free((char *)keep[i]);
-	free(keep);
-}
-
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen)
 {

@@ -529,25 +529,11 @@ static struct reach *compute_reaches(const struct graph *g,
 				     struct rules_stats *st)
 {
 	struct reach *reach = xcalloc(2 * roots->nr + 1, sizeof(*reach));
-	bool **in = xcalloc(roots->nr + 1, sizeof(*in));
 	size_t j;
 
-	for (j = 0; j < roots->nr; j++)
-		in[j] = reach_members(g, &roots->sets[j]);
-	for (j = 0; j < roots->nr; j++) {
-		bool *stop = reach_stops(g, roots, j, in);
-
-		reach_compute(g, &roots->sets[j], true, stop, in[j],
-			      &reach[2 * j]);
-		reach_compute(g, &roots->sets[j], false, stop, in[j],
-			      &reach[2 * j + 1]);
-		if (st)
-			st->stopped += reach[2 * j + 1].stopped;
-		free(stop);
-	}
-	for (j = 0; j < roots->nr; j++)
-		free(in[j]);
-	free(in);
+	reach_compute_sets(g, roots, reach);
+	for (j = 0; st && j < roots->nr; j++)
+		st->stopped += reach[2 * j + 1].stopped;
 	return reach;
 }
 

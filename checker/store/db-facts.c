@@ -86,26 +86,41 @@ char *db_file_hash(struct db *db, const char *root, const char *rel)
 	return hash;
 }
 
-/* A file's hash into the cache (the run fails on a failed write). */
+/*
+ * A file's hash into the cache (the run fails on a failed write). A file
+ * changed, or is new: in the same transaction, the stored link goes (it
+ * no longer stands for the tree: db_files_unchanged()).
+ */
 static void store_hash(struct db *db, const char *rel, int64_t mtime,
 		       int64_t size, const char *hash)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 
-	if (db->readonly || db->failed || db_first_write(db))
+	if (db->readonly || db->failed)
 		return;	/* not kept, or the failure is the run's */
-	st = db_prep(db, "INSERT OR REPLACE INTO file VALUES (?, ?, ?, ?)");
-	if (st) {
-		sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, mtime);
-		sqlite3_bind_int64(st, 3, size);
-		sqlite3_bind_text(st, 4, hash, -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			db_fail(db, -EIO);
-		sqlite3_finalize(st);
-	} else {
-		db_fail(db, -EIO);
-	}
+	if (db_exec_w(db, "BEGIN IMMEDIATE"))
+		return;
+	if (db_first_write(db) || db_exec_w(db, "DELETE FROM link"))
+		goto err_rollback;
+	st = db_prep_kept(db, "INSERT OR REPLACE INTO file VALUES "
+			  "(?, ?, ?, ?)");
+	if (!st)
+		goto err_rollback;
+	sqlite3_bind_text(st, 1, rel, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, mtime);
+	sqlite3_bind_int64(st, 3, size);
+	sqlite3_bind_text(st, 4, hash, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		goto err_rollback;
+	db_kept_done(st);
+	if (!db_exec_w(db, "COMMIT"))
+		return;
+
+err_rollback:
+	if (st)
+		db_kept_done(st);
+	db_fail(db, -EIO);
+	db_exec(db, "ROLLBACK");
 }
 
 /* The hashes found while a read was open, stored now that it is not. */
@@ -258,7 +273,8 @@ static int delete_tu(struct db *db, sqlite3_int64 id)
 	for (i = 0; i < fact_strlists_size; i++)
 		if (delete_from(db, fact_strlists[i].table, id))
 			return -EIO;
-	return 0;
+	/* The stored link merged the facts going now (db-link.c). */
+	return db_exec_w(db, "DELETE FROM link");
 }
 
 /* Run @st to completion and reset it for the next row. */
@@ -365,6 +381,9 @@ int db_store(struct db *db, const char *path, const char *key,
 	id = r ? -1 : tu_id(db, path);
 	if (id >= 0)
 		r = delete_tu(db, id);
+	else if (!r)
+		/* A new TU: the link's key check is not alone (db-link.c). */
+		r = db_exec_w(db, "DELETE FROM link");
 	st = db_prep(db, "INSERT OR REPLACE INTO tu VALUES (?, ?, ?, ?, ?, ?, ?, "
 		  "?, ?)");
 	if (r || !st || db->failed)
@@ -529,21 +548,29 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	db_kept_done(st);
 }
 
+/* What load() reads of a TU: its row, and its facts, and its includes. */
+enum load_what { LOAD_HEAD, LOAD_LINKED, LOAD_ALL };
+
 static int load(struct db *db, const char *path, struct tu_facts *f,
-		bool includes);
+		enum load_what what);
 
 int db_load(struct db *db, const char *path, struct tu_facts *f)
 {
-	return load(db, path, f, true);
+	return load(db, path, f, LOAD_ALL);
 }
 
 int db_load_linked(struct db *db, const char *path, struct tu_facts *f)
 {
-	return load(db, path, f, false);
+	return load(db, path, f, LOAD_LINKED);
+}
+
+int db_load_head(struct db *db, const char *path, struct tu_facts *f)
+{
+	return load(db, path, f, LOAD_HEAD);
 }
 
 static int load(struct db *db, const char *path, struct tu_facts *f,
-		bool includes)
+		enum load_what what)
 {
 	sqlite3_int64 id;
 	sqlite3_stmt *st;
@@ -571,10 +598,10 @@ static int load(struct db *db, const char *path, struct tu_facts *f,
 	f->have_ftr = sqlite3_column_int(st, 5);
 	f->have_caps = sqlite3_column_int(st, 6);
 	db_kept_done(st);
-	for (i = 0; i < fact_records_size; i++)
+	for (i = 0; what != LOAD_HEAD && i < fact_records_size; i++)
 		load_record(db, id, f, &fact_records[i]);
-	for (i = 0; i < fact_strlists_size; i++)
-		if (includes || fact_strlists[i].array !=
+	for (i = 0; what != LOAD_HEAD && i < fact_strlists_size; i++)
+		if (what == LOAD_ALL || fact_strlists[i].array !=
 				offsetof(struct tu_facts, includes))
 			load_strlist(db, id, f, &fact_strlists[i]);
 	if (db->failed) {

@@ -7,6 +7,8 @@
  *               the state of the run, its metadata
  *   db-facts.c  what it holds: file hashes, each TU's facts stored and
  *               loaded, TUs pruned (it calls db.c, never the reverse)
+ *   db-link.c   the stored link: one run's merged graph as bytes (it
+ *               calls db.c, never the reverse)
  */
 #ifndef TRAPCHECK_DB_INTERNAL_H
 #define TRAPCHECK_DB_INTERNAL_H

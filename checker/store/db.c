@@ -24,7 +24,9 @@ static const char schema_head[] =
 	" size INTEGER, hash TEXT);"
 	"CREATE TABLE IF NOT EXISTS tu (id INTEGER PRIMARY KEY, path TEXT UNIQUE,"
 	" key TEXT, parse_error INTEGER, nr_errors INTEGER, first_error TEXT,"
-	" retried INTEGER, have_ftr INTEGER, have_caps INTEGER);";
+	" retried INTEGER, have_ftr INTEGER, have_caps INTEGER);"
+	/* db-link.c: at most one row; a database of before it gets it. */
+	"CREATE TABLE IF NOT EXISTS link (key TEXT PRIMARY KEY, graph BLOB);";
 
 static bool text_kind(enum fact_kind k)
 {

@@ -15,7 +15,7 @@ parsed() { sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' "$1"; }
 "$TRAPCHECK" -p tree $ROOTS --db f.db > cold.txt 2> cold.err
 check "cold run: same findings as without a database" cmp -s ref.txt cold.txt
 "$TRAPCHECK" -p tree $ROOTS --db f.db > warm.txt 2> warm.err
-check "warm run: 0 TUs parsed" grep -q '^trapcheck: 0 TUs parsed, 8 from the database$' warm.err
+check "warm run: 0 TUs parsed" grep -q '^trapcheck: 0 TUs parsed, 8 from the database, linked as stored$' warm.err
 check "warm run: same findings" cmp -s ref.txt warm.txt
 touch tree/mm/memory.c
 "$TRAPCHECK" -p tree $ROOTS --db f.db > /dev/null 2> touch.err
@@ -37,6 +37,42 @@ check "a header edited: exactly the TUs that include it ($(cat including.txt))" 
 	[ "$(parsed hdr.err)" = "$(cat including.txt)" ]
 check "... and the same findings" cmp -s ref.txt hdr.txt
 
+# The stored link (the merged graph in the database): read only when no
+# TU and no file changed since the run that wrote it, and never trusted
+# when its bytes are damaged.
+check_that "a run that parsed does not read the stored link" \
+	'! grep -q "linked as stored" hdr.err'
+"$TRAPCHECK" -p tree $ROOTS --db f.db > hdr2.txt 2> hdr2.err
+check_that "the run after it reads the link it wrote: 0 TUs parsed, the same findings" \
+	'grep -q "^trapcheck: 0 TUs parsed, 8 from the database, linked as stored$" hdr2.err &&
+	 cmp -s ref.txt hdr2.txt'
+cp f.db flip.db
+python3 - flip.db <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+k, g = c.execute("SELECT key, graph FROM link").fetchone()
+g = bytearray(g)
+g[len(g) // 2] ^= 0x10
+c.execute("UPDATE link SET graph = ? WHERE key = ?", (bytes(g), k))
+c.commit()
+PY
+"$TRAPCHECK" -p tree $ROOTS --db flip.db > flip.txt 2> flip.err
+rc=$?
+check_that "a damaged stored link (one bit): not read, the facts linked again, the same findings (exit $rc)" \
+	'[ $rc -eq 1 ] && cmp -s ref.txt flip.txt &&
+	 grep -q "^trapcheck: 0 TUs parsed, 8 from the database$" flip.err'
+"$TRAPCHECK" -p tree $ROOTS --db flip.db > flip2.txt 2> flip2.err
+check_that "... and written again: the next run reads it" \
+	'grep -q "linked as stored$" flip2.err && cmp -s ref.txt flip2.txt'
+# A TU that cannot be read keeps its stored facts and key: the run
+# without it must not store a link that would stand for them.
+mv tree/mm/memory.c memory.c.away
+"$TRAPCHECK" -p tree $ROOTS --db f.db > away.txt 2> away.err
+mv memory.c.away tree/mm/memory.c
+"$TRAPCHECK" -p tree $ROOTS --db f.db > back.txt 2> back.err
+check_that "a TU unreadable for one run, then back as it was: the clean findings again (not a link without it)" \
+	'! cmp -s ref.txt away.txt && cmp -s ref.txt back.txt'
+
 # The database follows its tree: keys leave the tree's own path out, so
 # a moved copy (cp -a, or a hard-linked one) with its database parses
 # only what differs.
@@ -44,7 +80,7 @@ cp -a tree moved
 cp f.db moved.db
 "$TRAPCHECK" -p moved $ROOTS --db moved.db > moved.txt 2> moved.err
 check "a moved tree with a copy of its database: 0 TUs parsed" \
-	grep -q '^trapcheck: 0 TUs parsed, 8 from the database$' moved.err
+	grep -q '^trapcheck: 0 TUs parsed, 8 from the database, linked as stored$' moved.err
 check "... and the same findings" cmp -s ref.txt moved.txt
 echo '/* edited */' >> moved/drivers/char/random.c
 "$TRAPCHECK" -p moved $ROOTS --db moved.db > /dev/null 2> moved1.err

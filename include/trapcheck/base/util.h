@@ -99,9 +99,17 @@ struct strpool {
 	size_t nr, alloc;
 };
 
+/* Room for @n more keys without growing on the way. */
+void strmap_reserve(struct strmap *m, size_t n);
+
 void strpool_init(struct strpool *p);
 void strpool_free(struct strpool *p);
 const char *strpool_intern(struct strpool *p, const char *s);
+/*
+ * The pool's copy of @s, or NULL when it holds none: strings of one pool
+ * compare by address (a whole kernel's graph avoids strcmp() loops so).
+ */
+const char *strpool_find(const struct strpool *p, const char *s);
 
 /*
  * Output files that are never left half written: a regular (or new) file

@@ -182,6 +182,7 @@ struct run_summary {
 	size_t parsed;		/* handed to libclang in this run */
 	size_t from_db;		/* facts read back from the database */
 	size_t removed;		/* TUs dropped from the database */
+	bool stored_link;	/* the graph read whole from the database */
 	size_t skipped;		/* not C, host programs, unknown compiler */
 	size_t shard_of;	/* --shard: the entries of every shard */
 	size_t duplicates;	/* report: TUs in more than one database */

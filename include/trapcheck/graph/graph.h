@@ -182,6 +182,7 @@ struct graph {
 	struct gargsite *argsites;
 	size_t nr_argsites, alloc_argsites;
 	struct dispatch_stats dispatch;
+	bool finished;			/* graph_finish() ran */
 
 	/* caller/callee pair -> edge, open addressing */
 	struct edge_slot {
@@ -202,6 +203,14 @@ void graph_merge(struct graph *g, const struct tu_facts *f);
  */
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred);
+/* Room for @nodes keys and @edges caller/callee pairs in the indices. */
+void graph_reserve(struct graph *g, size_t nodes, size_t edges);
+/*
+ * Index edge @e of a graph whose arrays were filled directly (graphio.c):
+ * its caller/callee pair, and its place in its caller's calls. Edges are
+ * indexed in order. Returns 0, or -EEXIST for a pair indexed before.
+ */
+int graph_index_edge(struct graph *g, int e);
 /* Sort adjacency and sinks so that every walk is deterministic. */
 void graph_finish(struct graph *g);
 

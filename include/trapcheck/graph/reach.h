@@ -47,6 +47,15 @@ bool *reach_members(const struct graph *g, const struct root_set *set);
  */
 bool *reach_stops(const struct graph *g, const struct root_sets *sets,
 		  size_t set, bool *const *members);
+/*
+ * Every set's two walks, steady (@out[2j]) and any (@out[2j + 1]), each
+ * stopped at the other sets' entry points: in threads, one per CPU (at
+ * most REACH_MAX_THREADS), the graph read only. Each walk is the same as
+ * reach_compute() makes alone.
+ */
+#define REACH_MAX_THREADS	8
+void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
+			struct reach *out);
 void reach_free(struct reach *r);
 static inline bool reach_has(const struct reach *r, int node)
 {

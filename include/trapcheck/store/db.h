@@ -106,6 +106,45 @@ int db_load(struct db *db, const char *path, struct tu_facts *f);
  * (db_tu_includes()): what the link reads of every TU.
  */
 int db_load_linked(struct db *db, const char *path, struct tu_facts *f);
+/*
+ * Only TU @path's row: its file, errors and flags, no facts (a run that
+ * reads the stored link).
+ */
+int db_load_head(struct db *db, const char *path, struct tu_facts *f);
+/*
+ * The stored link (db-link.c): the bytes kept under @key, passed to @use
+ * without a copy (a whole kernel's graph is a hundred megabytes). Returns
+ * what @use returns, -ENOENT when none is kept under @key, or the
+ * database's failure.
+ */
+int db_link_read(struct db *db, const char *key,
+		 int (*use)(const void *data, size_t len, void *arg),
+		 void *arg);
+/*
+ * Keep @len bytes at @data as the stored link under @key, in place of
+ * any other, in one transaction, if @still(@arg) says, under the write
+ * lock, that the link is still the database's (-EAGAIN: not written).
+ * Storing a TU's facts drops it.
+ */
+int db_link_write(struct db *db, const char *key, const void *data,
+		  size_t len, bool (*still)(void *arg), void *arg);
+/*
+ * Does the database keep a stored link? While it does, no TU's facts
+ * and no file's hash changed since a run that linked every TU it held
+ * wrote it, so each stored TU key was right for the files as they were.
+ */
+bool db_link_kept(struct db *db);
+/*
+ * Has no file whose hash the database keeps changed (mtime and size as
+ * kept, as db_file_hash() compares them)? With db_link_kept(): every
+ * stored TU key but its flags' part is still right, and a run need not
+ * read the TUs' include lists to key them. Each file found unchanged
+ * (up to the first that changed) is passed to @fn with its hash.
+ */
+bool db_files_unchanged(struct db *db, const char *root,
+			void (*fn)(const char *rel, const char *hash,
+				   void *arg),
+			void *arg);
 /* Forget the TUs not in @keep. Returns how many were removed. */
 size_t db_prune(struct db *db, const char *const *keep, size_t nr);
 /* Every TU path in the database, in insertion order. */
