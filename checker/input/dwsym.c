@@ -96,6 +96,19 @@ static const char *scope_name(Dwfl_Module *mod, Dwarf_Addr addr)
 	return name;
 }
 
+/*
+ * A DWARF file name as the analysis names files: a header a TU reached
+ * through ".." ("lib/zstd/decompress/../common/cpu.h") folded, lexically.
+ */
+static const char *intern_path(struct dwsym *s, const char *name)
+{
+	char *norm = path_normalize(name);
+	const char *p = strpool_intern(&s->pool, norm);
+
+	free(norm);
+	return p;
+}
+
 bool dwsym_lookup(struct dwsym *s, unsigned long long addr,
 		  const char **func, const char **file, int *line)
 {
@@ -117,7 +130,7 @@ bool dwsym_lookup(struct dwsym *s, unsigned long long addr,
 	if (!fn)
 		fn = dwfl_module_addrname(mod, addr);
 	*func = fn ? strpool_intern(&s->pool, fn) : NULL;
-	*file = strpool_intern(&s->pool, src);
+	*file = intern_path(s, src);
 	return true;
 }
 
@@ -188,7 +201,7 @@ size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 		    dwarf_formudata(&at, &line))
 			break;
 		f[nr].func = strpool_intern(&s->pool, outer);
-		f[nr].file = strpool_intern(&s->pool, cf);
+		f[nr].file = intern_path(s, cf);
 		f[nr++].line = (int)line;
 	}
 	free(scopes);

@@ -307,6 +307,19 @@ static void test_grow_push(void **state)
 	free(arr);
 }
 
+/* DWARF names a header a TU reached through ".." as it was written. */
+static void test_normalize_dwarf(void **state)
+{
+	char *got = path_normalize("lib/zstd/decompress/../common/cpu.h");
+
+	(void)state;
+	assert_string_equal(got, "lib/zstd/common/cpu.h");
+	free(got);
+	got = path_normalize("/build/linux/./lib//zstd/x/../cpu.h");
+	assert_string_equal(got, "/build/linux/lib/zstd/cpu.h");
+	free(got);
+}
+
 static void test_grow_struct(void **state)
 {
 	struct pair {
@@ -346,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_strpool_intern),
 		cmocka_unit_test(test_grow_push),
 		cmocka_unit_test(test_grow_struct),
+		cmocka_unit_test(test_normalize_dwarf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
