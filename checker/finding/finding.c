@@ -243,13 +243,19 @@ char *finding_rate_text(const struct finding *f)
 				 f->rate.estimate == 1 ? "" : "s", f->root,
 				 f->rate.loops,
 				 f->rate.loop_guess ? ", a guess" : "");
+	char paths[48] = "";
+
+	if (f->rate.paths > 1)
+		snprintf(paths, sizeof(paths), "; %u call paths in each",
+			 f->rate.paths);
 	return xasprintf(
-		"about %.0f read%s per %s (%s%s%s%s; loops %.0f%s)", v,
+		"about %.0f read%s per %s (%s%s%s%s; loops %.0f%s%s)", v,
 		v == 1 ? "" : "s", f->rate.per ? f->rate.per : "call",
 		f->chain.mode ? "mode: " : "",
 		f->chain.mode ? f->chain.mode : "", f->chain.mode ? "; " : "",
 		f->rate.rare_only ? "only when that happens" :
 				    "its root set's operation",
 		f->rate.loops,
-		f->rate.loop_guess ? ", a guess: a loop of unknown bound" : "");
+		f->rate.loop_guess ? ", a guess: a loop of unknown bound" : "",
+		paths);
 }

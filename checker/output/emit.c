@@ -174,7 +174,8 @@ static json_t *estimate_json(const struct finding *f)
 	json_object_set_new(est, "loop_factor", json_real(f->rate.loops));
 	json_object_set_new(est, "loop_factor_guessed",
 			    json_boolean(f->rate.loop_guess));
-	json_object_set_new(est, "reads_per_call", json_integer(1));
+	json_object_set_new(est, "reads_per_call",
+			    json_integer(f->rate.paths ? f->rate.paths : 1));
 	return est;
 }
 

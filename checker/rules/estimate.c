@@ -12,7 +12,8 @@
  * Known constant trip counts multiply, up to ESTIMATE_MAX_LOOPS; loops
  * whose bound is not a constant add one factor of LOOP_GUESS per chain
  * however many there are. Steady phase: the root set's weight (events a
- * second) times that. Boot phase: reads per call of the root set until
+ * second) times that, summed over the call paths that all run in one
+ * operation (chains_add_up()). Boot phase: reads per call of the root set until
  * the guarding condition flips, not a rate.
  */
 #define ESTIMATE_MAX_LOOPS	1024
@@ -32,6 +33,45 @@ static double loops_from(const struct chain *c, size_t from, bool *guess)
 	if (known > ESTIMATE_MAX_LOOPS)
 		known = ESTIMATE_MAX_LOOPS;
 	return known * (*guess ? LOOP_GUESS : 1);
+}
+
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool unguarded(const struct chain_step *s)
+{
+	return !s->guards || !*s->guards;
+}
+
+/*
+ * Do chains @a and @b both run in one call of their root? The same root
+ * function, the same mode, neither under a rare condition, and where they
+ * part, in one function, two call sites that no condition guards (the
+ * world switch calls __debug_switch_to_guest() and, later,
+ * __debug_switch_to_host(); both reach the sink). Sites under conditions
+ * may be alternatives (a switch's cases): not added up.
+ */
+static bool chains_add_up(const struct chain *a, const struct chain *b)
+{
+	size_t k;
+
+	if (!a->len || !b->len || a->rare || b->rare ||
+	    !same_text(a->mode, b->mode))
+		return false;
+	for (k = 0; k < a->len && k < b->len; k++)
+		if (!same_text(a->steps[k].function, b->steps[k].function) ||
+		    !same_text(a->steps[k].file, b->steps[k].file) ||
+		    a->steps[k].line != b->steps[k].line ||
+		    a->steps[k].col != b->steps[k].col)
+			break;
+	if (k == a->len || k == b->len)
+		return false;
+	/* Parted at step k: the same function, two of its call sites. */
+	return same_text(a->steps[k].function, b->steps[k].function) &&
+	       same_text(a->steps[k].file, b->steps[k].file) &&
+	       unguarded(&a->steps[k]) && unguarded(&b->steps[k]);
 }
 
 void rules_estimate(struct finding *f, const struct root_set *set)
@@ -61,4 +101,13 @@ void rules_estimate(struct finding *f, const struct root_set *set)
 			f->rate.value = loops_from(&f->chain, i, &guess);
 			break;
 		}
+	f->rate.paths = 1;
+	for (i = 0; !f->rate.rare_only && !f->rate.per_boot &&
+		    i < f->nr_others; i++)
+		if (chains_add_up(&f->chain, &f->others[i])) {
+			f->rate.value += loops_from(&f->others[i], 0, &guess);
+			f->rate.paths++;
+		}
+	if (f->rate.paths > 1)
+		f->rate.estimate = set->weight * f->rate.value;
 }

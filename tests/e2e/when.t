@@ -89,6 +89,22 @@ check_that "text: an under: note with each condition's kind, a rate per operatio
 	 grep -q "^mm/when.c:[0-9]*:10: note: about 1 read per test event (mode: nVHE host; its root set.s operation; loops 1)$" w.txt &&
 	 grep -q "^mm/when.c:[0-9]*:10: note: rare, not warned of: serror_exit() reached from when only under a rare condition (SError exit): about 1 read per SError exit: when_root -> serror_exit \[trapping-idreg-read\]$" w.txt &&
 	 grep -q "^mm/when.c:[0-9]*:10: note: low confidence, not warned of: arg_enum2() reached from when only when <argument r is ARG_REG_B (1)> (no way in is known to pass it): when_root -> arg_changed -> arg_enum2 \[trapping-idreg-read\]$" w.txt'
+python3 - w.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = {x['function']: x for x in d['findings']}
+# Two unguarded call paths from the root in one event: the rate adds up.
+two = f['save_state']
+assert two['rate']['value'] == 2 and two['estimate']['reads_per_call'] == 2, two['rate']
+assert two['estimate']['value'] == 2 * two['estimate']['root_weight'], two['estimate']
+# Two paths under an if/else: alternatives, one read per event.
+one = f['picked']
+assert one['rate']['value'] == 1 and one['estimate']['reads_per_call'] == 1, one['rate']
+assert len(one['other_chains']) == 1, one
+PY
+check "rates: call paths that all run in one event add up (2), alternatives under a condition do not (1)" [ $? -eq 0 ]
+check_that "text: the note says how many call paths" \
+	'grep -q "^mm/when.c:[0-9]*:9: note: about 2 reads per test event (its root set.s operation; loops 1; 2 call paths in each)$" w.txt'
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --all-chains --format=json -o all.json
 python3 - all.json <<'PY'
 import json, sys

@@ -97,6 +97,13 @@ struct finding_rate {
 	const char *per, *how;
 	double value;
 	bool rare_only;		/* every chain needs a rare condition */
+	/*
+	 * Call paths from the root that all run in one operation (the
+	 * chain and the other chains that part from it at call sites no
+	 * condition guards, in one function): value and estimate add up
+	 * their loop factors.
+	 */
+	unsigned int paths;
 };
 
 /* What the report stage adds: fixes, series, waivers, configurations. */
