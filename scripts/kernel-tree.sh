@@ -42,6 +42,13 @@
 #            initramfs, ELF, DWARF, no KASLR); builds Image, vmlinux and
 #            usr/gen_init_cpio; its compile database is every C file of
 #            that kernel
+#            With TRAPCHECK_KERNEL_ARCH=x86: the same from
+#            x86_64_defconfig, arch/x86/Kconfig and
+#            tests/oracle/qemu-x86.config (8250 console, virtio disk,
+#            squashfs and zram with zstd), bzImage
+#            (tests/oracle/run-qemu-x86.sh)
+#            qemu-kvm: the arm64 one with tests/oracle/kvm.config (a
+#            KVM host, for the nested oracle: tests/oracle/run-qemu-kvm.sh)
 #            qemu-seedless: the same with tests/oracle/seedless.config
 #            (the early users of random numbers of Debian's arm64
 #            kernel: freelist randomisation, page shuffling, KFENCE...)
@@ -154,19 +161,22 @@ outoftree)
 		 arch/arm64/mm/fault.o drivers/char/random.o mm/memory.o"
 	targets=$(echo $targets)
 	;;
-qemu|qemu-seedless)
+qemu|qemu-seedless|qemu-kvm)
 	name=$1
 	targets="Image"
+	[ "$arch" = x86 ] && targets="bzImage"
 	;;
 *)	targets=$*
 	name=$(printf '%s\n' $targets | sort -u | md5sum | cut -c1-8)
 	;;
 esac
-# The outoftree and qemu profiles are arm64's.
+# The outoftree, qemu-seedless and qemu-kvm profiles are arm64's; qemu
+# is both's.
 qemu=
-case $name in qemu|qemu-seedless) qemu=1 ;; esac
-if [ "$arch" = x86 ] && { [ "$name" = outoftree ] || [ -n "$qemu" ]; }; then
-	echo "kernel-tree: profile '$name' is arm64's; x86: focus, full or a target list" >&2
+case $name in qemu|qemu-seedless|qemu-kvm) qemu=1 ;; esac
+if [ "$arch" = x86 ] && { [ "$name" = outoftree ] || [ "$name" = qemu-seedless ] ||
+			  [ "$name" = qemu-kvm ]; }; then
+	echo "kernel-tree: profile '$name' is arm64's; x86: focus, full, all, qemu or a target list" >&2
 	exit 2
 fi
 config=${TRAPCHECK_KERNEL_CONFIG:-defconfig}
@@ -218,8 +228,11 @@ if [ -n "$qemu" ]; then
 	[ "$config" = defconfig ] ||
 		{ echo "kernel-tree: profile $name derives its own config from defconfig" >&2; exit 2; }
 	frag="$here/../tests/oracle/qemu.config"
+	[ "$arch" = x86 ] && frag="$here/../tests/oracle/qemu-x86.config"
 	[ "$name" = qemu-seedless ] &&
 		frag="$frag $here/../tests/oracle/seedless.config"
+	[ "$name" = qemu-kvm ] &&
+		frag="$frag $here/../tests/oracle/kvm.config"
 	# shellcheck disable=SC2086 # $frag: one or two paths
 	config="defconfig-qemu sha1=$(cat $frag | sha1sum | cut -c1-12)"
 fi
@@ -273,8 +286,10 @@ if [ ! -f "$stamps/.trapcheck-prepared" ]; then
 		$kmake defconfig >&2
 		mv .config .config.defconfig
 		$kmake tinyconfig >&2
+		kdir=arm64
+		[ "$arch" = x86 ] && kdir=x86
 		sed -n 's/^\(menu\)\{0,1\}config \([A-Z0-9_]*\)$/\2/p' \
-			arch/Kconfig arch/arm64/Kconfig mm/Kconfig \
+			arch/Kconfig arch/$kdir/Kconfig mm/Kconfig \
 			kernel/Kconfig.preempt kernel/Kconfig.hz | sort -u |
 		while read -r sym; do
 			grep -qx "CONFIG_$sym=y" .config.defconfig &&

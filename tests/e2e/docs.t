@@ -82,4 +82,17 @@ check_that "every message with a format of its own is in docs/diagnostics.md" \
 make -s -C "$TOP" install DESTDIR="$SCRATCH/inst" PREFIX=/usr > inst.log 2>&1
 check_that "make install installs the man page" \
 	'[ -f inst/usr/share/man/man1/trapcheck.1 ] && [ -x inst/usr/bin/trapcheck ]'
+# docs/measured.md's generated tables are docs/measured.json's, and the
+# record's comparison is what its runs and findings give.
+python3 "$TOP/tests/oracle/record.py" md "$TOP/docs/measured.json" \
+	"$TOP/docs/measured.md" --check 2> measured.err
+rc=$?
+check_that "docs/measured.md's tables and comparison are docs/measured.json's (tests/oracle/record.py md)" \
+	'[ $rc -eq 0 ] && [ ! -s measured.err ]'
+cp "$TOP/docs/measured.md" m.md
+sed -i 's/^| x86_64 6.12 shipped io | `lib\/zstd\/common\/cpu.h:68` .*/| edited |/' m.md
+python3 "$TOP/tests/oracle/record.py" md "$TOP/docs/measured.json" m.md \
+	--check 2> /dev/null
+check "... and a table edited by hand is caught" [ $? -eq 1 ]
+
 done_testing

@@ -11,6 +11,10 @@ Usage: tree-variant.py TREE COPY VARIANT
   fix-000            the __cpu_has_rng() fix in the reviewed SYS_FIELD_GET() form,
                      !preemptible() kept
   fix-000-nopreempt  the same fix without the !preemptible() guard
+  revert-rdrand      the CRNG's fast key erasure mixes an RDRAND (x86) or
+                     RNDR (arm64) into every extraction again, as before
+                     "random: avoid superfluous call to RDRAND in CRNG
+                     extraction" (ported to 6.12's crng_fast_key_erasure())
   plain              no change (a copy the tests may edit: write edited
                      files anew, never in place)
 """
@@ -41,6 +45,31 @@ FIX_RNG = '''	if (unlikely(%s)) {
 	return alternative_has_cap_unlikely(ARM64_HAS_RNG);
 '''
 
+RANDOM = 'drivers/char/random.c'
+
+OLD_ERASURE = '''	u8 first_block[CHACHA_BLOCK_SIZE];
+
+	BUG_ON(random_data_len > 32);
+
+	chacha_init_consts(chacha_state);
+	memcpy(&chacha_state[4], key, CHACHA_KEY_SIZE);
+	memset(&chacha_state[12], 0, sizeof(u32) * 4);
+	chacha20_block(chacha_state, first_block);
+'''
+
+RDRAND_ERASURE = '''	u8 first_block[CHACHA_BLOCK_SIZE];
+	unsigned long v;
+
+	BUG_ON(random_data_len > 32);
+
+	chacha_init_consts(chacha_state);
+	memcpy(&chacha_state[4], key, CHACHA_KEY_SIZE);
+	memset(&chacha_state[12], 0, sizeof(u32) * 4);
+	if (arch_get_random_longs(&v, 1))
+		chacha_state[14] ^= v;
+	chacha20_block(chacha_state, first_block);
+'''
+
 VARIANTS = {
     'revert-004': (CPUFEATURE,
                    'mmfr1 = read_sanitised_ftr_reg(SYS_ID_AA64MMFR1_EL1);',
@@ -49,6 +78,7 @@ VARIANTS = {
                 FIX_RNG % '!system_capabilities_finalized() && !preemptible()'),
     'fix-000-nopreempt': (ARCHRANDOM, OLD_RNG,
                           FIX_RNG % '!system_capabilities_finalized()'),
+    'revert-rdrand': (RANDOM, OLD_ERASURE, RDRAND_ERASURE),
     'plain': None,
 }
 

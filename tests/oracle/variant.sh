@@ -12,7 +12,9 @@
 # the tree applied (the diff kept beside it as COPY.fix.diff).
 #
 # Usage: tests/oracle/variant.sh VARIANT [PROFILE]   (prints the copy's path)
-#   PROFILE: qemu (default) or qemu-seedless (scripts/kernel-tree.sh)
+#   PROFILE: qemu (default) or qemu-seedless (scripts/kernel-tree.sh);
+#   with TRAPCHECK_KERNEL_ARCH=x86, the x86 qemu tree and its bzImage
+#   (tests/oracle/run-qemu-x86.sh OUTDIR COPY)
 
 set -eu
 
@@ -44,10 +46,15 @@ if [ ! -f "$copy/.trapcheck-variant-built" ]; then
 		patch -s -d "$copy" -p1 < "$copy.fix.diff" >&2
 	fi
 	cd "$copy"
-	echo "variant: building $1's Image" >&2
 	unset MAKEFLAGS MFLAGS MAKELEVEL
-	make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- -j"$(nproc)" \
-		Image >&2
+	if [ "${TRAPCHECK_KERNEL_ARCH:-arm64}" = x86 ]; then
+		echo "variant: building $1's bzImage" >&2
+		make -s ARCH=x86_64 -j"$(nproc)" bzImage >&2
+	else
+		echo "variant: building $1's Image" >&2
+		make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- \
+			-j"$(nproc)" Image >&2
+	fi
 	python3 scripts/clang-tools/gen_compile_commands.py -d . \
 		-o compile_commands.json >&2
 	touch .trapcheck-variant-built

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The nested oracle (docs/measured.md): the arm64 oracle kernel with KVM
+# (scripts/kernel-tree.sh 6.12 qemu-kvm) booted at EL2 under
+# qemu-system-aarch64 -M virt,virtualization=on (TCG), a KVM host in VHE
+# and in nVHE mode; init runs a one-vCPU VM for 2,000 KVM_RUNs, each an
+# MMIO exit. The TCG plugin counts every ID-register MRS and the calls of
+# the root sets' functions (tests/oracle/run-qemu-kvm.sh). The suite
+# checks the oracle (each mode came up, the VM ran) and trapcheck's
+# KVM-host findings against the counts: what runs per vcpu load in nVHE
+# and not in VHE, and that docs/measured.json records the same.
+#
+# The kernel takes about a quarter of an hour to make, the boots under a
+# minute: make check runs this suite only when that kernel is in the
+# cache (or with TRAPCHECK_KERNEL_ORACLE=1, which makes it), else it says
+# it skipped; make check-full always runs it.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/kernel/lib.sh"
+cd "$SCRATCH" || exit 1
+
+ktree_="$KCACHE/linux-6.12-arm64-defconfig-qemu-kvm"
+if [ "$KPROFILE" != full ] && [ -z "${TRAPCHECK_KERNEL_ORACLE:-}" ] &&
+   [ ! -f "$ktree_/.trapcheck-built" ]; then
+	echo "1..0 # SKIP the KVM oracle kernel is not built: make check-full, TRAPCHECK_KERNEL_ORACLE=1, or scripts/kernel-tree.sh 6.12 qemu-kvm"
+	exit 0
+fi
+
+tree=$("$TOP/scripts/kernel-tree.sh" 6.12 qemu-kvm | tail -n 1)
+check "the KVM oracle kernel: Image, KVM built in, no KASLR" \
+	sh -c "[ -f '$tree/arch/arm64/boot/Image' ] &&
+	       grep -q '^CONFIG_KVM=y' '$tree/.config' &&
+	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
+
+# The oracle's directory, made when missing and kept per tree, init,
+# scripts and QEMU; a boot that fails fails the run with its console.
+_k=$( { cat "$tree/.trapcheck-key" "$TOP/tests/oracle/init.c" \
+	"$TOP/tests/oracle/run-qemu-kvm.sh" "$TOP/tests/oracle/insn-trace.py" \
+	"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/plugin.sh" \
+	"$TOP"/roots/*.roots
+	qemu-system-aarch64 --version; } | sha1sum | cut -c1-12)
+odir="$KCACHE/oracle-6.12-kvm-$_k"
+if [ ! -f "$odir/seconds" ]; then
+	rm -rf "$KCACHE/oracle-6.12-kvm-"????????????
+	"$TOP/tests/oracle/run-qemu-kvm.sh" "$odir" "$tree" > /dev/null \
+		2> oracle.err || sed 's/^/# /' oracle.err >&2
+fi
+tr -d '\r' < "$odir/vhe-kvm.console" > vhe.txt
+tr -d '\r' < "$odir/nvhe-kvm.console" > nvhe.txt
+check_that "VHE and nVHE came up, and the VM made 2,000 MMIO exits in each" \
+	'grep -q "VHE mode initialized successfully" vhe.txt &&
+	 grep -q "Hyp nVHE mode initialized successfully" nvhe.txt &&
+	 grep -q "oracle: kvm: MMIO exits 2000$" vhe.txt &&
+	 grep -q "oracle: kvm: MMIO exits 2000$" nvhe.txt'
+
+d=$(kcold "$tree") || exit 1
+python3 "$TOP/tests/oracle/record.py" kvm m.json "$odir" "$tree" \
+	"$d/cold.json"
+check "record.py: both modes' runs and trapcheck's findings recorded" \
+	[ $? -eq 0 ]
+
+python3 - m.json "$TOP/docs/measured.json" <<'PY'
+import json, sys
+m, doc = (json.load(open(p)) for p in sys.argv[1:3])
+runs = {r['name']: r for r in m['runs']}
+def steady(mode, at, what='kvm'):
+    # By file and line, or by function and line (nVHE's objects name
+    # the .c file for the lines of the headers they inline).
+    fn = at.split(' ')[1] if ' ' in at else None
+    at = at.split(' ')[0]
+    fl = '%s:%s' % (fn, at.rsplit(':', 1)[1]) if fn else None
+    r = runs['arm64 6.12 nested %s %s' % (mode, what)]
+    return sum(s['steady'] for s in r['sites']
+               if at in s['chain'] or fl in s.get('lines', []))
+def ops(mode, fn, what='kvm'):
+    r, b = (runs['arm64 6.12 nested %s %s' % (mode, w)] for w in (what, 'boot'))
+    return r['operations'][fn] - b['operations'].get(fn, 0)
+fs = [f for f in m['findings']['arm64 nested-nvhe']
+      if f['root'] in ('kvm-run', 'kvm-load')]
+for f in fs:
+    at = '%s:%d' % (f['file'], f['line'])
+    print('# %s %s (%s, mode %s): VHE %d, nVHE %d in %d vcpu loads' % (
+        at, f['function'], f['root'], f['mode'], steady('vhe', at),
+        steady('nvhe', at), ops('nvhe', 'kvm_arch_vcpu_load')))
+load = [f for f in fs if f['root'] == 'kvm-load']
+assert load, fs
+for f in load:
+    # Per vcpu load in the mode trapcheck names, none in the other.
+    at = '%s:%d' % (f['file'], f['line'])
+    assert f['mode'].lower().startswith('nvhe'), f
+    n = ops('nvhe', 'kvm_arch_vcpu_load')
+    assert n >= 2000 and abs(steady('nvhe', at) - n) <= n // 100, at
+    assert steady('vhe', at) == 0, at
+# The world switch made no ID-register read in either mode.
+for mode in ('vhe', 'nvhe'):
+    r = runs['arm64 6.12 nested %s kvm' % mode]
+    moved = sum(s['steady'] for s in r['sites'] if s['kind'] == 'idreg')
+    assert moved <= ops(mode, 'kvm_arch_vcpu_load') * 1.01, (mode, moved)
+# The guest's monitor debug on: the debug-state reads run on the switch
+# to the guest and on the one back, in VHE and nVHE alike: trapcheck's
+# 2 per world switch (two call paths; nVHE's switches counted at their
+# exits, handle_exit()).
+dbg = [f for f in fs if f['function'] == '__debug_save_state']
+assert dbg and dbg[0]['rate']['value'] == 2, dbg
+for mode, fn in (('vhe', '__kvm_vcpu_run'), ('nvhe', 'handle_exit')):
+    at = '%s:%d %s' % (dbg[0]['file'], dbg[0]['line'], dbg[0]['function'])
+    n, o = steady(mode, at, 'kvm-debug'), ops(mode, fn, 'kvm-debug')
+    print('# kvm-debug, %s: %d __debug_save_state() reads in %d world switches'
+          % (mode, n, o))
+    assert o >= 2000 and abs(n - 2 * o) <= o // 50, (mode, n, o)
+    assert steady(mode, at) == 0, mode      # debug off: none
+x = lambda m: sorted((r['file'], r['line'], round(r['measured'], 2))
+                     for r in m['comparison']['sites']
+                     if r['run'].startswith('arm64 6.12 nested'))
+assert x(m) == x(doc), (x(m), x(doc))
+PY
+check "the nVHE host's ID_AA64DFR0_EL1 read: one per vcpu load in nVHE, none in VHE; with the guest's debug on, 2 debug-state reads per world switch in both modes, none with it off: as trapcheck says; docs/measured.json records the same" \
+	[ $? -eq 0 ]
+done_testing

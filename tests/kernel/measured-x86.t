@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The x86 oracle (docs/measured.md): Debian's Linux 6.12 built for QEMU's
+# pc machine (TRAPCHECK_KERNEL_ARCH=x86 scripts/kernel-tree.sh 6.12 qemu),
+# booted under qemu-system-x86_64 (TCG, -cpu max) with a TCG plugin that
+# counts every CPUID, RDMSR, RDRAND and RDSEED per address and the calls
+# of every root set's functions (tests/oracle/run-qemu-x86.sh). Three
+# boots: to restart at once, with init's workload, and with its I/O (a
+# zstd squashfs image read after dropping the page cache, zram pages,
+# getrandom()). The same for the kernel with "random: avoid superfluous
+# call to RDRAND in CRNG extraction" undone (tests/oracle/variant.sh
+# revert-rdrand). The suite checks the oracle (each boot reached init's
+# end, the I/O happened) and trapcheck's rates per operation against the
+# counts (tests/oracle/record.py, as docs/measured.json records them).
+#
+# The kernel takes about a quarter of an hour to make on two cores; the
+# boots half a minute: make check runs this suite only when that kernel
+# is in the cache (or with TRAPCHECK_KERNEL_ORACLE=1, which makes it),
+# else it says it skipped; make check-full always runs it.
+. "$(dirname "$0")/../tap.sh"
+. "$TOP/tests/kernel/lib.sh"
+cd "$SCRATCH" || exit 1
+
+qtree="$KCACHE/linux-6.12-x86-defconfig-qemu"
+if [ "$KPROFILE" != full ] && [ -z "${TRAPCHECK_KERNEL_ORACLE:-}" ] &&
+   [ ! -f "$qtree/.trapcheck-built" ]; then
+	echo "1..0 # SKIP the x86 oracle kernel is not built: make check-full, TRAPCHECK_KERNEL_ORACLE=1, or TRAPCHECK_KERNEL_ARCH=x86 scripts/kernel-tree.sh 6.12 qemu"
+	exit 0
+fi
+
+export TRAPCHECK_KERNEL_ARCH=x86
+tree=$("$TOP/scripts/kernel-tree.sh" 6.12 qemu | tail -n 1)
+check "the x86 oracle kernel: bzImage, vmlinux with DWARF, no KASLR" \
+	sh -c "[ -f '$tree/arch/x86/boot/bzImage' ] &&
+	       readelf -S '$tree/vmlinux' | grep -q debug_info &&
+	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
+vtree=$("$TOP/tests/oracle/variant.sh" revert-rdrand | tail -n 1)
+
+# oracle TREE NAME: the directory of TREE's oracle run, made when missing
+# and kept per tree, init, scripts and QEMU. A boot that fails, hangs or
+# does not reach init's end fails the run, with the console's last lines.
+oracle() {
+	_k=$( { cat "$1/.trapcheck-key" "$TOP/tests/oracle/init.c" \
+		"$TOP/tests/oracle/run-qemu-x86.sh" \
+		"$TOP/tests/oracle/insn-trace.py" \
+		"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/plugin.sh" \
+		"$TOP"/roots/*.roots
+		echo "$2"; qemu-system-x86_64 --version; } |
+		sha1sum | cut -c1-12)
+	_o="$KCACHE/oracle-6.12-x86-$2-$_k"
+	if [ ! -f "$_o/seconds" ]; then
+		rm -rf "$KCACHE/oracle-6.12-x86-$2-"????????????
+		"$TOP/tests/oracle/run-qemu-x86.sh" "$_o" "$1" \
+			> /dev/null 2> "oracle-$2.err" ||
+			sed 's/^/# /' "oracle-$2.err" >&2
+	fi
+	echo "$_o"
+}
+odir=$(oracle "$tree" shipped)
+vodir=$(oracle "$vtree" revert-rdrand)
+for o in "$odir" "$vodir"; do
+	check_that "${o##*/}: three boots, each init reached its end, the I/O done" \
+		'for w in boot workload io; do
+		     grep -q "oracle: power off" "$o/$w.console" || exit 1
+		 done
+		 tr -d "\r" < "$o/io.console" > io.txt &&
+		 [ "$(grep -c "squashfs bytes read 8388608$" io.txt)" = 4 ] &&
+		 [ "$(grep -c "zram pages written and read 2048$" io.txt)" = 4 ]'
+done
+
+d=$(kcold "$tree") || exit 1
+dv=$(kcold "$vtree" "$tree") || exit 1
+python3 "$TOP/tests/oracle/record.py" x86 m.json shipped "$odir" "$tree" \
+	"$d/cold.json" &&
+	python3 "$TOP/tests/oracle/record.py" x86 m.json revert-rdrand \
+		"$vodir" "$vtree" "$dv/cold.json"
+check "record.py: the runs and trapcheck's findings recorded" [ $? -eq 0 ]
+
+# trapcheck trace reads the emulated exits as a host's.
+"$TRAPCHECK" trace "$odir/io.trace" --vmlinux "$tree/vmlinux" \
+	--db "$d/facts.db" --format=json -o io-trace.json 2> io-trace.err
+check_that "trapcheck trace places the I/O run's CPUID exits, the zstd probe's reported" \
+	'python3 -c "
+import json, sys
+d = json.load(open(\"io-trace.json\"))
+s = [x for x in d[\"sites\"] if x[\"file\"] == \"lib/zstd/common/cpu.h\"]
+assert s and all(x[\"status\"] == \"reported\" for x in s), s
+"'
+
+python3 - m.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+rows = {(r['file'], r['line']): r for r in m['comparison']['sites']}
+def per(f, l):
+    return rows[(f, l)]['measured']
+for r in m['comparison']['sites']:
+    print('# %(file)s:%(line)d %(rule)s: trapcheck %(estimate)s per %(per)s,'
+          ' measured %(measured)s (%(count)d / %(operations)d)' % r)
+# The zstd probe: one CPUID of each executed leaf per squashfs block.
+assert 0.95 <= per('lib/zstd/common/cpu.h', 68) <= 1.05
+# RDRAND per CRNG extraction with the change undone, none without it.
+rd = [r for r in rows.values() if r['rule'] == 'slow-entropy']
+assert len(rd) == 1 and 0.95 <= rd[0]['measured'] <= 1.05, rd
+shipped = [r for r in m['runs'] if r['variant'] == 'shipped' and
+           r['run'] == 'workload'][0]
+n = sum(s['steady'] for s in shipped['sites'] if s['kind'] == 'rdrand')
+calls = shipped['operations']['__do_sys_getrandom']
+print('# shipped: %d RDRAND for %d getrandom() calls' % (n, calls))
+assert calls >= 80000 and n * 1000 < calls, (n, calls)
+PY
+check "rates per operation: zstd's CPUID per block and RDRAND per extraction (undone) as trapcheck says; shipped 6.12 makes no RDRAND per getrandom()" \
+	[ $? -eq 0 ]
+
+python3 - m.json "$TOP/docs/measured.json" <<'PY'
+import json, sys
+new, doc = (json.load(open(p)) for p in sys.argv[1:3])
+x86 = lambda m: sorted((r for r in m['comparison']['sites']
+                        if r['run'].startswith('x86_64')),
+                       key=lambda r: (r['file'], r['line'], r['rule']))
+key = lambda m: [(r['file'], r['line'], r['rule']) for r in x86(m)]
+assert key(new) == key(doc), (key(new), key(doc))
+for a, b in zip(x86(new), x86(doc)):
+    assert abs(a['measured'] - b['measured']) <= 0.05 + 0.05 * b['measured'], (a, b)
+PY
+check "docs/measured.json's comparison is this run's (the same sites, rates within 5%)" \
+	[ $? -eq 0 ]
+done_testing

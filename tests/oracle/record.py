@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""docs/measured.json: the oracle's runs, their counted sites, and
+trapcheck's rates per operation against the counts; docs/measured.md's
+generated tables come from it.
+
+  record.py x86 MEASURED.json VARIANT ORACLE-DIR TREE STATIC.json
+      Puts the runs of one x86 oracle (tests/oracle/run-qemu-x86.sh
+      ORACLE-DIR, the kernel TREE, VARIANT "shipped" or a
+      tests/oracle/variant.sh name) into MEASURED.json, replacing runs of
+      the same variant, with trapcheck's findings on TREE (STATIC.json:
+      trapcheck -p TREE --format=json), then compares again.
+
+  record.py kvm MEASURED.json ORACLE-DIR TREE STATIC.json
+      The same for the nested oracle (tests/oracle/run-qemu-kvm.sh
+      ORACLE-DIR, the kernel TREE of scripts/kernel-tree.sh 6.12
+      qemu-kvm): its VHE and nVHE runs, each compared with the findings
+      whose chains run in that mode (or any).
+
+  record.py md MEASURED.json MEASURED.md [--check]
+      Writes the tables between MEASURED.md's "<!-- measured.json: NAME
+      -->" and "<!-- end measured.json -->" lines from MEASURED.json;
+      with --check, writes nothing and exits 1 if they differ.
+
+A run's site is an address where the counted instruction executed, placed
+at the innermost line of addr2line's inline chain, or a call of an
+out-of-line function that holds one (its executions inside are its
+callers': counted at the call). A finding of trapcheck
+matches a site when any line of that chain is the finding's line. Steady
+counts are a run's count minus the boot's (each run is a boot of its
+own); a finding's operations are the calls of the roots of its chains
+(the oracle counts every function the root sets name) in that run, minus
+the boot's. The comparison takes every finding with a rate whose roots
+ran, in the run that ran it most (then the one with most operations);
+Spearman's rho is over those, None with fewer than 3 or when either
+side has no spread (all ties).
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+RULES = ('trapping-idreg-read', 'trapping-msr-read', 'local-cap-check',
+         'slow-entropy')
+
+
+def spearman(xs, ys):
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(v):
+            j = i
+            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2.0 + 1
+            i = j + 1
+        return r
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    den = (sum((a - mx) ** 2 for a in rx) *
+           sum((b - my) ** 2 for b in ry)) ** 0.5
+    return round(num / den, 3) if den else None
+
+
+def rel(path, trees):
+    """PATH relative to the first of TREES it is in (a variant's copy
+    keeps the DWARF paths of the objects it did not rebuild)."""
+    path = os.path.normpath(path if os.path.isabs(path)
+                            else os.path.join(trees[0], path))
+    for t in trees:
+        r = os.path.relpath(path, t)
+        if not r.startswith('..'):
+            return r
+    return path
+
+
+def pkg_version():
+    try:
+        return subprocess.run(['dpkg-query', '-W', '-f=${Version}',
+                               'linux-source-6.12'], stdout=subprocess.PIPE,
+                              text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return 'unknown'
+
+
+def chain_roots(f):
+    """The roots of a finding's chains that no other of its chains passes
+    through: one operation is one call of one of them (a call of
+    __do_sys_getrandom() is not also counted as its get_random_bytes_user()
+    call)."""
+    chains = [f['chain']] + [c for c in f.get('other_chains') or [] if c]
+    inner = {step['function'] for c in chains for step in c[1:]}
+    roots = []
+    for c in chains:
+        fn = c[0]['function']
+        if fn not in roots and fn not in inner:
+            roots.append(fn)
+    return roots
+
+
+def root_sets():
+    """{set: [function, ...]} of the shipped roots/*.roots."""
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                       '..', 'roots')
+    sets = {}
+    for name in sorted(os.listdir(top)):
+        if not name.endswith('.roots'):
+            continue
+        fns = sets.setdefault(name[:-6], [])
+        for line in open(os.path.join(top, name)):
+            w = line.split('#')[0].split()
+            if w and re.fullmatch(r'[A-Za-z_]\w*', w[0]):
+                fns.append(w[0])
+    return sets
+
+
+def load_runs(odir, prefix, whats, trees, label, fields):
+    """The run entries of one oracle directory: PREFIX+WHAT.sites.json for
+    each of WHATS, the first of them the boot the others subtract."""
+    seconds = dict(l.split() for l in open(os.path.join(odir, 'seconds')))
+    data = {w: json.load(open(os.path.join(odir, prefix + w +
+                                           '.sites.json')))
+            for w in whats}
+    boot = data[whats[0]]
+    boot_at = {(s['pc'], s['kind']): s['count'] for s in boot['sites']}
+    boot_at.update({(s['pc'], 'call'): s['count'] for s in boot['calls']})
+    runs = []
+    for what, d in data.items():
+        sites = []
+        for s in d['sites'] + d['calls']:
+            inner = s['inline'][0] if s['inline'] else \
+                {'function': '??', 'file': '??', 'line': 0}
+            b = boot_at.get((s['pc'], s['kind']), 0)
+            site = {
+                'pc': s['pc'], 'kind': s['kind'], 'count': s['count'],
+                'steady': s['count'] - b if what != whats[0] else 0,
+                'file': rel(inner['file'], trees), 'line': inner['line'],
+                'function': inner['function'],
+                'in': s['inline'][-1]['function'] if s['inline'] else '??',
+                'chain': ['%s:%d' % (rel(fr['file'], trees), fr['line'])
+                          for fr in s['inline']],
+                'lines': ['%s:%d' % (fr['function'], fr['line'])
+                          for fr in s['inline']]}
+            if 'ran_at' in s:
+                site['ran_at'] = s['ran_at']
+            if s['kind'] == 'call':
+                site['callee'] = s['callee']
+            sites.append(site)
+        runs.append(dict(fields, **{
+            'name': '%s %s' % (label, what),
+            'run': 'boot' if what == whats[0] else what,
+            'seconds': int(seconds.get(prefix + what, 0)),
+            # Every function counted, 0 included: a name missing here is
+            # not a symbol of the vmlinux (inlined, or not built).
+            'operations': dict(sorted(d['ops'].items())),
+            'sites': sorted(sites, key=lambda s: (-s['count'], s['pc']))}))
+    return runs
+
+
+def store(measured, arch, variants, runs, static):
+    """Runs and trapcheck's findings (STATIC.json) into MEASURED.json,
+    replacing those of the same arch and VARIANTS; compared again."""
+    st = json.load(open(static))
+    findings = [{'rule': f['rule'], 'file': f['file'], 'line': f['line'],
+                 'function': f['function'], 'root': f['root'],
+                 'phase': f.get('phase'), 'mode': f.get('mode'),
+                 'modes': [{'mode': x['mode'], 'root': x['root'],
+                            'per': x['per']} for x in f.get('modes') or []],
+                 'rate': f.get('rate'), 'roots_of_chains': chain_roots(f),
+                 # The other root sets' rates (one finding per site).
+                 'also': {a['root']: {'rate': a.get('rate'),
+                                      'roots_of_chains': chain_roots(a)}
+                          for a in f.get('also_reached') or []
+                          if a.get('rate')}}
+                for f in st['findings'] if f['rule'] in RULES]
+    try:
+        m = json.load(open(measured))
+    except FileNotFoundError:
+        m = {'runs': [], 'findings': {}}
+    m['runs'] = [r for r in m['runs'] if not (r['arch'] == arch and
+                                              r['variant'] in variants)]
+    m['runs'] += runs
+    m['runs'].sort(key=lambda r: (r['arch'], r['variant'] != 'shipped',
+                                  r['variant'], r['run'] != 'boot',
+                                  r['run']))
+    for v in variants:
+        m.setdefault('findings', {})['%s %s' % (arch, v)] = findings
+    m['root_sets'] = root_sets()
+    m['comparison'] = compare(m)
+    tmp = measured + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(m, f, indent=1, sort_keys=True)
+        f.write('\n')
+    os.replace(tmp, measured)
+
+
+def x86(measured, variant, odir, tree, static):
+    tree = os.path.realpath(tree)
+    trees = [tree]
+    if variant != 'shipped' and tree.endswith('-' + variant):
+        trees.append(tree[:-len(variant) - 1])
+    fields = {
+        'arch': 'x86_64', 'variant': variant,
+        'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)' % pkg_version(),
+        'config': 'TRAPCHECK_KERNEL_ARCH=x86 scripts/kernel-tree.sh 6.12 '
+                  'qemu' + ('' if variant == 'shipped' else
+                            ', then tests/oracle/variant.sh ' + variant),
+        'machine': 'qemu-system-x86_64 7.2 -M pc -cpu max -smp 2 -m 512M, '
+                   'TCG, tests/oracle/insn-count.c'}
+    runs = load_runs(odir, '', ('boot', 'workload', 'io'), trees,
+                     'x86_64 6.12 ' + variant, fields)
+    store(measured, 'x86_64', [variant], runs, static)
+
+
+def kvm(measured, odir, tree, static):
+    tree = os.path.realpath(tree)
+    runs = []
+    for mode in ('vhe', 'nvhe'):
+        fields = {
+            'arch': 'arm64', 'variant': 'nested-' + mode,
+            'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)'
+                      % pkg_version(),
+            'config': 'scripts/kernel-tree.sh 6.12 qemu-kvm',
+            'machine': 'qemu-system-aarch64 7.2 -M virt,virtualization=on '
+                       '-cpu max -smp 2 -m 512M, TCG, tests/oracle/'
+                       'insn-count.c; a KVM host (%s) running one vCPU'
+                       % ('VHE' if mode == 'vhe' else
+                          'nVHE, kvm-arm.mode=nvhe')}
+        runs += load_runs(odir, mode + '-', ('boot', 'kvm', 'kvm-debug'),
+                          [tree],
+                          'arm64 6.12 nested ' + mode, fields)
+    store(measured, 'arm64', ['nested-vhe', 'nested-nvhe'], runs, static)
+
+
+def hits(site, f):
+    """Whether SITE's inline chain passes FINDING's line: by file, or by
+    function and line (the DWARF of nVHE's hypervisor objects names the
+    .c file for the lines of the headers it inlined)."""
+    return '%s:%d' % (f['file'], f['line']) in site['chain'] or \
+        '%s:%d' % (f['function'], f['line']) in site.get('lines', [])
+
+
+def compare(m):
+    """Each finding with a rate against its count per operation."""
+    rows, seen = [], set()
+    # The shipped kernel first: a variant adds only its own findings.
+    for key, findings in sorted(m['findings'].items(),
+                                key=lambda kv: (kv[0].split(' ')[0],
+                                                not kv[0].endswith(
+                                                    ' shipped'), kv[0])):
+        arch, variant = key.split(' ', 1)
+        runs = [r for r in m['runs'] if r['arch'] == arch and
+                r['variant'] == variant]
+        boot = next((r for r in runs if r['run'] == 'boot'), None)
+        # A nested run is one KVM mode: a finding is compared in each
+        # mode its chain runs in (trapcheck's mode, or any).
+        mode = variant[len('nested-'):] if variant.startswith('nested-') \
+            else None
+        for f in findings:
+            at = '%s:%d' % (f['file'], f['line'])
+            k = (arch, f['rule'], at, mode)
+            if not f.get('rate') or f.get('phase') == 'boot' or k in seen:
+                continue
+            root, per = f['root'], f['rate']['per']
+            rate, chain_roots_ = f['rate']['value'], f['roots_of_chains']
+            if mode:
+                # The root set its chains start from in this mode
+                # (trapcheck's "by mode" counts); none: not this mode's.
+                own = [x for x in f.get('modes') or [] if not x['mode']
+                       or x['mode'].lower().split()[0] == mode]
+                if f.get('modes') and not own:
+                    continue
+                if own:
+                    root, per = own[0]['root'], own[0]['per']
+                if root != f['root']:
+                    # Trapcheck's rate for that root set.
+                    other = f.get('also', {}).get(root)
+                    if not other:
+                        continue
+                    rate = other['rate']['value']
+                    chain_roots_ = other['roots_of_chains']
+            seen.add(k)
+            best = None
+            for r in runs:
+                if r['run'] == 'boot':
+                    continue
+                steady = lambda fn: r['operations'].get(fn, 0) - \
+                    (boot['operations'].get(fn, 0) if boot else 0)
+                roots = [fn for fn in chain_roots_
+                         if fn in r['operations'] and
+                         fn in m['root_sets'].get(root, [fn])]
+                how = 'calls of the roots of its chains'
+                if not sum(steady(fn) for fn in roots):
+                    # No root of its chains counted: inlined where they
+                    # are called, or nVHE's EL2 copy ran (at addresses of
+                    # its own): the root set's busiest counted function.
+                    roots = sorted((fn for fn in m['root_sets'].get(
+                        root, []) if fn in r['operations']),
+                        key=lambda fn: (-steady(fn), fn))[:1]
+                    how = 'calls of %s, its root set\'s busiest counted ' \
+                          'function (no root of its chains counted: ' \
+                          'inlined, or nVHE\'s EL2 copy)' % ', '.join(roots)
+                ops = sum(steady(fn) for fn in roots)
+                if ops <= 0:
+                    continue
+                n = sum(s['steady'] for s in r['sites'] if hits(s, f))
+                # The run that exercised the chain most (a guard the
+                # workload decides, such as a guest's debug use), then
+                # the one with most operations.
+                if not best or (n, ops) > (best['count'],
+                                           best['operations']):
+                    best = {'run': r['name'], 'operations': ops,
+                            'count': n, 'operation': how}
+            if not best:
+                continue
+            rows.append(dict(best, rule=f['rule'], file=f['file'],
+                             line=f['line'], function=f['function'],
+                             root=root, per=per, estimate=rate,
+                             measured=round(best['count'] /
+                                            best['operations'], 4)))
+    rows.sort(key=lambda r: (-r['measured'], r['file'], r['line']))
+    return {'sites': rows, 'n': len(rows),
+            'rho': spearman([r['estimate'] for r in rows],
+                            [r['measured'] for r in rows])}
+
+
+def fmt(n):
+    return '{:,}'.format(n) if isinstance(n, int) else \
+        ('%.4g' % n if isinstance(n, float) else str(n))
+
+
+def tables(m):
+    """NAME -> the Markdown of that generated block."""
+    out = {}
+    lines = ['| run | seconds | operations counted (minus the boot\'s) | '
+             'CPUID | RDMSR | RDRAND | RDSEED |', '|---|---:|---|---:|'
+             '---:|---:|---:|']
+    boots = {r['variant']: r for r in m['runs'] if r['run'] == 'boot'}
+    for r in m['runs']:
+        if r['arch'] != 'x86_64':
+            continue
+        b = boots.get(r['variant'])
+        ops = ', '.join(
+            '`%s` %s' % (k, fmt(v - (b['operations'].get(k, 0)
+                                     if b and r is not b else 0)))
+            for k, v in sorted(r['operations'].items())
+            if v - (b['operations'].get(k, 0) if b and r is not b else 0))
+        by = {}
+        for s in r['sites']:
+            by[s['kind']] = by.get(s['kind'], 0) + s['count']
+        lines.append('| %s | %d | %s | %s | %s | %s | %s |' % (
+            r['name'], r['seconds'], ops or '-',
+            *(fmt(by.get(k, 0)) for k in ('cpuid', 'rdmsr', 'rdrand',
+                                          'rdseed'))))
+    out['x86-runs'] = '\n'.join(lines)
+    lines = ['| run | site (innermost line) | in | instruction | steady '
+             'count |', '|---|---|---|---|---:|']
+    for r in m['runs']:
+        if r['arch'] != 'x86_64' or r['run'] == 'boot':
+            continue
+        for s in r['sites']:
+            if s['steady'] > 0:
+                what = s['kind'] if s['kind'] != 'call' else \
+                    'call of `%s()`' % s['callee']
+                lines.append('| %s | `%s:%d` | `%s()` | %s | %s |' % (
+                    r['name'], s['file'], s['line'], s['in'], what,
+                    fmt(s['steady'])))
+    out['x86-steady'] = '\n'.join(lines)
+    lines = ['| finding | trapcheck: root set by mode | run | VHE: count / '
+             'operations | nVHE: count / operations |',
+             '|---|---|---|---:|---:|']
+    for f in m['findings'].get('arm64 nested-vhe', []):
+        if f['root'] not in ('kvm-run', 'kvm-load'):
+            continue
+        at = '%s:%d' % (f['file'], f['line'])
+        modes = '; '.join('%s: %s' % (x['mode'] or 'any', x['root'])
+                          for x in f['modes']) or f['root']
+        for what in ('kvm', 'kvm-debug'):
+            cells = []
+            for mode in ('vhe', 'nvhe'):
+                r = next(x for x in m['runs']
+                         if x['variant'] == 'nested-' + mode and
+                         x['run'] == what)
+                b = next(x for x in m['runs']
+                         if x['variant'] == r['variant'] and
+                         x['run'] == 'boot')
+                own = [x['root'] for x in f['modes'] if not x['mode'] or
+                       x['mode'].lower().split()[0] == mode]
+                ops = {fn: r['operations'][fn] - b['operations'].get(fn, 0)
+                       for fn in m['root_sets'].get(
+                           own[0] if own else f['root'], [])
+                       if fn in r['operations']}
+                fn = max(sorted(ops), key=lambda k: ops[k])
+                n = sum(s['steady'] for s in r['sites'] if hits(s, f))
+                cells.append('%s / %s `%s`' % (fmt(n), fmt(ops[fn]), fn)
+                             if own else '%s (not this mode\'s)' % fmt(n))
+            lines.append('| `%s` `%s()` | %s | %s | %s | %s |' % (
+                at, f['function'], modes, what, cells[0], cells[1]))
+    out['kvm'] = '\n'.join(lines)
+    c = m['comparison']
+    lines = ['| finding | rule | root, per | trapcheck | measured per '
+             'operation | run: count / operations |',
+             '|---|---|---|---:|---:|---|']
+    for r in c['sites']:
+        lines.append('| `%s:%d` `%s()` | %s | %s, %s | %s | **%s** | %s: '
+                     '%s / %s %s |' % (
+                         r['file'], r['line'], r['function'], r['rule'],
+                         r['root'], r['per'], fmt(r['estimate']),
+                         fmt(r['measured']), r['run'], fmt(r['count']),
+                         fmt(r['operations']), r['operation']))
+    lines.append('')
+    lines.append('Spearman\'s rho over these %d: %s.' % (
+        c['n'], c['rho'] if c['rho'] is not None else
+        'not defined (fewer than 3, or no spread on one side)'))
+    out['comparison'] = '\n'.join(lines)
+    return out
+
+
+BEGIN = re.compile(r'^<!-- measured\.json: ([\w-]+) -->$')
+END = '<!-- end measured.json -->'
+
+
+def md(measured, mdfile, check):
+    m = json.load(open(measured))
+    if check and compare(m) != m['comparison']:
+        sys.stderr.write('record: %s: its comparison is not what its runs '
+                         'and findings give\n' % measured)
+        sys.exit(1)
+    gen = tables(m)
+    text = open(mdfile).read().split('\n')
+    res, i, seen = [], 0, set()
+    while i < len(text):
+        res.append(text[i])
+        b = BEGIN.match(text[i])
+        i += 1
+        if not b:
+            continue
+        name = b.group(1)
+        if name not in gen:
+            sys.exit('record: %s: no table named %s' % (mdfile, name))
+        seen.add(name)
+        while i < len(text) and text[i] != END:
+            i += 1
+        if i == len(text):
+            sys.exit('record: %s: %s has no end line' % (mdfile, name))
+        res += gen[name].split('\n')
+    missing = set(gen) - seen
+    new = '\n'.join(res)
+    if check:
+        old = '\n'.join(text)
+        if missing or new != old:
+            sys.stderr.write('record: %s differs from %s%s (tests/oracle/'
+                             'record.py md)\n' % (
+                                 mdfile, measured,
+                                 ': no block ' + ', '.join(sorted(missing))
+                                 if missing else ''))
+            sys.exit(1)
+        return
+    with open(mdfile + '.tmp', 'w') as f:
+        f.write(new)
+    os.replace(mdfile + '.tmp', mdfile)
+
+
+def main():
+    a = sys.argv[1:]
+    if len(a) == 6 and a[0] == 'x86':
+        x86(*a[1:])
+    elif len(a) == 5 and a[0] == 'kvm':
+        kvm(*a[1:])
+    elif len(a) in (3, 4) and a[0] == 'md':
+        md(a[1], a[2], len(a) == 4 and a[3] == '--check')
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The nested oracle of docs/measured.md: an arm64 6.12 kernel with KVM
+# (scripts/kernel-tree.sh 6.12 qemu-kvm) booted at the EL2 that QEMU's
+# virt machine gives with virtualization=on (TCG, -cpu max), where it is
+# a KVM host; init (tests/oracle/init.c "kvm") runs a one-vCPU VM whose
+# every KVM_RUN is one MMIO exit (and again with the guest's monitor
+# debug on, "kvm-debug": KVM then switches the debug registers on every
+# world switch). Under nested virtualisation the host's
+# own ID-register reads trap to the outer hypervisor: the TCG plugin
+# (tests/oracle/insn-count.c) counts each MRS of an ID group 3 register
+# per address, and the calls of every root set's functions, in both KVM
+# modes: VHE (the default where the CPU has it) and nVHE
+# (kvm-arm.mode=nvhe: the world switch runs in the EL2 hypervisor code,
+# at addresses of its own, where its reads are counted but not placed).
+#
+# Usage: tests/oracle/run-qemu-kvm.sh [OUTDIR [TREE]]
+#   Writes to OUTDIR (default $TRAPCHECK_KERNEL_CACHE/oracle-6.12-kvm):
+#     MODE-boot.sites.json, MODE-kvm.sites.json, MODE-kvm-debug.sites.json
+#                      (MODE vhe or nvhe) the
+#                      ID-register MRS sites executed, the calls of the
+#                      functions that hold one, each operation's count
+#                      (insn-trace.py); MODE-boot powers off at once
+#     MODE-WHAT.console  what the guest printed
+#     seconds          how long each boot took
+# Prints OUTDIR on its last line.
+
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
+tree=${2:-$("$top/scripts/kernel-tree.sh" 6.12 qemu-kvm | tail -n 1)}
+out=${1:-$cache/oracle-6.12-kvm}
+mkdir -p "$out"
+
+for p in qemu-system-arm binutils-aarch64-linux-gnu; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="${missing:-} $p"
+done
+if [ -n "${missing:-}" ]; then
+	echo "run-qemu-kvm: installing$missing" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $missing >/dev/null
+fi
+
+work=$(mktemp -d "$out/work.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+. "$here/plugin.sh"
+build_plugin qemu-system-arm "$work/insn-count.so"
+
+make -s -C "$tree/tools/include/nolibc" ARCH=arm64 \
+	OUTPUT="$work/" headers_standalone >/dev/null
+aarch64-linux-gnu-gcc -Os -static -nostdlib -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -I"$work/sysroot/include" \
+	-include nolibc.h -o "$work/init" "$here/init.c" -lgcc
+cat > "$work/cpio.list" <<EOF
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+file /init $work/init 0755 0 0
+EOF
+"$tree/usr/gen_init_cpio" "$work/cpio.list" > "$work/initramfs.cpio"
+
+# The operations: every function the shipped root sets name. nVHE's
+# world switch runs at EL2 addresses of its own, not counted: there, each
+# switch's exit is counted at handle_exit().
+roots=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)\([ \t].*\)\{0,1\}$/\1/p' \
+	"$top"/roots/*.roots | sort -u)
+# shellcheck disable=SC2086 # one word per function
+python3 "$here/insn-trace.py" entries aarch64-linux-gnu-nm "$tree/vmlinux" \
+	"$work/entries" "$work/ops.json" $roots 2> "$work/entries.err"
+
+: > "$work/seconds"
+n=0
+for mode in vhe nvhe; do
+	extra=
+	[ "$mode" = nvhe ] && extra="kvm-arm.mode=nvhe"
+	for what in boot kvm kvm-debug; do
+		n=$((n + 1))
+		t=$(date +%s)
+		timeout 1800 qemu-system-aarch64 \
+			-M virt,virtualization=on,gic-version=3 -cpu max \
+			-smp 2 -m 512M -accel tcg,thread=single -nographic \
+			-nic none -no-reboot \
+			-kernel "$tree/arch/arm64/boot/Image" \
+			-initrd "$work/initramfs.cpio" \
+			-append "console=ttyAMA0 panic=-1 $extra -- $what" \
+			-plugin "$work/insn-count.so,out=$work/$mode-$what.counts,entries=$work/entries" \
+			< /dev/null > "$work/$mode-$what.console" 2>&1 ||
+			{ echo "run-qemu-kvm: qemu failed ($mode $what), see $work/$mode-$what.console" >&2
+			  tail -n 20 "$work/$mode-$what.console" >&2; trap - EXIT; exit 1; }
+		echo "$mode-$what $(( $(date +%s) - t ))" >> "$work/seconds"
+		if ! grep -q "oracle: power off" "$work/$mode-$what.console" ||
+		   grep -q "oracle: kvm: cannot" "$work/$mode-$what.console"; then
+			echo "run-qemu-kvm: $mode $what: init did not finish its work, see $work/$mode-$what.console" >&2
+			tail -n 20 "$work/$mode-$what.console" >&2
+			trap - EXIT
+			exit 1
+		fi
+		python3 "$here/insn-trace.py" trace aarch64-linux-gnu-addr2line \
+			"$tree/vmlinux" "$work/ops.json" "$work/$mode-$what.counts" \
+			"$n" "$work/$mode-$what.sites.json" > /dev/null
+	done
+done
+
+for mode in vhe nvhe; do
+	for what in boot kvm kvm-debug; do
+		for f in sites.json console; do
+			mv "$work/$mode-$what.$f" "$out/$mode-$what.$f"
+		done
+	done
+done
+mv "$work/seconds" "$work/entries.err" "$out/"
+echo "$out"
