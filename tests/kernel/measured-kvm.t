@@ -108,10 +108,12 @@ for mode, fn in (('vhe', '__kvm_vcpu_run'), ('nvhe', 'handle_exit')):
           % (mode, n, o))
     assert o >= 2000 and abs(n - 2 * o) <= o // 50, (mode, n, o)
     assert steady(mode, at) == 0, mode      # debug off: none
-x = lambda m: sorted((r['file'], r['line'], round(r['measured'], 2))
+x = lambda m: sorted((r['file'], r['line'], r['root'], r['measured'])
                      for r in m['comparison']['sites']
                      if r['run'].startswith('arm64 6.12 nested'))
-assert x(m) == x(doc), (x(m), x(doc))
+assert [a[:3] for a in x(m)] == [b[:3] for b in x(doc)], (x(m), x(doc))
+for a, b in zip(x(m), x(doc)):
+    assert abs(a[3] - b[3]) <= 0.05 + 0.05 * b[3], (a, b)
 PY
 check "the nVHE host's ID_AA64DFR0_EL1 read: one per vcpu load in nVHE, none in VHE; with the guest's debug on, 2 debug-state reads per world switch in both modes, none with it off: as trapcheck says; docs/measured.json records the same" \
 	[ $? -eq 0 ]
