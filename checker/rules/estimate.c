@@ -13,8 +13,8 @@
  * whose bound is not a constant add one factor of LOOP_GUESS per chain
  * however many there are. Steady phase: the root set's weight (events a
  * second) times that, summed over the call paths that all run in one
- * operation (chains_add_up()). Boot phase: reads per call of the root set until
- * the guarding condition flips, not a rate.
+ * operation (chains_add_up()). Boot phase: reads per call of the root
+ * set until the guarding condition flips, not a rate.
  */
 #define ESTIMATE_MAX_LOOPS	1024
 #define LOOP_GUESS		4
@@ -106,6 +106,7 @@ void rules_estimate(struct finding *f, const struct root_set *set)
 		    i < f->nr_others; i++)
 		if (chains_add_up(&f->chain, &f->others[i])) {
 			f->rate.value += loops_from(&f->others[i], 0, &guess);
+			f->rate.loop_guess |= guess;
 			f->rate.paths++;
 		}
 	if (f->rate.paths > 1)

@@ -45,7 +45,6 @@ ID_MRS = re.compile(r'^mrs\s+\w+,\s*(id_\w+|s3_0_c0_c[1-7]_[0-7])$')
 
 
 FUNC = re.compile(r'^([0-9a-f]+) <([\w.]+)>:$')
-INSN = re.compile(r'^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2} )+\s*(\S+)\s*(.*)$')
 CALL = re.compile(r'^[0-9a-f]+ <([\w.]+)>$')
 COUNTED = ('cpuid', 'rdmsr', 'rdrand', 'rdseed')
 

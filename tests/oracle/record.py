@@ -26,7 +26,9 @@ A run's site is an address where the counted instruction executed, placed
 at the innermost line of addr2line's inline chain, or a call of an
 out-of-line function that holds one (its executions inside are its
 callers': counted at the call). A finding of trapcheck
-matches a site when any line of that chain is the finding's line. Steady
+matches a site when any line of that chain is the finding's line (by
+file and line, or by function and line: the DWARF of nVHE's objects
+names the .c file for the lines of the headers they inline). Steady
 counts are a run's count minus the boot's (each run is a boot of its
 own); a finding's operations are the calls of the roots of its chains
 (the oracle counts every function the root sets name) in that run, minus
