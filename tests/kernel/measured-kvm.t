@@ -35,7 +35,7 @@ check "the KVM oracle kernel: Image, KVM built in, no KASLR" \
 # scripts and QEMU; a boot that fails fails the run with its console.
 _k=$( { cat "$tree/.trapcheck-key" "$TOP/tests/oracle/init.c" \
 	"$TOP/tests/oracle/run-qemu-kvm.sh" "$TOP/tests/oracle/insn-trace.py" \
-	"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/plugin.sh" \
+	"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/lib.sh" \
 	"$TOP"/roots/*.roots
 	qemu-system-aarch64 --version; } | sha1sum | cut -c1-12)
 odir="$KCACHE/oracle-6.12-kvm-$_k"

@@ -43,7 +43,7 @@ oracle() {
 	_k=$( { cat "$1/.trapcheck-key" "$TOP/tests/oracle/init.c" \
 		"$TOP/tests/oracle/run-qemu-x86.sh" \
 		"$TOP/tests/oracle/insn-trace.py" \
-		"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/plugin.sh" \
+		"$TOP/tests/oracle/insn-count.c" "$TOP/tests/oracle/lib.sh" \
 		"$TOP"/roots/*.roots
 		echo "$2"; qemu-system-x86_64 --version; } |
 		sha1sum | cut -c1-12)

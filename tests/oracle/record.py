@@ -43,31 +43,17 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402  (tests/oracle/measure.py: spearman())
+
 RULES = ('trapping-idreg-read', 'trapping-msr-read', 'local-cap-check',
          'slow-entropy')
 
 
 def spearman(xs, ys):
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(v):
-            j = i
-            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2.0 + 1
-            i = j + 1
-        return r
-    if len(xs) < 3:
-        return None
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    den = (sum((a - mx) ** 2 for a in rx) *
-           sum((b - my) ** 2 for b in ry)) ** 0.5
-    return round(num / den, 3) if den else None
+    """measure.py's rank correlation, to three places (None: undefined)."""
+    rho = measure.spearman(xs, ys)
+    return round(rho, 3) if rho is not None else None
 
 
 def rel(path, trees):

@@ -35,41 +35,19 @@ tree=${2:-$("$top/scripts/kernel-tree.sh" 6.12 qemu-kvm | tail -n 1)}
 out=${1:-$cache/oracle-6.12-kvm}
 mkdir -p "$out"
 
-for p in qemu-system-arm binutils-aarch64-linux-gnu; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="${missing:-} $p"
-done
-if [ -n "${missing:-}" ]; then
-	echo "run-qemu-kvm: installing$missing" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $missing >/dev/null
-fi
+. "$here/lib.sh"
+need_packages run-qemu-kvm qemu-system-arm binutils-aarch64-linux-gnu
 
 work=$(mktemp -d "$out/work.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-. "$here/plugin.sh"
 build_plugin qemu-system-arm "$work/insn-count.so"
 
-make -s -C "$tree/tools/include/nolibc" ARCH=arm64 \
-	OUTPUT="$work/" headers_standalone >/dev/null
-aarch64-linux-gnu-gcc -Os -static -nostdlib -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -I"$work/sysroot/include" \
-	-include nolibc.h -o "$work/init" "$here/init.c" -lgcc
-cat > "$work/cpio.list" <<EOF
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-file /init $work/init 0755 0 0
-EOF
-"$tree/usr/gen_init_cpio" "$work/cpio.list" > "$work/initramfs.cpio"
+build_initramfs "$tree" arm64 aarch64-linux-gnu-gcc "$work"
 
 # The operations: every function the shipped root sets name. nVHE's
 # world switch runs at EL2 addresses of its own, not counted: there, each
 # switch's exit is counted at handle_exit().
-roots=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)\([ \t].*\)\{0,1\}$/\1/p' \
-	"$top"/roots/*.roots | sort -u)
-# shellcheck disable=SC2086 # one word per function
-python3 "$here/insn-trace.py" entries aarch64-linux-gnu-nm "$tree/vmlinux" \
-	"$work/entries" "$work/ops.json" $roots 2> "$work/entries.err"
+count_entries aarch64-linux-gnu-nm "$tree/vmlinux" "$work"
 
 : > "$work/seconds"
 n=0

@@ -40,32 +40,14 @@ tree=${2:-$(TRAPCHECK_KERNEL_ARCH=x86 "$top/scripts/kernel-tree.sh" 6.12 qemu | 
 out=${1:-$cache/oracle-6.12-x86}
 mkdir -p "$out"
 
-for p in qemu-system-x86 squashfs-tools binutils xz-utils; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="${missing:-} $p"
-done
-if [ -n "${missing:-}" ]; then
-	echo "run-qemu-x86: installing$missing" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $missing >/dev/null
-fi
+. "$here/lib.sh"
+need_packages run-qemu-x86 qemu-system-x86 squashfs-tools binutils xz-utils
 
 work=$(mktemp -d "$out/work.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
-. "$here/plugin.sh"
 build_plugin qemu-system-x86 "$work/insn-count.so"
 
-make -s -C "$tree/tools/include/nolibc" ARCH=x86 \
-	OUTPUT="$work/" headers_standalone >/dev/null
-gcc -Os -static -nostdlib -fno-stack-protector \
-	-fno-asynchronous-unwind-tables -I"$work/sysroot/include" \
-	-include nolibc.h -o "$work/init" "$here/init.c" -lgcc
-cat > "$work/cpio.list" <<EOF
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-file /init $work/init 0755 0 0
-EOF
-"$tree/usr/gen_init_cpio" "$work/cpio.list" > "$work/initramfs.cpio"
+build_initramfs "$tree" x86 gcc "$work"
 
 # The image: 32 files of 256 KiB of text, zstd, 128 KiB blocks (64
 # blocks, each one decompression when read after the cache is dropped).
@@ -86,12 +68,8 @@ mksquashfs "$work/image" "$work/image.sqfs" -comp zstd -b 131072 \
 # root sets name (a finding's rate is per call of its chain's root), and
 # the workload's system calls and stream set-ups. Absent ones are left
 # out (inlined, or not built).
-roots=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)\([ \t].*\)\{0,1\}$/\1/p' \
-	"$top"/roots/*.roots | sort -u)
-# shellcheck disable=SC2086 # one word per function
-python3 "$here/insn-trace.py" entries nm "$tree/vmlinux" "$work/entries" \
-	"$work/ops.json" __x64_sys_getrandom __x64_sys_getppid \
-	zstd_init_dstream zstd_init_cstream $roots 2> "$work/entries.err"
+count_entries nm "$tree/vmlinux" "$work" __x64_sys_getrandom \
+	__x64_sys_getppid zstd_init_dstream zstd_init_cstream
 
 : > "$work/seconds"
 n=0
