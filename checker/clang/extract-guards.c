@@ -155,13 +155,120 @@ void add_switch_regions(struct walk *w, CXCursor cond, CXCursor body)
 	free(param);
 }
 
+/* @c's value when clang folds it to an integer: 1 (non-zero) or 0; else -1. */
+static int fold(CXCursor c)
+{
+	CXEvalResult ev = clang_Cursor_Evaluate(c);
+	int v = -1;
+
+	if (!ev)
+		return -1;
+	if (clang_EvalResult_getKind(ev) == CXEval_Int)
+		v = clang_EvalResult_isUnsignedInt(ev) ?
+		    clang_EvalResult_getAsUnsigned(ev) != 0 :
+		    clang_EvalResult_getAsLongLong(ev) != 0;
+	clang_EvalResult_dispose(ev);
+	return v;
+}
+
+struct bcp {
+	struct walk *w;
+	bool unknown;
+};
+
+static enum CXChildVisitResult find_bcp(CXCursor c, CXCursor p,
+					CXClientData d);
+
+/*
+ * Does @c ask __builtin_constant_p() of something clang does not fold,
+ * where it is evaluated (not in the arm of a ?: or the right of && or ||
+ * that a constant rules out)? clang's front end answers 0 there, GCC may
+ * answer 1 once it has inlined.
+ */
+static bool bcp_unknown(struct bcp *b, CXCursor c)
+{
+	enum CXCursorKind kind = clang_getCursorKind(c);
+	struct kids k = { .n = 0 };
+	struct bcp inner = { b->w, false };
+	int v;
+
+	if (kind == CXCursor_CallExpr) {
+		CXString s = clang_getCursorSpelling(c);
+		bool is = !strcmp(clang_getCString(s), "__builtin_constant_p");
+
+		clang_disposeString(s);
+		if (is)
+			return clang_Cursor_getNumArguments(c) != 1 ||
+			       fold(clang_Cursor_getArgument(c, 0)) < 0;
+	}
+	if (kind == CXCursor_ConditionalOperator) {
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 3 && (v = fold(k.c[0])) >= 0)
+			return bcp_unknown(b, k.c[0]) ||
+			       bcp_unknown(b, v ? k.c[1] : k.c[2]);
+	} else if (kind == CXCursor_BinaryOperator) {
+		const char *op = "";
+
+		clang_visitChildren(c, collect_kid, &k);
+		if (k.n == 2)
+			op = binary_op(b->w, c, k.c[0], k.c[1]);
+		v = !strcmp(op, "&&") || !strcmp(op, "||") ? fold(k.c[0]) : -1;
+		/* 0 && x, 1 || x: x is not evaluated. */
+		if (v >= 0 && v == !strcmp(op, "||"))
+			return bcp_unknown(b, k.c[0]);
+	}
+	clang_visitChildren(c, find_bcp, &inner);
+	return inner.unknown;
+}
+
+static enum CXChildVisitResult find_bcp(CXCursor c, CXCursor p,
+					CXClientData d)
+{
+	struct bcp *b = d;
+
+	(void)p;
+	b->unknown = bcp_unknown(b, c);
+	return b->unknown ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+int cond_constant(struct walk *w, CXCursor cond)
+{
+	struct bcp b = { w, false };
+	int v = fold(cond);
+
+	return v < 0 || bcp_unknown(&b, cond) ? -1 : v;
+}
+
+char *never_atom(struct walk *w, CXCursor cond, bool negated)
+{
+	unsigned int cf, ct, i, j;
+	char *text, *atom;
+	int v = cond_constant(w, cond);
+
+	if (v < 0 || v == !negated)
+		return NULL;
+	extent_offsets(cond, &cf, &ct);
+	token_span(w, cf, ct, &i, &j);
+	if (j > i + GUARD_TOKENS_MAX || j <= i)
+		return xstrdup("<never: a constant condition>");
+	text = guard_join((const char *const *)w->ftok.s + i, j - i);
+	atom = xasprintf("<never: %s%s%s>", negated ? "!(" : "", text,
+			 negated ? ")" : "");
+	free(text);
+	return atom;
+}
+
 /* @body runs only when @cond is true (or false, @negated). */
 void add_region(struct walk *w, unsigned int from, unsigned int to,
 		CXCursor cond, bool negated)
 {
 	unsigned int cf, ct, i, j;
-	char *atoms = NULL;
+	char *atoms = never_atom(w, cond, negated);
 
+	if (atoms) {
+		add_atoms_region(w, from, to, atoms);
+		return;
+	}
 	extent_offsets(cond, &cf, &ct);
 	token_span(w, cf, ct, &i, &j);
 	if (j > i + GUARD_TOKENS_MAX) {

@@ -165,6 +165,19 @@ void walk_body(struct walk *w, CXCursor fn, struct extent *x);
 const char *binary_op(struct walk *w, CXCursor op, CXCursor lhs,
 		      CXCursor rhs);
 char *macro_guards(const struct walk *w);
+/*
+ * A condition clang folds to a constant under the build's configuration
+ * (IS_ENABLED(), sizeof, cpu_feature_enabled() of a feature the
+ * configuration disables): 1 or 0; -1 when it is not one, or when it
+ * asks __builtin_constant_p() of something clang does not fold.
+ */
+int cond_constant(struct walk *w, CXCursor cond);
+/*
+ * "<never: COND>" (guards.h) when the code that runs when @cond is true
+ * (false, @negated) is compiled out: @cond is the other constant; else
+ * NULL. A new string.
+ */
+char *never_atom(struct walk *w, CXCursor cond, bool negated);
 void add_region(struct walk *w, unsigned int from, unsigned int to,
 		CXCursor cond, bool negated);
 void add_atoms_region(struct walk *w, unsigned int from, unsigned int to,

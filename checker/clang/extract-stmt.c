@@ -373,6 +373,25 @@ static void walk_macro_branch(struct walk *w, CXCursor body, char *atoms)
 		free(w->mguards[--w->nr_mguards]);
 }
 
+/*
+ * The atoms of a branch of the @nth `if` of the macro body expanded at
+ * @off (true branch, or false: @negated); "<never: ...>" when the
+ * condition is the constant that compiles the branch out (@dead).
+ */
+static char *macro_branch_atoms(struct walk *w, CXFile file,
+				unsigned int off, unsigned int nth, bool dead,
+				bool negated)
+{
+	char *a = nth ? macro_if_atoms(w, file, off, nth, negated) : NULL;
+	char *never;
+
+	if (!dead)
+		return a;
+	never = xasprintf("<never: %s>", a ? a : "a constant condition");
+	free(a);
+	return never;
+}
+
 static void walk_stmt_at(struct walk *w, CXCursor c);
 
 static void walk_stmt(struct walk *w, CXCursor c)
@@ -407,11 +426,13 @@ static bool walk_if(struct walk *w, CXCursor c)
 		unsigned int off = start_of(k.c[0], &file);
 		unsigned int nth = is_if ? macro_if_nth(w, off, false) : 0;
 
-		walk_macro_branch(w, k.c[1], nth ?
-			macro_if_atoms(w, file, off, nth, false) : NULL);
+		int v = cond_constant(w, k.c[0]);
+
+		walk_macro_branch(w, k.c[1], macro_branch_atoms(w, file, off,
+						nth, v == 0, false));
 		if (k.n == 3)
-			walk_macro_branch(w, k.c[2], nth ?
-				macro_if_atoms(w, file, off, nth, true) : NULL);
+			walk_macro_branch(w, k.c[2], macro_branch_atoms(w,
+						file, off, nth, v == 1, true));
 		return true;
 	}
 	add_cursor_region(w, k.c[1], k.c[0], false);

@@ -418,7 +418,8 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		const struct tu_call *c = &f->calls[i];
 		int callee;
 
-		if (dup[c->caller])
+		/* Compiled out under this configuration (guards.h). */
+		if (dup[c->caller] || guards_never(c->guards))
 			continue;
 		callee = node_get(g, c->callee_key, c->callee_name,
 				  c->callee_file, c->callee_line, 0, false);
@@ -434,7 +435,7 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 		}
 	}
 	for (i = 0; i < f->nr_sinks; i++)
-		if (!dup[f->sinks[i].func])
+		if (!dup[f->sinks[i].func] && !guards_never(f->sinks[i].guards))
 			merge_sink(g, &f->sinks[i], map[f->sinks[i].func]);
 	for (i = 0; i < f->nr_assigns; i++) {
 		const struct tu_assign *as = &f->assigns[i];
@@ -449,7 +450,8 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 				 as->fn_line, 0, false);
 	}
 	for (i = 0; i < f->nr_icalls; i++)
-		if (!dup[f->icalls[i].caller])
+		if (!dup[f->icalls[i].caller] &&
+		    !guards_never(f->icalls[i].guards))
 			merge_icall(g, &f->icalls[i], map[f->icalls[i].caller]);
 	merge_tables(g, f);
 	free(dup);

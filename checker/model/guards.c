@@ -363,3 +363,8 @@ bool guards_periodic(const char *guards)
 {
 	return guards_have(guards, GUARD_PERIODIC);
 }
+
+bool guards_never(const char *guards)
+{
+	return guards && strstr(guards, "<never: ");
+}

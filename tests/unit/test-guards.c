@@ -163,6 +163,14 @@ static void test_argument(void **state)
 	assert_false(guards_have("x<argument reg is A>", GUARD_ARGUMENT));
 }
 
+/* A site the configuration compiles out (extract-guards.c). */
+static void test_never(void **state)
+{
+	assert_true(guards_never("x && <never: 0&&y>"));
+	assert_false(guards_never("x && never(y)"));
+	assert_false(guards_never(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_arch_atoms),
+		cmocka_unit_test(test_never),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,12 @@ bool guards_have(const char *guards, enum guard_kind kind);
 bool guards_boot(const char *guards);
 /* Rate-limited: an atom says an interval has passed since last time. */
 bool guards_periodic(const char *guards);
+/*
+ * Compiled out: an atom is "<never: COND>", a condition the compiler
+ * folds to the constant that rules the site out under the build's
+ * configuration (extract-guards.c). Such a site never runs.
+ */
+bool guards_never(const char *guards);
 /* The first atom of kind @kind in @guards, as a new string, or NULL. */
 char *guards_find(const char *guards, enum guard_kind kind);
 
