@@ -11,6 +11,7 @@
 
 #include "trapcheck/model/dispatch.h"
 #include "trapcheck/graph/graph.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
 #include "trapcheck/model/sinks.h"
 
@@ -168,6 +169,32 @@ static void resolve_icalls(struct graph *g)
 	}
 }
 
+/*
+ * The sites a feature test the machine fails guards (g->features): their
+ * edges are not walked, their sinks are gone (after numbering, so that
+ * the others keep their fingerprints).
+ */
+static void rule_out(struct graph *g)
+{
+	size_t i, k = 0;
+
+	g->ruled_out = 0;
+	for (i = 0; i < g->nr_edges; i++) {
+		struct gedge *e = &g->edges[i];
+
+		e->ruled_out = cond_features_rule_out(e->guards, g->features);
+		g->ruled_out += e->ruled_out;
+	}
+	for (i = 0; i < g->nr_sinks; i++) {
+		if (cond_features_rule_out(g->sinks[i].guards, g->features)) {
+			g->ruled_out++;
+			continue;
+		}
+		g->sinks[k++] = g->sinks[i];
+	}
+	g->nr_sinks = k;
+}
+
 void graph_finish(struct graph *g)
 {
 	size_t i, k = 0;
@@ -207,5 +234,6 @@ void graph_finish(struct graph *g)
 	}
 	g->nr_sinks = k;
 	number_sinks(g);
+	rule_out(g);
 	g->finished = true;
 }

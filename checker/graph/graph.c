@@ -259,6 +259,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e->rare = bits & RATE_RARE;
 	e->inferred = inferred;
 	e->registered = false;
+	e->ruled_out = false;
 	e->consts = intern(g, c->consts);
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;

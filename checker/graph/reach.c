@@ -163,7 +163,8 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 			/* Opaque sinks are reported at the call, not entered. */
 			if (done[v] || r->parent[v] == REACH_ROOT ||
 			    g->nodes[v].opaque || g->nodes[v].cold ||
-			    e->periodic || (steady && e->boot))
+			    e->periodic || e->ruled_out ||
+			    (steady && e->boot))
 				continue;
 			/*
 			 * Another root set's entry point: what runs from

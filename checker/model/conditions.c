@@ -4,6 +4,9 @@
  * (conditions.h), from checker/model/conditions.def and the run's
  * architecture's table.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,4 +186,93 @@ size_t cond_atoms(const char *guards, char ***atoms)
 	strv_free(drop, nd);
 	*atoms = v;
 	return k;
+}
+
+int cond_features_check(const char *features, char *err, size_t errlen)
+{
+	const char *p = features;
+
+	for (;;) {
+		const char *q = p + (*p == '!');
+		size_t n = 0;
+
+		while (ident_char(q[n]))
+			n++;
+		if (!n || isdigit((unsigned char)*q) ||
+		    (q[n] && q[n] != ',')) {
+			size_t len = strcspn(p, ",");
+
+			snprintf(err, errlen, "--features: \"%.*s\" is not "
+				 "NAME or !NAME", (int)len, p);
+			return -EINVAL;
+		}
+		if (!q[n])
+			return 0;
+		p = q + n + 1;
+	}
+}
+
+/* 1: @features says the machine has @name (@len bytes), 0: lacks it, -1. */
+static int feature_value(const char *features, const char *name, size_t len)
+{
+	const char *p = features;
+
+	while (*p) {
+		bool lacks = *p == '!';
+		const char *q = p + lacks;
+		size_t n = strcspn(q, ",");
+
+		if (n == len && !strncmp(q, name, len))
+			return !lacks;
+		p = q + n + (q[n] == ',');
+	}
+	return -1;
+}
+
+/* Is @atom a one-name feature test that @features says is false? */
+static bool atom_ruled_out(const char *atom, const char *features)
+{
+	const char *label, *core = atom + (atom[0] == '!'), *open, *name;
+	size_t n = 0;
+	int v;
+
+	if (cond_classify(atom, &label) != COND_FEATURE)
+		return false;
+	open = strchr(core, '(');
+	if (!open || open == core)
+		return false;
+	for (name = core; name < open; name++)
+		if (!ident_char(*name))
+			return false;
+	name = open + 1;
+	while (ident_char(name[n]))
+		n++;
+	if (!n || strcmp(name + n, ")"))
+		return false;
+	v = feature_value(features, name, n);
+	return v >= 0 && v == (atom[0] == '!');
+}
+
+bool cond_features_rule_out(const char *guards, const char *features)
+{
+	const char *p = guards;
+	size_t len;
+
+	if (!guards || !features || !*features)
+		return false;
+	while (*p) {
+		char *atom;
+		bool out;
+
+		p = next_atom(p, &len);
+		atom = xstrndup(p, len);
+		out = atom_ruled_out(atom, features);
+		free(atom);
+		if (out)
+			return true;
+		p += len;
+		if (!strncmp(p, " && ", 4))
+			p += 4;
+	}
+	return false;
 }

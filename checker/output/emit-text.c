@@ -223,8 +223,8 @@ void emit_low(FILE *out, const struct findings *low)
 	fflush(out);
 }
 
-void emit_summary(FILE *diag, const struct run_summary *sum,
-		  size_t nr_findings)
+/* The TUs with errors, each a note naming the file. */
+static void emit_problems(FILE *diag, const struct run_summary *sum)
 {
 	size_t i;
 
@@ -239,6 +239,19 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 				"first: %s\n", p->file, p->nr_errors,
 				p->nr_errors == 1 ? "" : "s", p->first_error);
 	}
+}
+
+void emit_summary(FILE *diag, const struct run_summary *sum,
+		  size_t nr_findings)
+{
+	size_t i;
+
+	emit_problems(diag, sum);
+	if (sum->ruled_out)
+		fprintf(diag, "trapcheck: %zu call and sink site%s under a "
+			"feature test the machine fails (--features) ruled "
+			"out\n", sum->ruled_out,
+			sum->ruled_out == 1 ? "" : "s");
 	if (sum->have_caps || sum->have_ftr) {
 		fprintf(diag, "trapcheck: from the tree: %zu capabilities (%zu "
 			"unresolved", sum->caps, sum->nr_unresolved);

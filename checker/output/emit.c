@@ -405,6 +405,12 @@ static json_t *summary_json(const struct run_summary *sum, size_t findings)
 	json_object_set_new(s, "pruned",
 			    objects_json(sum->pruned, sum->nr_pruned,
 					 sizeof(*sum->pruned), pruned_json));
+	/* What the rates are for: the machine's features (--features). */
+	if (sum->features) {
+		json_object_set_new(s, "features", json_text(sum->features));
+		json_object_set_new(s, "ruled_out_sites",
+				    json_integer(sum->ruled_out));
+	}
 	if (sum->baseline)
 		put_counts(s, sum, baseline_counts,
 			   ARRAY_SIZE(baseline_counts));

@@ -101,6 +101,7 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 	strmap_free(&seen);
 	if (ret)
 		return ret;
+	a->graph.features = o->features;
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summary_graph(&a->summary, &a->graph);
@@ -325,6 +326,8 @@ static void join_summaries(struct analysis *a)
 			memcpy(s->refuted_ex[s->nr_refuted_ex++],
 			       p->refuted_ex[i], sizeof(s->refuted_ex[0]));
 		s->rate_limited += p->rate_limited;
+		s->ruled_out += p->ruled_out;
+		s->features = p->features;
 		s->masked_across += p->masked_across;
 		s->low += p->low;
 		s->max_targets = p->max_targets;

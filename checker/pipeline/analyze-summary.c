@@ -73,6 +73,8 @@ void summary_graph(struct run_summary *s, const struct graph *g)
 	for (i = 0; i < g->nr_sinks; i++)
 		s->rate_limited += g->sinks[i].periodic;
 	s->masked_across = g->region_sites;
+	s->ruled_out = g->ruled_out;
+	s->features = g->features;
 
 	s->inferred = g->inferred_edges;
 	s->dispatch = &g->dispatch;

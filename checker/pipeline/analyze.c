@@ -240,6 +240,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			goto out_free;
 		}
 	}
+	a->graph.features = o->features;
 	graph_finish(&a->graph);
 	caps_resolve(&a->graph);
 	summarise(&p);

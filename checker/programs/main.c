@@ -18,6 +18,7 @@
 #include "prog.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/model/conditions.h"
 
 #ifndef TRAPCHECK_VERSION
 #define TRAPCHECK_VERSION "0.1"
@@ -177,9 +178,19 @@ static bool store(struct prog *p, int id, const char *arg)
 }
 
 /* One option into @p; false (and said) when its argument is bad. */
-/* --context and --outer: one word of a few. */
+/* --context and --outer: one word of a few; --features: a list of names. */
 static bool take_word(struct prog *p, int id, const char *arg)
 {
+	char err[256];
+
+	if (id == OPT_FEATURES) {
+		if (cond_features_check(arg, err, sizeof(err))) {
+			diag_error("%s", err);
+			return false;
+		}
+		p->ao.features = arg;
+		return true;
+	}
 	if (id == OPT_OUTER) {
 		if (strcmp(arg, "kvm") && strcmp(arg, "any")) {
 			diag_error("--outer is kvm or any, not '%s'", arg);
@@ -304,6 +315,7 @@ static bool take(struct prog *p, int id, const char *arg)
 		break;
 	case OPT_OUTER:
 	case OPT_CONTEXT:
+	case OPT_FEATURES:
 		return take_word(p, id, arg);
 	}
 	return true;
@@ -380,6 +392,7 @@ static int parse(struct prog *p, int argc, char **argv)
 static const int config_ok[] = {
 	OPT_WARN, OPT_ONLY, OPT_ROOTS, OPT_ROOTS_DIR, OPT_ROOT_SET,
 	OPT_WAIVERS, OPT_BASELINE, OPT_OUTER, OPT_CONTEXT, OPT_MIN_ANALYSED,
+	OPT_FEATURES,
 	OPT_MAX_TARGETS, OPT_ALL_CHAINS, OPT_PER_ROOT, OPT_TU_TIMEOUT,
 };
 static const int config_path[] = {

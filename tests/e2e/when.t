@@ -113,4 +113,30 @@ names = {x['function'] for x in d['findings']}
 assert {'rare_unlikely', 'rare_not_likely', 'serror_exit'} <= names, names
 PY
 check "--all-chains warns of the sites only rare branches reach" [ $? -eq 0 ]
+# The machine's features (--features): a test of one it lacks rules the
+# site out, the other side stays; given as present, the reverse.
+for feat in '!ARM64_HAS_FGT' 'ARM64_HAS_FGT,!ARM64_HAS_RNG'; do
+	"$TRAPCHECK" -p "$FX" --roots-dir "$FX" --features="$feat" \
+		--format=json -o "f.json" 2> f.err
+	echo "$?" > f.rc
+	python3 - f.json "$feat" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {x['function'] for x in d['findings'] + d['low_confidence']}
+has = not sys.argv[2].startswith('!')
+assert ('featured' in names) == has, (sys.argv[2], names)
+assert ('featured_not' in names) != has, (sys.argv[2], names)
+assert 'featureless' in names, names
+assert d['summary']['ruled_out_sites'] == 1, d['summary']
+PY
+	check "--features=$feat: the site under the test it fails is ruled out, the other side and the untested site stay" \
+		[ $? -eq 0 ] && [ "$(cat f.rc)" -eq 1 ]
+done
+check_that "text: the sites --features rules out are counted" \
+	'grep -q "^trapcheck: 1 call and sink site under a feature test the machine fails (--features) ruled out$" f.err'
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" --features='ARM64_HAS_FGT,-X' \
+	> /dev/null 2> bad.err
+echo "$?" > bad.rc
+check_that "--features: a malformed item is a usage error naming it" \
+	'[ "$(cat bad.rc)" -eq 2 ] && grep -q "^trapcheck: error: --features: \"-X\" is not NAME or !NAME$" bad.err'
 done_testing

@@ -2,6 +2,7 @@
 /*
  * Branch conditions to guard atoms (guards.c), and what they mean.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
 
 /* Split a space-separated token list and normalise it. */
@@ -171,6 +173,41 @@ static void test_never(void **state)
 	assert_false(guards_never(NULL));
 }
 
+/* The machine's features (--features) against one-name feature tests. */
+static void test_features(void **state)
+{
+	const char *fgt = "cpus_have_final_cap(ARM64_HAS_FGT)";
+	char err[128];
+
+	arch_set(&arch_arm64);
+	assert_int_equal(cond_features_check("!ARM64_HAS_FGT,X_1", err,
+					     sizeof(err)), 0);
+	assert_int_equal(cond_features_check("A,,B", err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "--features: \"\" is not NAME or !NAME");
+	assert_int_equal(cond_features_check("A,", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(cond_features_check("!", err, sizeof(err)), -EINVAL);
+	assert_int_equal(cond_features_check("9A", err, sizeof(err)),
+			 -EINVAL);
+	assert_int_equal(cond_features_check("A(B)", err, sizeof(err)),
+			 -EINVAL);
+	assert_true(cond_features_rule_out(fgt, "!ARM64_HAS_FGT"));
+	assert_true(cond_features_rule_out("x && !cpus_have_final_cap("
+					   "ARM64_HAS_FGT)", "ARM64_HAS_FGT"));
+	assert_false(cond_features_rule_out(fgt, "ARM64_HAS_FGT"));
+	/* Not named, a prefix of a name, not a feature test: nothing. */
+	assert_false(cond_features_rule_out(fgt, "!ARM64_HAS_FG"));
+	assert_false(cond_features_rule_out(fgt, "!ARM64_HAS_RNG"));
+	assert_false(cond_features_rule_out("test_bit(ARM64_HAS_FGT)",
+					    "!ARM64_HAS_FGT"));
+	/* A compound test decides nothing. */
+	assert_false(cond_features_rule_out("cpus_have_final_cap("
+					    "ARM64_HAS_FGT|1)",
+					    "!ARM64_HAS_FGT"));
+	assert_false(cond_features_rule_out(fgt, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_arch_atoms),
 		cmocka_unit_test(test_never),
+		cmocka_unit_test(test_features),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -212,6 +212,8 @@ struct run_summary {
 	char refuted_ex[4][160];	/* the first: "file:line in fn()" */
 	size_t nr_refuted_ex;
 	size_t rate_limited;	/* calls and sinks under a deadline test */
+	size_t ruled_out;	/* calls and sinks the --features rule out */
+	const char *features;	/* --features, or NULL */
 	size_t masked_across;	/* sites masked by a callee's entry state */
 	const struct dispatch_stats *dispatch;	/* owned by the graph */
 	size_t low;		/* sites of low confidence, not warned of */

@@ -62,6 +62,8 @@ struct gedge {
 	bool inferred;		/* through a struct member (via: "T.m") or
 				 * a registration (via: the list head) */
 	bool registered;	/* resolved by registration (dispatch.h) */
+	bool ruled_out;		/* a feature test the machine fails
+				 * (graph.features): never walked */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
 	/*
@@ -183,6 +185,13 @@ struct graph {
 	size_t nr_argsites, alloc_argsites;
 	struct dispatch_stats dispatch;
 	bool finished;			/* graph_finish() ran */
+	/*
+	 * The machine's CPU features (--features, conditions.h), or NULL:
+	 * graph_finish() rules out the call sites and sinks under feature
+	 * tests they fail.
+	 */
+	const char *features;
+	size_t ruled_out;		/* how many it ruled out */
 
 	/* caller/callee pair -> edge, open addressing */
 	struct edge_slot {

@@ -65,5 +65,19 @@ const char *cond_path_mode(const char *file);
 size_t cond_atoms(const char *guards, char ***atoms);
 /* The text an atom is shown as: "<rare: X>" is X. A new string. */
 char *cond_text(const char *atom);
+/*
+ * A machine's CPU features (--features): "NAME" has it, "!NAME" lacks
+ * it, comma-separated, names as the tree spells them (ARM64_HAS_FGT,
+ * X86_FEATURE_FRED). Returns 0, or -EINVAL with the item at fault in
+ * @err.
+ */
+int cond_features_check(const char *features, char *err, size_t errlen);
+/*
+ * Does @features rule out a site under @guards: one atom is a feature
+ * test (FEATURE in conditions.def) of one name, "TEST(NAME)" or
+ * "!TEST(NAME)", that the list says is false? Names the list does not
+ * give, and compound tests, decide nothing.
+ */
+bool cond_features_rule_out(const char *guards, const char *features);
 
 #endif /* TRAPCHECK_CONDITIONS_H */
