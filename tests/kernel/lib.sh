@@ -84,10 +84,11 @@ konce() {
 	fi
 	_t=$(date +%s)
 	_f=$3
+	_n=$2
 	shift 3
 	"$@"
 	rc=$?
-	echo "# $2: exit $rc in $(( $(date +%s) - _t )) s" >&2
+	echo "# $_n: exit $rc in $(( $(date +%s) - _t )) s" >&2
 	[ -f "$_f" ] || return 0
 	cp "$_f" "$_k.out.tmp" && mv "$_k.out.tmp" "$_k.out" &&
 		echo "$rc" > "$_k.rc.tmp" && mv "$_k.rc.tmp" "$_k.rc"

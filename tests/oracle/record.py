@@ -15,7 +15,10 @@ generated tables come from it.
       The same for the nested oracle (tests/oracle/run-qemu-kvm.sh
       ORACLE-DIR, the kernel TREE of scripts/kernel-tree.sh 6.12
       qemu-kvm): its VHE and nVHE runs, each compared with the findings
-      whose chains run in that mode (or any).
+      whose chains run in that mode (or any). STATIC.json must be
+      trapcheck's run with the machine's features, --features="$(
+      tests/oracle/features.py TREE ORACLE-DIR/vhe-boot.console
+      ORACLE-DIR/nvhe-boot.console)": its rates are for that machine.
 
   record.py md MEASURED.json MEASURED.md [--check]
       Writes the tables between MEASURED.md's "<!-- measured.json: NAME
@@ -45,6 +48,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402  (tests/oracle/measure.py: spearman())
+import features  # noqa: E402  (tests/oracle/features.py)
 
 RULES = ('trapping-idreg-read', 'trapping-msr-read', 'local-cap-check',
          'slow-entropy')
@@ -179,6 +183,9 @@ def store(measured, arch, variants, runs, static):
                                   r['run']))
     for v in variants:
         m.setdefault('findings', {})['%s %s' % (arch, v)] = findings
+        # The machine the rates are for (trapcheck --features), or None.
+        m.setdefault('features', {})['%s %s' % (arch, v)] = \
+            st['summary'].get('features')
     m['root_sets'] = root_sets()
     m['comparison'] = compare(m)
     tmp = measured + '.tmp'
@@ -208,6 +215,12 @@ def x86(measured, variant, odir, tree, static):
 
 def kvm(measured, odir, tree, static):
     tree = os.path.realpath(tree)
+    want = features.features(tree, [os.path.join(odir, m + '-boot.console')
+                                     for m in ('vhe', 'nvhe')])
+    got = json.load(open(static))['summary'].get('features')
+    if got != want:
+        sys.exit('%s: not trapcheck --features of the oracle machine '
+                 '(tests/oracle/features.py): %s' % (static, got))
     runs = []
     for mode in ('vhe', 'nvhe'):
         fields = {
