@@ -182,7 +182,9 @@ static void rule_out(struct graph *g)
 	for (i = 0; i < g->nr_edges; i++) {
 		struct gedge *e = &g->edges[i];
 
-		e->ruled_out = cond_features_rule_out(e->guards, g->features);
+		/* The kept site decides when every site is tested. */
+		e->ruled_out = e->feature_only &&
+			       cond_features_rule_out(e->guards, g->features);
 		g->ruled_out += e->ruled_out;
 	}
 	for (i = 0; i < g->nr_sinks; i++) {

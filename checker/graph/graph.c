@@ -191,7 +191,7 @@ static void merge_consts(struct graph *g, struct gedge *e, const char *add)
 	free(joined);
 }
 
-enum { RATE_BOOT = 1, RATE_PERIODIC = 2, RATE_RARE = 4 };
+enum { RATE_BOOT = 1, RATE_PERIODIC = 2, RATE_RARE = 4, RATE_FEATURE = 8 };
 
 /*
  * What @guards say of a site's rate, classified once per distinct text
@@ -208,7 +208,8 @@ static int guard_bits(struct graph *g, const char *guards)
 		return bits;
 	bits = (guards_boot(guards) ? RATE_BOOT : 0) |
 	       (guards_periodic(guards) ? RATE_PERIODIC : 0) |
-	       (cond_rare(guards, NULL) ? RATE_RARE : 0);
+	       (cond_rare(guards, NULL) ? RATE_RARE : 0) |
+	       (cond_has_feature(guards) ? RATE_FEATURE : 0);
 	return strmap_put(&g->guard_class, guards, bits);
 }
 
@@ -229,6 +230,8 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 		bool rare = cls & RATE_RARE;
 
 		e = &g->edges[s->edge];
+		/* --features may rule the pair out only if every site is tested. */
+		e->feature_only &= !!(cls & RATE_FEATURE);
 		/*
 		 * One edge per pair: a direct call beats one inferred
 		 * through a member; then a site that is not rate-limited
@@ -260,6 +263,7 @@ int graph_add_edge(struct graph *g, int caller, int callee,
 	e->inferred = inferred;
 	e->registered = false;
 	e->ruled_out = false;
+	e->feature_only = bits & RATE_FEATURE;
 	e->consts = intern(g, c->consts);
 	n = &g->nodes[caller];
 	*PUSH(n->out, n->nr_out, n->alloc_out) = s->edge;

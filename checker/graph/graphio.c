@@ -149,6 +149,7 @@ static void io_edge(struct io *io, struct gedge *e)
 	io_bool(io, &e->rare);
 	io_bool(io, &e->inferred);
 	io_bool(io, &e->registered);
+	io_bool(io, &e->feature_only);
 	io_str(io, &e->consts);
 }
 
@@ -267,7 +268,7 @@ static void io_records(struct io *io)
 
 uint64_t graph_codec_hash(void)
 {
-	uint64_t h = hash_str("graphio 1");
+	uint64_t h = hash_str("graphio 2");
 	size_t i;
 
 	for (i = 0; i < sink_count(); i++)

@@ -276,3 +276,25 @@ bool cond_features_rule_out(const char *guards, const char *features)
 	}
 	return false;
 }
+
+bool cond_has_feature(const char *guards)
+{
+	const char *p = guards, *label;
+	size_t len;
+
+	while (p && *p) {
+		char *atom;
+		bool feature;
+
+		p = next_atom(p, &len);
+		atom = xstrndup(p, len);
+		feature = cond_classify(atom, &label) == COND_FEATURE;
+		free(atom);
+		if (feature)
+			return true;
+		p += len;
+		if (!strncmp(p, " && ", 4))
+			p += 4;
+	}
+	return false;
+}

@@ -126,7 +126,7 @@ names = {x['function'] for x in d['findings'] + d['low_confidence']}
 has = not sys.argv[2].startswith('!')
 assert ('featured' in names) == has, (sys.argv[2], names)
 assert ('featured_not' in names) != has, (sys.argv[2], names)
-assert 'featureless' in names, names
+assert 'featureless' in names and 'feature_both_read' in names, names
 assert d['summary']['ruled_out_sites'] == 1, d['summary']
 PY
 	check "--features=$feat: the site under the test it fails is ruled out, the other side and the untested site stay" \

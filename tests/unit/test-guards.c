@@ -206,6 +206,10 @@ static void test_features(void **state)
 					    "ARM64_HAS_FGT|1)",
 					    "!ARM64_HAS_FGT"));
 	assert_false(cond_features_rule_out(fgt, NULL));
+	/* Whether a site is under any feature test (graph.c's pairs). */
+	assert_true(cond_has_feature("x && !cpus_have_final_cap(A)"));
+	assert_false(cond_has_feature("test_bit(A) && x"));
+	assert_false(cond_has_feature(NULL));
 }
 
 int main(void)

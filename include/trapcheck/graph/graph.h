@@ -64,6 +64,9 @@ struct gedge {
 	bool registered;	/* resolved by registration (dispatch.h) */
 	bool ruled_out;		/* a feature test the machine fails
 				 * (graph.features): never walked */
+	bool feature_only;	/* every site is under a feature test
+				 * (conditions.h): --features may rule
+				 * the pair out */
 	unsigned int loop;	/* known trip counts at the site */
 	unsigned int loop_guess; /* loops of unknown bound around it */
 	/*

@@ -79,5 +79,7 @@ int cond_features_check(const char *features, char *err, size_t errlen);
  * give, and compound tests, decide nothing.
  */
 bool cond_features_rule_out(const char *guards, const char *features);
+/* Does " && "-joined @guards hold a feature atom (FEATURE)? */
+bool cond_has_feature(const char *guards);
 
 #endif /* TRAPCHECK_CONDITIONS_H */
