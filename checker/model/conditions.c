@@ -230,7 +230,7 @@ static int feature_value(const char *features, const char *name, size_t len)
 }
 
 /* Is @atom a one-name feature test that @features says is false? */
-static bool atom_ruled_out(const char *atom, const char *features)
+static bool atom_ruled_out(const char *atom, const void *features)
 {
 	const char *label, *core = atom + (atom[0] == '!'), *open, *name;
 	size_t n = 0;
@@ -253,22 +253,31 @@ static bool atom_ruled_out(const char *atom, const char *features)
 	return v >= 0 && v == (atom[0] == '!');
 }
 
-bool cond_features_rule_out(const char *guards, const char *features)
+static bool atom_feature(const char *atom, const void *unused)
+{
+	const char *label;
+
+	(void)unused;
+	return cond_classify(atom, &label) == COND_FEATURE;
+}
+
+/* Does @pred hold for an atom of " && "-joined @guards (may be NULL)? */
+static bool any_atom(const char *guards,
+		     bool (*pred)(const char *atom, const void *arg),
+		     const void *arg)
 {
 	const char *p = guards;
 	size_t len;
 
-	if (!guards || !features || !*features)
-		return false;
-	while (*p) {
+	while (p && *p) {
 		char *atom;
-		bool out;
+		bool hit;
 
 		p = next_atom(p, &len);
 		atom = xstrndup(p, len);
-		out = atom_ruled_out(atom, features);
+		hit = pred(atom, arg);
 		free(atom);
-		if (out)
+		if (hit)
 			return true;
 		p += len;
 		if (!strncmp(p, " && ", 4))
@@ -277,24 +286,13 @@ bool cond_features_rule_out(const char *guards, const char *features)
 	return false;
 }
 
+bool cond_features_rule_out(const char *guards, const char *features)
+{
+	return features && *features &&
+	       any_atom(guards, atom_ruled_out, features);
+}
+
 bool cond_has_feature(const char *guards)
 {
-	const char *p = guards, *label;
-	size_t len;
-
-	while (p && *p) {
-		char *atom;
-		bool feature;
-
-		p = next_atom(p, &len);
-		atom = xstrndup(p, len);
-		feature = cond_classify(atom, &label) == COND_FEATURE;
-		free(atom);
-		if (feature)
-			return true;
-		p += len;
-		if (!strncmp(p, " && ", 4))
-			p += 4;
-	}
-	return false;
+	return any_atom(guards, atom_feature, NULL);
 }
