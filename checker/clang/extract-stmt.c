@@ -425,7 +425,6 @@ static bool walk_if(struct walk *w, CXCursor c)
 		CXFile file = NULL;
 		unsigned int off = start_of(k.c[0], &file);
 		unsigned int nth = is_if ? macro_if_nth(w, off, false) : 0;
-
 		int v = cond_constant(w, k.c[0]);
 
 		walk_macro_branch(w, k.c[1], macro_branch_atoms(w, file, off,

@@ -83,31 +83,54 @@ static const char *next_atom(const char *p, size_t *len)
 	return p;
 }
 
-bool cond_rare(const char *guards, const char **label)
+/* Does @pred hold for an atom of " && "-joined @guards (may be NULL)? */
+static bool any_atom(const char *guards,
+		     bool (*pred)(const char *atom, const void *arg),
+		     const void *arg)
 {
-	const char *p = guards, *l;
+	const char *p = guards;
 	size_t len;
 
-	if (!guards || guards_boot(guards))
-		return false;
-	while (*p) {
+	while (p && *p) {
 		char *atom;
-		bool rare;
+		bool hit;
 
 		p = next_atom(p, &len);
 		atom = xstrndup(p, len);
-		rare = cond_classify_at(atom, guards, &l) == COND_RARE;
+		hit = pred(atom, arg);
 		free(atom);
-		if (rare) {
-			if (label)
-				*label = l;
+		if (hit)
 			return true;
-		}
 		p += len;
 		if (!strncmp(p, " && ", 4))
 			p += 4;
 	}
 	return false;
+}
+
+/* cond_rare()'s atom test: rare where it stands (@arg: struct rare_at). */
+struct rare_at {
+	const char *guards;
+	const char **label;	/* the rare atom's meaning */
+};
+
+static bool atom_rare(const char *atom, const void *arg)
+{
+	const struct rare_at *r = arg;
+
+	return cond_classify_at(atom, r->guards, r->label) == COND_RARE;
+}
+
+bool cond_rare(const char *guards, const char **label)
+{
+	const char *l = NULL;
+	struct rare_at r = { guards, &l };
+
+	if (!guards || guards_boot(guards) || !any_atom(guards, atom_rare, &r))
+		return false;
+	if (label)
+		*label = l;
+	return true;
 }
 
 const char *cond_path_mode(const char *file)
@@ -259,31 +282,6 @@ static bool atom_feature(const char *atom, const void *unused)
 
 	(void)unused;
 	return cond_classify(atom, &label) == COND_FEATURE;
-}
-
-/* Does @pred hold for an atom of " && "-joined @guards (may be NULL)? */
-static bool any_atom(const char *guards,
-		     bool (*pred)(const char *atom, const void *arg),
-		     const void *arg)
-{
-	const char *p = guards;
-	size_t len;
-
-	while (p && *p) {
-		char *atom;
-		bool hit;
-
-		p = next_atom(p, &len);
-		atom = xstrndup(p, len);
-		hit = pred(atom, arg);
-		free(atom);
-		if (hit)
-			return true;
-		p += len;
-		if (!strncmp(p, " && ", 4))
-			p += 4;
-	}
-	return false;
 }
 
 bool cond_features_rule_out(const char *guards, const char *features)
