@@ -47,10 +47,15 @@ Q := @
 quiet = @printf '  %-7s %s\n'
 endif
 
-# The library: every module of every layer folder but the programs'
-# (docs/design.md; the layer order is checker/LAYERS).
-LIB_SRCS := $(filter-out checker/programs/%,$(wildcard checker/*/*.c)) \
-	    $(wildcard checker/arch/*/*.c)
+# The library: every module of every layer folder but the programs' and
+# the architectures' (docs/design.md; the layer order is checker/LAYERS).
+# The architectures register themselves (checker/arch/arches.c) and no
+# other module names them: their objects are linked whole into every
+# program, never pulled from an archive by a reference.
+LIB_SRCS := $(filter-out checker/programs/% checker/arch/%,\
+	      $(wildcard checker/*/*.c))
+ARCH_SRCS := $(wildcard checker/arch/*.c) $(wildcard checker/arch/*/*.c)
+ARCH_OBJS := $(ARCH_SRCS:.c=.o)
 LIB_OBJS := $(LIB_SRCS:.c=.o)
 LIB := libtrapcheck.a
 PROG := trapcheck
@@ -68,7 +73,7 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 ASAN_DIR := build-asan
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	      -fno-sanitize-recover=all $(REPRO_FLAGS)
-ASAN_OBJS := $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(LIB_OBJS))
+ASAN_OBJS := $(patsubst checker/%.o,$(ASAN_DIR)/%.o,$(LIB_OBJS) $(ARCH_OBJS))
 ASAN_TESTS := $(patsubst tests/unit/%,$(ASAN_DIR)/%,$(UNIT_TESTS))
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
@@ -98,7 +103,7 @@ deps-checked: .deps-installed
 
 checker/input/flags.o: checker/input/flags.def
 checker/input/checkargs.o: checker/input/checkflags.def
-$(LIB_OBJS) $(ASAN_OBJS): checker/model/facts.def
+$(LIB_OBJS) $(ARCH_OBJS) $(ASAN_OBJS): checker/model/facts.def
 checker/model/guards.o: checker/model/phases.def
 checker/clang/extract-stmt.o: checker/model/cold.def
 checker/clang/extract-ops.o: checker/model/dispatch.def
@@ -111,11 +116,15 @@ checker/output/rule-help.inc: docs/diagnostics.md scripts/gen-rule-help.py
 	$(quiet) GEN $@
 	$(Q)python3 scripts/gen-rule-help.py $< > $@.tmp && mv $@.tmp $@
 
-# README's option table and the man page come from checker/programs/options.def.
-docs: scripts/gen-options.py checker/programs/options.def checker/base/exits.def
-	$(quiet) GEN "README.md docs/trapcheck.1"
+# README's option table and the man page come from checker/programs/options.def;
+# docs/design.md's tables of layers and interfaces from checker/LAYERS and
+# the headers' opening comments (nm of the built objects).
+docs: scripts/gen-options.py checker/programs/options.def checker/base/exits.def \
+      scripts/gen-design.py all
+	$(quiet) GEN "README.md docs/trapcheck.1 docs/design.md"
 	$(Q)python3 scripts/gen-options.py readme README.md
 	$(Q)python3 scripts/gen-options.py man docs/trapcheck.1
+	$(Q)python3 scripts/gen-design.py write
 
 # The hot list of semantic-patches/hot_idreg_read.cocci comes from the
 # shipped root sets (the file is committed: make coccicheck needs no
@@ -133,7 +142,7 @@ $(LIB): $(LIB_OBJS)
 # (checker/programs/prog.h).
 PROG_OBJS := $(patsubst %.c,%.o,$(wildcard checker/programs/*.c))
 
-$(PROG): $(PROG_OBJS) $(LIB)
+$(PROG): $(PROG_OBJS) $(ARCH_OBJS) $(LIB)
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -146,9 +155,10 @@ $(FAULT_SHIM): tests/fault/failwrite.c
 	$(quiet) CC $@
 	$(Q)$(CC) $(CFLAGS) -shared -fPIC -o $@ $< -ldl
 
-tests/unit/%: tests/unit/%.c $(LIB)
+tests/unit/%: tests/unit/%.c $(ARCH_OBJS) $(LIB)
 	$(quiet) CC $@
-	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ARCH_OBJS) $(LIB) $(LDLIBS) \
+	    -lcmocka
 
 # make demo: the bundled kernel-shaped fixture trees, findings and
 # chains: arm64, then x86.
@@ -269,11 +279,11 @@ bench/parse-modes: bench/parse-modes.c
 
 clean:
 	$(quiet) CLEAN
-	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*/*.[od] checker/arch/*/*.[od] $(UNIT_TESTS) \
+	$(Q)rm -f $(PROG) $(LIB) bench/parse-modes checker/*/*.[od] checker/arch/*.[od] checker/arch/*/*.[od] $(UNIT_TESTS) \
 	    checker/output/rule-help.inc $(FAULT_SHIM)
 	$(Q)rm -rf $(ASAN_DIR) build-fuzz
 
 .PHONY: all check check-full check-whole check-kernel check-asan cocci-hot docs demo install clean deps-checked fuzz fuzz-ci
 
--include $(LIB_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(ARCH_OBJS:.o=.d) $(PROG_OBJS:.o=.d)
 -include $(ASAN_OBJS:.o=.d) $(patsubst checker/%.o,$(ASAN_DIR)/%.d,$(PROG_OBJS))

@@ -14,6 +14,14 @@
 
 static const char *prog = "trapcheck";
 static bool quiet, verbose;
+static unsigned int term_columns;
+static bool term_dumb = true;
+
+void diag_terminal(unsigned int columns, bool dumb)
+{
+	term_columns = columns;
+	term_dumb = dumb;
+}
 
 void diag_setup(const char *name, bool q, bool v)
 {
@@ -97,24 +105,20 @@ void diag_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The terminal's width (TIOCGWINSZ, else $COLUMNS, else 80). */
+/* The terminal's width (TIOCGWINSZ, else diag_terminal()'s, else 80). */
 static unsigned int term_width(void)
 {
-	const char *cols = getenv("COLUMNS");
 	struct winsize ws;
 
 	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col)
 		return ws.ws_col;
-	if (cols && atoi(cols) > 0)
-		return (unsigned int)atoi(cols);
-	return 80;
+	return term_columns ? term_columns : 80;
 }
 
 void diag_progress(const char *fmt, ...)
 {
 	static size_t shown;	/* columns the last line took */
-	const char *term = getenv("TERM");
-	bool dumb = !term || !*term || !strcmp(term, "dumb");
+	bool dumb = term_dumb;
 	unsigned int width;
 	char line[512];
 	size_t n = 0;

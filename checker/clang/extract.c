@@ -3,7 +3,7 @@
  * extract.c - one translation unit through libclang into tu_facts.
  *
  * One walk of the TU cursor: function definitions are recorded and their
- * bodies visited for calls (extract-stmt.c); macro expansions (the
+ * bodies visited for calls (extract-body.c); macro expansions (the
  * detailed preprocessing record lists them beside the declarations) are
  * matched against the sink table and tied to the function whose extent
  * holds them. This file holds the TU: the parse and its retry, the
@@ -27,7 +27,7 @@
 		     CXTranslationUnit_KeepGoing |			\
 		     CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles)
 
-const char *cx_error_name(int code)
+const char *extract_error_name(int code)
 {
 	switch (code) {
 	case CXError_Success:
@@ -126,12 +126,12 @@ static void visit_function(struct walk *w, CXCursor c)
 	unsigned int bfrom = 0, bto = 0;
 	bool mine, main, skipped = false;
 
-	fn.key = func_key(w, c, &file, &fn.line, &fn.is_static);
+	fn.key = extract_func_key(w, c, &file, &fn.line, &fn.is_static);
 	fn.indirect_calls = false;
 	fn.cold = false;
 	clang_getExpansionLocation(clang_getRangeStart(r), &sf, &sl, &sc, &so);
 	clang_getExpansionLocation(clang_getRangeEnd(r), &ef, &el, &ec, &eo);
-	(void)expansion_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,
+	(void)extract_loc(w, clang_getCursorLocation(c), &fn.line, &fn.col,
 			    NULL, NULL);
 
 	main = clang_Location_isFromMainFile(clang_getCursorLocation(c));
@@ -167,12 +167,12 @@ static void visit_function(struct walk *w, CXCursor c)
 		free(fn.key);
 		return;
 	}
-	fn.name = cursor_name(c);
+	fn.name = extract_cursor_name(c);
 	fn.file = xstrdup(file);
 	x->func = (int)w->out->nr_funcs;
 	*PUSH(w->out->funcs, w->out->nr_funcs, w->out->alloc_funcs) = fn;
 	w->cur_func = x->func;
-	walk_body(w, c, x);
+	extract_body(w, c, x);
 	w->cur_func = -1;
 }
 
@@ -192,7 +192,7 @@ static void visit_macro(struct walk *w, CXCursor c)
 	clang_getExpansionLocation(clang_getCursorLocation(c), &p->file,
 				   &p->line, &p->col, &p->offset);
 	p->sink = k;
-	p->arg = first_arg_token(w->tu, clang_getCursorExtent(c), true,
+	p->arg = extract_first_arg(w->tu, clang_getCursorExtent(c), true,
 				 sink_at(k)->arg == SINK_ARG_LEAF);
 }
 
@@ -233,7 +233,7 @@ static enum CXChildVisitResult visit_word(CXCursor c, CXCursor p,
 	if (clang_getCursorKind(c) != CXCursor_EnumConstantDecl)
 		return CXChildVisit_Continue;
 	e = PUSH(w->fwords, w->nr_fwords, w->alloc_fwords);
-	e->name = cursor_name(c);
+	e->name = extract_cursor_name(c);
 	e->value = clang_getEnumConstantDeclValue(c);
 	return CXChildVisit_Continue;
 }
@@ -253,26 +253,24 @@ static void visit_enum(struct walk *w, CXCursor c)
 }
 
 /*
- * The feature macro "NAME ( W * 32 + B )" equal to word @word, bit @bit
- * (cpufeatures.h's form), or NULL.
+ * The feature macro that stands for word @word, bit @bit (the
+ * architecture's feature_macro() reads a definition), or NULL.
  */
 static char *feature_named(struct walk *w, unsigned int word,
 			   unsigned int bit)
 {
+	const struct arch *a = arch_current();
 	char *found = NULL;
+	unsigned int mw, mb;
 	size_t i;
 
 	for (i = 0; i < w->nr_fmacros && !found; i++) {
 		struct tokens k = { 0 };
-		char *e;
 
 		tokens_get(&k, w->tu, clang_getCursorExtent(w->fmacros[i]),
 			   false);
-		if (k.n == 8 && !strcmp(k.s[1], "(") && !strcmp(k.s[3], "*") &&
-		    !strcmp(k.s[4], "32") && !strcmp(k.s[5], "+") &&
-		    !strcmp(k.s[7], ")") &&
-		    strtoul(k.s[2], &e, 0) == word && !*e &&
-		    strtoul(k.s[6], &e, 0) == bit && !*e)
+		if (k.n && a->feature_macro(k.s, k.n, &mw, &mb) &&
+		    mw == word && mb == bit)
 			found = xstrdup(k.s[0]);
 		tokens_free(&k);
 	}
@@ -326,14 +324,15 @@ static void resolve_features(struct walk *w)
 		char *name;
 
 		if (k->arg && isdigit((unsigned char)k->arg[0]) &&
-		    (sink_at(k->sink)->arg == SINK_ARG_MSR ||
-		     sink_at(k->sink)->arg == SINK_ARG_MSR_2ND) &&
+		    (sink_at(k->sink)->arg == SINK_ARG_WRITTEN ||
+		     sink_at(k->sink)->arg == SINK_ARG_WRITTEN_2ND) &&
 		    (name = reg_named(w, k->arg))) {
 			free(k->arg);
 			k->arg = name;
 		}
 	}
-	if (!a->feature_bit || !w->nr_fmacros || !w->nr_fwords)
+	if (!a->feature_bit || !a->feature_macro || !w->nr_fmacros ||
+	    !w->nr_fwords)
 		return;
 	for (i = 0; i < w->out->nr_sinks; i++) {
 		struct tu_sink *k = &w->out->sinks[i];
@@ -353,7 +352,7 @@ static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 	(void)parent;
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_VarDecl:
-		visit_var(w, c);
+		extract_var(w, c);
 		break;
 	case CXCursor_MacroDefinition:
 		visit_macro_def(w, c);
@@ -410,13 +409,13 @@ static void resolve_pending(struct walk *w)
 			k->sink = p->sink;
 			k->arg = p->arg;
 			p->arg = NULL;
-			k->file = xstrdup(file_rel(w, p->file));
+			k->file = xstrdup(extract_file_rel(w, p->file));
 			k->line = p->line;
 			k->col = p->col;
 			k->off = p->offset;
-			k->guards = guards_at(in->regions, in->nr_regions,
+			k->guards = extract_guards_at(in->regions, in->nr_regions,
 					      p->offset);
-			k->loop = loop_at(in->loops, in->nr_loops, p->offset,
+			k->loop = extract_loop_at(in->loops, in->nr_loops, p->offset,
 					  &k->loop_guess);
 		}
 		free(p->arg);
@@ -448,7 +447,7 @@ static void count_diagnostics(struct walk *w, struct clang_args *args,
 		w->out->nr_errors++;
 		if (!w->out->first_error) {
 			unsigned int line, col;
-			const char *f = expansion_loc(w,
+			const char *f = extract_loc(w,
 				clang_getDiagnosticLocation(d), &line, &col,
 				NULL, NULL);
 
@@ -470,7 +469,7 @@ static void collect_include(CXFile included, CXSourceLocation *stack,
 	if (!depth)
 		return;		/* the main file itself */
 	*PUSH(w->out->includes, w->out->nr_includes, w->out->alloc_includes) =
-		xstrdup(file_rel(w, included));
+		xstrdup(extract_file_rel(w, included));
 }
 
 /* A warning kept in @out, for the analysis to print once per @flag. */
@@ -496,7 +495,7 @@ static void warn_unknown(const struct extract_opts *opts,
 						"flag '%s' %s", tu,
 						args->unknown[i], what));
 		} else if (opts->warnings &&
-			   flag_warn_once(opts->warnings, args->unknown[i])) {
+			   flags_warn_once(opts->warnings, args->unknown[i])) {
 			diag_at(tu, "warning", "unknown compiler flag '%s' "
 				"%s", args->unknown[i], what);
 		}
@@ -644,7 +643,7 @@ static int extract_once(CXIndex idx, const char *file,
 	}
 	if (err != CXError_Success) {
 		out->parse_error = err;
-		out->first_error = xstrdup(cx_error_name(err));
+		out->first_error = xstrdup(extract_error_name(err));
 		goto out_free_walk;
 	}
 	/* An error may be the blanking's: only a full parse tells. */
@@ -689,7 +688,7 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	if (redo) {
 		/* The full parse, as without opts->skip. */
 		retried = out->retried;
-		tu_facts_free(out);
+		facts_free(out);
 		ret = extract_once(idx, file, args, opts, out, NULL, &redo);
 		out->retried |= retried;
 	}

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tables.c - read the tables an architecture lists (its tables.def) from
- * a TU's AST: the sanitised registers and their fields (arm64's
- * arm64_ftr_regs[]), the capability tables (arm64_features[],
- * arm64_errata[]) and the MSRs KVM may pass through (x86): what each
- * entry names, as written. The members and macros the entries are
- * spelled with are the architecture's words (its words.def).
+ * tables.c - the tables an architecture reads from the tree (its
+ * tables.def, model/arch.h): each definition's initialiser as a struct
+ * table_view, which the architecture's read_table() makes rows of. The
+ * view has two sides of the same declaration: the AST gives the entries
+ * that are really compiled (#ifdef'd ones are absent) and the values the
+ * compiler computes (a member's constant, the function it names); the
+ * declaration's own tokens give the names as written, which macros paste
+ * away. libclang's clang_tokenize() lexes at spelling locations, so the
+ * tokens of a macro-made entry are taken from the whole declaration,
+ * matched by file offset.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -16,39 +20,15 @@
 #include "trapcheck/clang/tokens.h"
 #include "trapcheck/base/util.h"
 
-/* The scope bits of a capability's type: one per scope word. */
-static unsigned int scope_mask(void)
-{
-	unsigned int n = 0;
-
-	while (arch_word(WORD_CAP_SCOPE, n))
-		n++;
-	return (1u << n) - 1;
-}
-
-int caps_table_kind(const char *name)
+const struct arch_table *tables_find(const char *name)
 {
 	const struct arch *a = arch_current();
 	size_t i;
 
 	for (i = 0; i < a->nr_tables; i++)
 		if (!fnmatch(a->tables[i].global, name, 0))
-			return a->tables[i].kind;
-	return -1;
-}
-
-
-/* The strings of an entry that was not kept. */
-static void cap_free(struct tu_cap *c)
-{
-	free(c->name);
-	free(c->type);
-	free(c->matches);
-	free(c->reg);
-	free(c->field);
-	free(c->min);
-	free(c->table);
-	free(c->file);
+			return &a->tables[i];
+	return NULL;
 }
 
 static char *spelling(CXCursor c)
@@ -106,7 +86,7 @@ static enum CXChildVisitResult find_kind(CXCursor c, CXCursor p,
 }
 
 static enum CXChildVisitResult keep_last(CXCursor c, CXCursor p,
-				       CXClientData d)
+					 CXClientData d)
 {
 	(void)p;
 	*(CXCursor *)d = c;
@@ -123,135 +103,50 @@ static bool find_descendant(CXCursor c, enum CXCursorKind kind,
 	return fc.any;
 }
 
-static const char *tok(const struct tokens *k, unsigned int i)
-{
-	return i < k->n ? k->s[i] : "";
-}
-
-/* ".name = VALUE" at token i: VALUE, or NULL. */
-static const char *designated(const struct tokens *k, unsigned int i,
-			      const char *name)
-{
-	if (!name || strcmp(tok(k, i), ".") || strcmp(tok(k, i + 1), name) ||
-	    strcmp(tok(k, i + 2), "="))
-		return NULL;
-	return tok(k, i + 3);
-}
-
-/* The register, field and minimum as the entry spells them. */
-static void scan_entry_tokens(struct tu_cap *c, const struct tokens *k,
-			      unsigned int from, unsigned int to)
-{
-	const char *reg_prefix = arch_word(WORD_REG_PREFIX, 0);
-	const char *shift = arch_word(WORD_SHIFT_SUFFIX, 0);
-	const char *pos = NULL, *v;
-	unsigned int i;
-
-	for (i = from; i < to; i++) {
-		const char *t = k->s[i];
-
-		/* ARM64_CPUID_FIELDS(reg, field, min) (6.6+), and _NEG. */
-		if (arch_word_prefix(WORD_CAP_FIELDS_MACRO, t) &&
-		    !strcmp(tok(k, i + 1), "(") && !c->reg) {
-			c->reg = xstrdup(tok(k, i + 2));
-			c->field = xstrdup(tok(k, i + 4));
-			c->min = xstrdup(tok(k, i + 6));
-		}
-		v = designated(k, i, arch_word(WORD_CAP_REG, 0));
-		if (v && reg_prefix && !c->reg &&
-		    !strncmp(v, reg_prefix, strlen(reg_prefix)))
-			c->reg = xstrdup(v + strlen(reg_prefix));
-		v = designated(k, i, arch_word(WORD_CAP_FIELD_POS, 0));
-		if (v && !pos)
-			pos = v;
-		v = designated(k, i, arch_word(WORD_CAP_MIN, 0));
-		if (v && !c->min)
-			c->min = xstrdup(v);
-		if (arch_word_prefix(WORD_CAP_ID_MATCH, t))
-			c->midr = true;
-	}
-	/* .field_pos = ID_AA64ISAR0_EL1_RNDR_SHIFT: the field is RNDR. */
-	if (pos && c->reg && !c->field && shift) {
-		size_t n = strlen(c->reg), m = strlen(pos), x = strlen(shift);
-
-		if (!strncmp(pos, c->reg, n) && pos[n] == '_' &&
-		    m > n + 1 + x && !strcmp(pos + m - x, shift))
-			c->field = xstrndup(pos + n + 1, m - n - 1 - x);
-	}
-}
-
-struct entry_walk {
+/* The table being read: the view and what it is made from. */
+struct table_walk {
 	CXTranslationUnit tu;
-	struct tu_cap *cap;
+	struct tokens k;
+	CXCursor *cursors;	/* of each entry */
+	struct table_entry *entries;
+	size_t nr, alloc;
+	const char *(*loc_file)(void *ctx, CXFile f);
+	void *ctx;
 };
 
 /* One designated initialiser of an entry: ".member = value". */
-static enum CXChildVisitResult visit_init(CXCursor c, CXCursor p,
-					  CXClientData d)
+static enum CXChildVisitResult visit_member(CXCursor c, CXCursor p,
+					    CXClientData d)
 {
-	struct entry_walk *w = d;
-	CXCursor member, value;
-	char *name;
+	struct table_entry *e = d;
+	struct table_member *m;
+	CXCursor member, value, ref;
+	CXEvalResult ev;
 
 	(void)p;
 	if (!find_descendant(c, CXCursor_MemberRef, &member))
 		return CXChildVisit_Continue;
-	name = spelling(member);
 	value = clang_getNullCursor();
 	clang_visitChildren(c, keep_last, &value);
-	if (clang_Cursor_isNull(value)) {
-		free(name);
+	if (clang_Cursor_isNull(value))
 		return CXChildVisit_Continue;
-	}
-	if (arch_word_is(WORD_CAP_NAME, name) && !w->cap->name) {
-		w->cap->name = written_ident(w->tu, value);
-	} else if (arch_word_is(WORD_CAP_TYPE, name) && !w->cap->type) {
-		CXEvalResult ev = clang_Cursor_Evaluate(value);
-
-		w->cap->type = written_ident(w->tu, value);
-		if (ev) {
-			if (clang_EvalResult_getKind(ev) == CXEval_Int)
-				w->cap->scope = (unsigned int)
-					clang_EvalResult_getAsLongLong(ev) &
-					scope_mask();
-			clang_EvalResult_dispose(ev);
+	e->members = xrealloc((void *)e->members,
+			      (e->nr_members + 1) * sizeof(*e->members));
+	m = (struct table_member *)&e->members[e->nr_members++];
+	memset(m, 0, sizeof(*m));
+	m->name = spelling(member);
+	m->written = written_ident(clang_Cursor_getTranslationUnit(c), value);
+	if (find_descendant(c, CXCursor_DeclRefExpr, &ref))
+		m->ref = spelling(ref);
+	ev = clang_Cursor_Evaluate(value);
+	if (ev) {
+		if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+			m->value = clang_EvalResult_getAsLongLong(ev);
+			m->has_value = true;
 		}
-	} else if (arch_word_is(WORD_CAP_MATCHES, name) &&
-		   !w->cap->matches) {
-		CXCursor ref;
-
-		if (find_descendant(c, CXCursor_DeclRefExpr, &ref))
-			w->cap->matches = spelling(ref);
+		clang_EvalResult_dispose(ev);
 	}
-	free(name);
 	return CXChildVisit_Continue;
-}
-
-/*
- * Entries are read from two views of the same declaration: the AST gives
- * the entries that are really compiled (#ifdef'd ones are absent) and
- * the values the compiler computes (.type's scope, .matches' function);
- * the declaration's own tokens give the names as written, which the
- * macros (ARM64_CPUID_FIELDS, ARM64_FTR_REG) paste away. libclang's
- * clang_tokenize() lexes at spelling locations, so tokens of a macro-made
- * entry are taken from the whole declaration, matched by file offset.
- */
-struct table_walk {
-	CXTranslationUnit tu;
-	int kind;
-	const char *table;
-	const struct caps_sink *out;
-	struct tokens k;
-};
-
-static unsigned int entry_offset(CXCursor c)
-{
-	CXFile f;
-	unsigned int line, col, off;
-
-	clang_getExpansionLocation(clang_getCursorLocation(c), &f, &line,
-				   &col, &off);
-	return off;
 }
 
 /* The index of the first token at or after @off. */
@@ -279,26 +174,34 @@ static unsigned int group_end(const struct tokens *k, unsigned int i)
 	return k->n;
 }
 
-static void extract_cap(struct table_walk *w, CXCursor entry)
+static enum CXChildVisitResult visit_entry(CXCursor c, CXCursor p,
+					   CXClientData d)
 {
-	struct entry_walk ew = { .tu = w->tu };
-	struct tu_cap c = { 0 };
-	unsigned int i, col, off;
+	struct table_walk *w = d;
+	struct table_entry *e;
+	unsigned int col, off;
 	CXFile f;
 
-	ew.cap = &c;
-	clang_visitChildren(entry, visit_init, &ew);
-	if (!c.name) {
-		cap_free(&c);
-		return;
+	(void)p;
+	if (w->nr == w->alloc) {
+		w->alloc = w->alloc ? 2 * w->alloc : 64;
+		w->entries = xrealloc(w->entries,
+				      w->alloc * sizeof(*w->entries));
+		w->cursors = xrealloc(w->cursors,
+				      w->alloc * sizeof(*w->cursors));
 	}
-	i = token_at(&w->k, entry_offset(entry));
-	scan_entry_tokens(&c, &w->k, i, group_end(&w->k, i));
-	c.table = xstrdup(w->table);
-	clang_getExpansionLocation(clang_getCursorLocation(entry), &f,
-				   &c.line, &col, &off);
-	c.file = xstrdup(w->out->loc_file(w->out->ctx, f));
-	*PUSH(*w->out->caps, *w->out->nr_caps, *w->out->alloc_caps) = c;
+	w->cursors[w->nr] = c;
+	e = &w->entries[w->nr++];
+	memset(e, 0, sizeof(*e));
+	clang_getExpansionLocation(clang_getCursorLocation(c), &f, &e->line,
+				   &col, &off);
+	e->file = w->loc_file(w->ctx, f);
+	e->tok = token_at(&w->k, off);
+	e->end = group_end(&w->k, e->tok);
+	e->braced = clang_getCursorKind(c) == CXCursor_InitListExpr;
+	if (e->braced)
+		clang_visitChildren(c, visit_member, e);
+	return CXChildVisit_Continue;
 }
 
 /* The definition a DeclRefExpr named @name below the entry refers to. */
@@ -332,145 +235,73 @@ static enum CXChildVisitResult visit_ref(CXCursor c, CXCursor p,
 	return CXChildVisit_Break;
 }
 
-static void push_bits(struct table_walk *w, char *s)
+static bool ref_tokens(const struct table_view *v, size_t e,
+		       const char *name, char ***tok, unsigned int *n)
 {
-	*PUSH(*w->out->ftr_bits, *w->out->nr_ftr_bits,
-	      *w->out->alloc_ftr_bits) = s;
-}
-
-/*
- * The fields of @reg that its arm64_ftr_bits array (@name) describes, as
- * "REG FIELD_SHIFT S" (FTR_STRICT) or "... N" (FTR_NONSTRICT), after a
- * "REG *" that says every entry of the array was read (none gives its
- * shift as a number). read_sanitised_ftr_reg() returns 0 in the bits of a
- * field the array leaves out (init_cpu_ftr_reg(): val &= valid_mask).
- */
-static void extract_ftr_bits(struct table_walk *w, CXCursor entry,
-			     const char *reg, const char *name)
-{
+	struct table_walk *w = v->priv;
 	struct ref_find r = { .name = name };
-	char **bits = NULL;
-	size_t nr = 0, alloc = 0;
-	bool complete = true;
 	struct tokens k;
-	unsigned int i, j, end;
 
-	clang_visitChildren(entry, visit_ref, &r);
+	if (e >= w->nr)
+		return false;
+	clang_visitChildren(w->cursors[e], visit_ref, &r);
 	if (!r.ok)
-		return;
+		return false;
 	tokens_get(&k, w->tu, clang_getCursorExtent(r.found), false);
-	for (i = 0; i < k.n; i++) {
-		const char *shift = NULL;
-		bool nonstrict = false;
-
-		if (!arch_word_suffix(WORD_FTR_BITS_MACRO, k.s[i]) ||
-		    i + 1 >= k.n || strcmp(k.s[i + 1], "("))
-			continue;
-		end = group_end(&k, i + 1);
-		for (j = i + 1; j < end; j++) {
-			if (arch_word_is(WORD_FTR_NONSTRICT, k.s[j]))
-				nonstrict = true;
-			else if (!shift &&
-				 arch_word_suffix(WORD_SHIFT_SUFFIX, k.s[j]) &&
-				 !arch_word_is(WORD_SHIFT_SUFFIX, k.s[j]))
-				shift = k.s[j];
-		}
-		if (!shift) {
-			/*
-			 * A shift written as a number (ftr_generic_32bits):
-			 * which fields the array leaves out is not known.
-			 */
-			complete = false;
-			continue;
-		}
-		*PUSH(bits, nr, alloc) = xasprintf("%s %s %c", reg, shift,
-						   nonstrict ? 'N' : 'S');
-		i = end - 1;
-	}
-	tokens_free(&k);
-	if (complete)
-		push_bits(w, xasprintf("%s *", reg));
-	for (i = 0; i < nr; i++)
-		push_bits(w, bits[i]);
-	free(bits);
+	*tok = k.s;
+	*n = k.n;
+	return true;
 }
 
-/*
- * ARM64_FTR_REG(SYS_ID_PFR0_EL1, ftr_id_pfr0): the first SYS_ name of the
- * entry, and the fields of its ftr_ array.
- */
-static void extract_ftr(struct table_walk *w, CXCursor entry)
+static void tokens_release(char **tok, unsigned int n)
 {
-	unsigned int i = token_at(&w->k, entry_offset(entry));
-	unsigned int end = group_end(&w->k, i);
-	const char *reg = NULL, *prefix = arch_word(WORD_REG_PREFIX, 0);
+	strv_free(tok, n);
+}
 
-	for (; i < end; i++) {
-		if (!reg && prefix &&
-		    !strncmp(w->k.s[i], prefix, strlen(prefix))) {
-			reg = w->k.s[i] + strlen(prefix);
-			*PUSH(*w->out->ftr, *w->out->nr_ftr,
-			      *w->out->alloc_ftr) = xstrdup(reg);
-		} else if (reg &&
-			   arch_word_prefix(WORD_FTR_BITS_PREFIX, w->k.s[i])) {
-			extract_ftr_bits(w, entry, reg, w->k.s[i]);
-			break;
+static void walk_free(struct table_walk *w)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nr; i++) {
+		struct table_entry *e = &w->entries[i];
+
+		for (j = 0; j < e->nr_members; j++) {
+			free((char *)e->members[j].name);
+			free((char *)e->members[j].written);
+			free((char *)e->members[j].ref);
 		}
+		free((void *)e->members);
 	}
+	free(w->entries);
+	free(w->cursors);
+	tokens_free(&w->k);
 }
 
-/*
- * An entry of a list of MSRs KVM may pass through, as written: a plain
- * MSR_IA32_SPEC_CTRL (VMX), or { .index = MSR_STAR, .always = true }
- * (SVM). "table MSR" ("vmx_possible_passthrough_msrs MSR_IA32_SPEC_CTRL");
- * the SVM list's MSR_INVALID end marker is no MSR.
- */
-static void extract_msr(struct table_walk *w, CXCursor entry)
-{
-	unsigned int i = token_at(&w->k, entry_offset(entry));
-	unsigned int end = group_end(&w->k, i);
-	const char *msr = NULL;
-
-	if (i < end && !strcmp(w->k.s[i], "{")) {
-		for (; i < end && !msr; i++)
-			msr = designated(&w->k, i,
-					 arch_word(WORD_MSR_MEMBER, 0));
-	} else if (i < end) {
-		msr = w->k.s[i];
-	}
-	if (!msr || !ident_start(msr[0]) || arch_word_is(WORD_MSR_END, msr))
-		return;
-	*PUSH(*w->out->msrs, *w->out->nr_msrs, *w->out->alloc_msrs) =
-		xasprintf("%s %s", w->table, msr);
-}
-
-static enum CXChildVisitResult visit_entry(CXCursor c, CXCursor p,
-					   CXClientData d)
-{
-	struct table_walk *w = d;
-
-	(void)p;
-	if (w->kind == TABLE_FTR_REGS)
-		extract_ftr(w, c);
-	else if (w->kind == TABLE_MSR_LIST)
-		extract_msr(w, c);
-	else if (clang_getCursorKind(c) == CXCursor_InitListExpr)
-		extract_cap(w, c);
-	return CXChildVisit_Continue;
-}
-
-void caps_extract(CXTranslationUnit tu, CXCursor var, int kind,
-		  const char *table, const struct caps_sink *out)
+void tables_read(CXTranslationUnit tu, CXCursor var,
+		 const struct arch_table *t, const char *name,
+		 struct tu_facts *out,
+		 const char *(*loc_file)(void *ctx, CXFile f), void *ctx)
 {
 	struct table_walk w = {
-		.tu = tu, .kind = kind, .table = table, .out = out,
+		.tu = tu, .loc_file = loc_file, .ctx = ctx,
+	};
+	const struct arch *a = arch_current();
+	struct table_view v = {
+		.name = name, .kind = t->kind, .ref_tokens = ref_tokens,
+		.tokens_release = tokens_release, .priv = &w,
 	};
 	CXCursor list;
 
-	if (!find_descendant(var, CXCursor_InitListExpr, &list))
+	out->tables_seen |= 1u << t->kind;
+	if (!a->read_table ||
+	    !find_descendant(var, CXCursor_InitListExpr, &list))
 		return;
 	tokens_get(&w.k, tu, clang_getCursorExtent(var), true);
 	clang_visitChildren(list, visit_entry, &w);
-	tokens_free(&w.k);
+	v.tok = w.k.s;
+	v.nr_tok = w.k.n;
+	v.entries = w.entries;
+	v.nr_entries = w.nr;
+	a->read_table(&v, out);
+	walk_free(&w);
 }
-

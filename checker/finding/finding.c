@@ -91,7 +91,7 @@ char *finding_configs_text(const struct finding *f)
 	return s;
 }
 
-char *chain_text(const struct chain *c, bool calls)
+char *finding_chain_text(const struct chain *c, bool calls)
 {
 	char *s = xstrdup(""), *t;
 	size_t i;
@@ -180,8 +180,8 @@ void run_summary_free(struct run_summary *s)
 		free(s->problems[i].first_error);
 	}
 	free(s->problems);
-	free(s->unresolved_caps);
-	free(s->unknown_regs);
+	free(s->tables.unresolved);
+	free(s->tables.unknown);
 	memset(s, 0, sizeof(*s));
 }
 

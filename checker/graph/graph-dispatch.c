@@ -107,7 +107,7 @@ static void find_roles(struct graph *g, struct role *roles)
 	}
 	for (i = 0; i < g->nr_icalls; i++) {
 		const struct gicall *ic = &g->icalls[i];
-		size_t n = ctl_struct_len(ic->member);
+		size_t n = dispatch_ctl_struct_len(ic->member);
 
 		if (n && param_of(ic->object) >= 0 &&
 		    roles[ic->caller].ctl_obj < 0) {
@@ -235,7 +235,7 @@ static void connect_object(struct graph *g, int caller,
 		char *via;
 		int e;
 
-		if (ctl_struct_len(as->member) != n ||
+		if (dispatch_ctl_struct_len(as->member) != n ||
 		    strncmp(as->member, type, n) ||
 		    (object && as->object != pooled))
 			continue;
@@ -285,7 +285,7 @@ static void resolve_objects(struct graph *g, const struct role *roles,
 	}
 	for (i = 0; i < nr_icalls; i++) {
 		const struct gicall *ic = &g->icalls[i];
-		size_t n = ctl_struct_len(ic->member);
+		size_t n = dispatch_ctl_struct_len(ic->member);
 		struct tu_call c = {
 			.file = (char *)ic->file, .line = ic->line,
 			.col = ic->col, .guards = (char *)ic->guards,
@@ -301,7 +301,7 @@ static void resolve_objects(struct graph *g, const struct role *roles,
 	}
 }
 
-void dispatch_resolve(struct graph *g)
+void graph_dispatch(struct graph *g)
 {
 	struct role *roles = xcalloc(g->nr_nodes + 1, sizeof(*roles));
 	struct registration *regs = NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/model/arch.h"
 #include "trapcheck/model/dispatch.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/model/conditions.h"
@@ -70,17 +71,13 @@ static const char *const cold_functions[] = {
 #include "model/cold.def"
 };
 
+/* ... and the architecture's own (its cold.def). */
 static bool cold_by_name(const char *name)
 {
-	return str_in(name, cold_functions, ARRAY_SIZE(cold_functions));
-}
+	const struct arch *a = arch_current();
 
-static int cap_order(const void *a, const void *b)
-{
-	const struct cap *x = a, *y = b;
-	int c = strcmp(x->file, y->file);
-
-	return c ? c : (x->line > y->line) - (x->line < y->line);
+	return str_in(name, cold_functions, ARRAY_SIZE(cold_functions)) ||
+	       str_in(name, a->cold_fns, a->nr_cold_fns);
 }
 
 static int assign_order(const void *a, const void *b, void *graph)
@@ -113,7 +110,7 @@ static void resolve_icalls(struct graph *g)
 		 * per object (dispatch.c).
 		 */
 		if (dispatch_member(ic->member) ||
-		    (ic->object && ctl_member(ic->member)))
+		    (ic->object && dispatch_ctl_member(ic->member)))
 			continue;
 
 		/* The run of assignments of this member (sorted). */
@@ -202,13 +199,12 @@ void graph_finish(struct graph *g)
 	size_t i, k = 0;
 
 	resolve_icalls(g);
-	dispatch_resolve(g);
+	graph_dispatch(g);
 	g->region_sites = graph_infer_regions(g);
 	for (i = 0; i < g->nr_nodes; i++)
 		if (cold_by_name(g->nodes[i].name))
 			g->nodes[i].cold = true;
 
-	sort_n(g->caps.caps, g->caps.nr, sizeof(*g->caps.caps), cap_order);
 	for (i = 0; i < g->nr_edges; i++)
 		g->nodes[g->edges[i].callee].nr_in++;
 	for (i = 0; i < g->nr_nodes; i++) {
@@ -238,4 +234,7 @@ void graph_finish(struct graph *g)
 	number_sinks(g);
 	rule_out(g);
 	g->finished = true;
+	/* The architecture's tables, resolved against the whole graph. */
+	if (arch_current()->tables_load)
+		g->arch_tables = arch_current()->tables_load(g);
 }

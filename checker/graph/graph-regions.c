@@ -92,7 +92,7 @@ static bool in_entry_region(const struct until *u, const unsigned int *inf,
 size_t graph_infer_regions(struct graph *g)
 {
 	const unsigned int bit = 1U << REGION_IRQ;
-	const char *atom = region_atom[REGION_IRQ];
+	const char *atom = guard_region_atom[REGION_IRQ];
 	struct until *until = xcalloc(g->nr_nodes + 1, sizeof(*until));
 	unsigned int *inferred = xcalloc(g->nr_nodes + 1, sizeof(*inferred));
 	bool *opener = callers_of_openers(g, bit);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/model/arch.h"
 #include "trapcheck/model/dispatch.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/model/conditions.h"
@@ -18,6 +19,7 @@ void graph_init(struct graph *g)
 	strpool_init(&g->pool);
 	strmap_init(&g->node_index);
 	strmap_init(&g->guard_class);
+	strmap_init(&g->row_index);
 	g->pairs_mask = 1023;
 	g->max_targets = GRAPH_MAX_TARGETS;
 	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
@@ -34,12 +36,10 @@ void graph_free(struct graph *g)
 	free(g->nodes);
 	free(g->edges);
 	free(g->sinks);
-	free(g->caps.caps);
-	free(g->caps.ftr_regs);
-	free(g->caps.ftr_bits);
-	free(g->caps.msrs);
-	free(g->caps.hyp_copies);
-	free(g->caps.outer_bits);
+	free(g->rows);
+	strmap_free(&g->row_index);
+	if (g->arch_tables)
+		arch_current()->tables_free(g->arch_tables);
 	free(g->icalls);
 	free(g->assigns);
 	free(g->regroots);
@@ -296,61 +296,47 @@ int graph_index_edge(struct graph *g, int e)
 	return 0;
 }
 
-/*
- * A line of an arm64_ftr_bits array or of an MSR list, once (one TU
- * defines them).
- */
-static void merge_once(struct graph *g, const char ***v, size_t *nr,
-		       size_t *alloc, const char *b)
+/* Add row @r, its strings interned, unless the graph has it. */
+void graph_add_row(struct graph *g, const struct grow *r)
 {
-	const char *s = intern(g, b);
+	struct grow x = {
+		.kind = r->kind, .table = intern(g, r->table),
+		.key = intern(g, r->key), .num = r->num, .flag = r->flag,
+		.file = intern(g, r->file), .line = r->line,
+	};
+	char *key;
 	size_t i;
 
-	for (i = 0; i < *nr; i++)
-		if ((*v)[i] == s)
-			return;
-	*PUSH(*v, *nr, *alloc) = s;
+	for (i = 0; i < ARRAY_SIZE(x.v); i++)
+		x.v[i] = intern(g, r->v[i]);
+	/* Interned: the same strings are the same pointers. */
+	key = xasprintf("%u %p %p %p %p %p %p %p %u %d %p %u", x.kind,
+			(void *)x.table, (void *)x.key, (void *)x.v[0],
+			(void *)x.v[1], (void *)x.v[2], (void *)x.v[3],
+			(void *)x.v[4], x.num, x.flag, (void *)x.file,
+			x.line);
+	if (strmap_get(&g->row_index, key) < 0) {
+		strmap_put(&g->row_index, key, (int)g->nr_rows);
+		*PUSH(g->rows, g->nr_rows, g->alloc_rows) = x;
+	}
+	free(key);
 }
 
 static void merge_tables(struct graph *g, const struct tu_facts *f)
 {
-	struct cap_table *t = &g->caps;
 	size_t i;
 
-	t->have_ftr |= f->have_ftr;
-	t->have_caps |= f->have_caps;
-	for (i = 0; i < f->nr_ftr; i++)
-		if (!caps_is_sanitised(t, f->ftr_regs[i]))
-			*PUSH(t->ftr_regs, t->nr_ftr, t->alloc_ftr) =
-				intern(g, f->ftr_regs[i]);
-	for (i = 0; i < f->nr_ftr_bits; i++)
-		merge_once(g, &t->ftr_bits, &t->nr_bits, &t->alloc_bits,
-			   f->ftr_bits[i]);
-	for (i = 0; i < f->nr_msrs; i++)
-		merge_once(g, &t->msrs, &t->nr_msrs, &t->alloc_msrs,
-			   f->msrs[i]);
-	for (i = 0; i < f->nr_hyp_copies; i++)
-		merge_once(g, &t->hyp_copies, &t->nr_hyp_copies,
-			   &t->alloc_hyp_copies, f->hyp_copies[i]);
-	for (i = 0; i < f->nr_outer_bits; i++)
-		merge_once(g, &t->outer_bits, &t->nr_outer_bits,
-			   &t->alloc_outer_bits, f->outer_bits[i]);
-	for (i = 0; i < f->nr_caps; i++) {
-		const struct tu_cap *tc = &f->caps[i];
-		struct cap *c = PUSH(t->caps, t->nr, t->alloc);
+	g->tables_seen |= f->tables_seen;
+	for (i = 0; i < f->nr_rows; i++) {
+		const struct tu_row *t = &f->rows[i];
+		struct grow r = {
+			.kind = t->kind, .table = t->table, .key = t->key,
+			.v = { t->v1, t->v2, t->v3, t->v4, t->v5 },
+			.num = t->num, .flag = t->flag, .file = t->file,
+			.line = t->line,
+		};
 
-		memset(c, 0, sizeof(*c));
-		c->name = intern(g, tc->name);
-		c->type = intern(g, tc->type);
-		c->matches = intern(g, tc->matches);
-		c->reg = intern(g, tc->reg);
-		c->field = intern(g, tc->field);
-		c->min = intern(g, tc->min);
-		c->table = intern(g, tc->table);
-		c->file = intern(g, tc->file);
-		c->line = tc->line;
-		c->scope = tc->scope;
-		c->midr = tc->midr;
+		graph_add_row(g, &r);
 	}
 }
 

@@ -194,22 +194,19 @@ static void io_argsite(struct io *io, struct gargsite *a)
 	IO_SITE(io, a);
 }
 
-static void io_cap(struct io *io, struct cap *c)
+static void io_row(struct io *io, struct grow *r)
 {
-	io_str(io, &c->name);
-	io_str(io, &c->type);
-	io_str(io, &c->matches);
-	io_str(io, &c->reg);
-	io_str(io, &c->field);
-	io_str(io, &c->min);
-	io_str(io, &c->table);
-	io_str(io, &c->file);
-	io_u32(io, &c->line);
-	io_u32(io, &c->scope);
-	io_bool(io, &c->midr);
-	io_str(io, &c->reads);
-	io_u32(io, &c->trap);
-	io_str(io, &c->how);
+	size_t i;
+
+	io_u32(io, &r->kind);
+	io_key(io, &r->table);
+	io_key(io, &r->key);
+	for (i = 0; i < ARRAY_SIZE(r->v); i++)
+		io_str(io, &r->v[i]);
+	io_u32(io, &r->num);
+	io_bool(io, &r->flag);
+	io_str(io, &r->file);
+	io_u32(io, &r->line);
 }
 
 /* An array of records: its count, then each (grown when decoding). */
@@ -229,24 +226,27 @@ static void io_cap(struct io *io, struct cap *c)
 	}								\
 } while (0)
 
-static void io_strs(struct io *io, const char ***v, size_t *nr,
-		    size_t *alloc)
+/*
+ * The architecture's rows: decoded into an array of their own, then added
+ * one by one (each once, indexed as graph_merge() adds them).
+ */
+static void io_rows(struct io *io)
 {
-	IO_ARRAY(io, *v, *nr, *alloc, io_key, 4);
-}
+	struct graph *g = io->g;
+	struct grow *v = g->rows;
+	size_t nr = g->nr_rows, alloc = g->alloc_rows, i;
 
-static void io_caps(struct io *io, struct cap_table *t)
-{
-	IO_ARRAY(io, t->caps, t->nr, t->alloc, io_cap, 4 * 13);
-	io_strs(io, &t->ftr_regs, &t->nr_ftr, &t->alloc_ftr);
-	io_strs(io, &t->ftr_bits, &t->nr_bits, &t->alloc_bits);
-	io_strs(io, &t->msrs, &t->nr_msrs, &t->alloc_msrs);
-	io_strs(io, &t->hyp_copies, &t->nr_hyp_copies,
-		&t->alloc_hyp_copies);
-	io_strs(io, &t->outer_bits, &t->nr_outer_bits,
-		&t->alloc_outer_bits);
-	io_bool(io, &t->have_ftr);
-	io_bool(io, &t->have_caps);
+	io_u32(io, &g->tables_seen);
+	if (io->out) {
+		IO_ARRAY(io, v, nr, alloc, io_row, 4 * 11);
+		return;
+	}
+	v = NULL;
+	nr = alloc = 0;
+	IO_ARRAY(io, v, nr, alloc, io_row, 4 * 11);
+	for (i = 0; i < nr && !io->bad; i++)
+		graph_add_row(g, &v[i]);
+	free(v);
 }
 
 /* Everything after the pool, in one order for both directions. */
@@ -263,12 +263,12 @@ static void io_records(struct io *io)
 		 4 * 5);
 	IO_ARRAY(io, g->argsites, g->nr_argsites, g->alloc_argsites,
 		 io_argsite, 4 * 9);
-	io_caps(io, &g->caps);
+	io_rows(io);
 }
 
-uint64_t graph_codec_hash(void)
+uint64_t graphio_hash(void)
 {
-	uint64_t h = hash_str("graphio 2");
+	uint64_t h = hash_str("graphio 3");
 	size_t i;
 
 	for (i = 0; i < sink_count(); i++)
@@ -298,7 +298,7 @@ static uint64_t checksum(const unsigned char *p, size_t len)
 
 #define HEADER_LEN	12	/* the magic and the checksum */
 
-void graph_encode(const struct graph *g, struct bytes *out)
+void graphio_encode(const struct graph *g, struct bytes *out)
 {
 	struct io io = { .g = (struct graph *)g, .out = out };
 	unsigned int magic = GRAPH_MAGIC, len;
@@ -373,7 +373,7 @@ static void relink(struct io *io)
 			io->bad = true;	/* a caller/callee pair twice */
 }
 
-int graph_decode(const void *buf, size_t len, struct graph *g)
+int graphio_decode(const void *buf, size_t len, struct graph *g)
 {
 	struct io io = { .g = g, .p = buf,
 			 .end = (const unsigned char *)buf + len };

@@ -228,44 +228,36 @@ bool dwsym_symbol(struct dwsym *s, const char *name,
 	return false;
 }
 
-static bool insn_at(const unsigned char *p, size_t left, enum dwsym_insn k,
-		    bool le)
+/* Does @insn start at @p (@left bytes there)? */
+static bool insn_at(const unsigned char *p, size_t left,
+		    const struct dwsym_insn *insn, bool le)
 {
-	unsigned int w;
+	unsigned long w = 0;
+	unsigned int i;
 
-	switch (k) {
-	case DWSYM_MRS:
-		if (left < 4)
-			return false;
-		w = le ? p[0] | p[1] << 8 | p[2] << 16 | (unsigned int)p[3] << 24 :
-			 (unsigned int)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
-		/* MRS (L=1) of an op0=3 register: 0xd538xxxx..0xd53fxxxx */
-		return (w & 0xfff80000) == 0xd5380000;
-	case DWSYM_CPUID:
-		return left >= 2 && p[0] == 0x0f && p[1] == 0xa2;
-	case DWSYM_RDMSR:
-		return left >= 2 && p[0] == 0x0f && p[1] == 0x32;
-	}
-	return false;
+	if (left < insn->size)
+		return false;
+	for (i = 0; i < insn->size; i++)
+		w |= (unsigned long)p[le ? i : insn->size - 1 - i] << (8 * i);
+	return (w & insn->mask) == insn->value;
 }
 
-size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
+size_t dwsym_insns(struct dwsym *s, const struct dwsym_insn *insn,
 		   unsigned long long **addrs)
 {
 	unsigned long long *v = NULL;
-	size_t nr = 0, alloc = 0, step;
+	size_t nr = 0, alloc = 0;
 	Elf_Scn *scn = NULL;
 	GElf_Ehdr eh;
 	Dwarf_Addr bias;
 	Elf *elf = dwfl_module_getelf(s->mod, &bias);
 
 	*addrs = NULL;
-	if (!elf || !gelf_getehdr(elf, &eh))
+	if (!elf || !gelf_getehdr(elf, &eh) || !insn->size || !insn->align)
 		return 0;
-	if (kind == DWSYM_MRS ? eh.e_machine != EM_AARCH64 :
-	    eh.e_machine != EM_X86_64 && eh.e_machine != EM_386)
+	if (!eh.e_machine || (eh.e_machine != insn->machine &&
+			      eh.e_machine != insn->machine2))
 		return 0;
-	step = kind == DWSYM_MRS ? 4 : 1;
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d = NULL;
 		GElf_Shdr sh;
@@ -277,8 +269,9 @@ size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
 			const unsigned char *p = d->d_buf;
 			size_t i;
 
-			for (i = 0; p && i + step <= d->d_size; i += step) {
-				if (!insn_at(p + i, d->d_size - i, kind,
+			for (i = 0; p && i + insn->align <= d->d_size;
+			     i += insn->align) {
+				if (!insn_at(p + i, d->d_size - i, insn,
 					     eh.e_ident[EI_DATA] == ELFDATA2LSB))
 					continue;
 				*PUSH(v, nr, alloc) = sh.sh_addr +

@@ -2,6 +2,7 @@
 /*
  * flags.c - translate a kbuild gcc command line for libclang.
  */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +36,13 @@ static const struct flag_rule flag_table[] = {
 #undef PATH
 #undef MAP
 
-/* Directories whose entries are host programs, not kernel code. */
+/*
+ * Directories whose entries are host programs, not kernel code
+ * (fnmatch(3) patterns of a path's start): kbuild's scripts/ and tools/,
+ * and each architecture's build tools (arch/<SRCARCH>/tools/).
+ */
 static const char *const host_dirs[] = {
-	"scripts/", "tools/", "usr/gen_init_cpio", "arch/arm64/tools/",
+	"scripts/*", "tools/*", "usr/gen_init_cpio*", "arch/*/tools/*",
 };
 
 /* Compiler drivers by basename suffix; a prefix before it is a triple. */
@@ -82,20 +87,20 @@ static const char *const compiler_wrappers[] = {
 	"ccache", "distcc", "sccache",
 };
 
-void flag_warnings_init(struct flag_warnings *w)
+void flags_warnings_init(struct flag_warnings *w)
 {
 	pthread_mutex_init(&w->lock, NULL);
 	w->seen = NULL;
 	w->nr = w->alloc = 0;
 }
 
-void flag_warnings_free(struct flag_warnings *w)
+void flags_warnings_free(struct flag_warnings *w)
 {
 	strv_free(w->seen, w->nr);
 	pthread_mutex_destroy(&w->lock);
 }
 
-bool flag_warn_once(struct flag_warnings *w, const char *flag)
+bool flags_warn_once(struct flag_warnings *w, const char *flag)
 {
 	bool first = true;
 	size_t i;
@@ -190,7 +195,7 @@ static bool in_host_dir(const char *file, const char *dir)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(host_dirs); i++)
-		if (!strncmp(rel, host_dirs[i], strlen(host_dirs[i])))
+		if (!fnmatch(host_dirs[i], rel, FNM_PATHNAME | FNM_LEADING_DIR))
 			host = true;
 	free(rel);
 	return host;
@@ -320,7 +325,7 @@ void flags_drop_unknown(struct clang_args *a)
 	a->argc = k;
 }
 
-void clang_args_free(struct clang_args *a)
+void flags_args_free(struct clang_args *a)
 {
 	strv_free(a->argv, a->argc);
 	strv_free(a->unknown, a->nr_unknown);

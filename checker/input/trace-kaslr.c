@@ -36,8 +36,8 @@ static int by_trap_count(const void *x, const void *y)
 int trace_kaslr_infer(const struct trace *t, struct dwsym *d,
 		      unsigned long long *off, char *err, size_t errlen)
 {
-	unsigned long long *ins[3] = { NULL }, *votes = NULL;
-	size_t nins[3] = { 0 }, nv = 0, av = 0, i, k, used = 0;
+	unsigned long long **ins, *votes = NULL;
+	size_t *nins, nv = 0, av = 0, i, k, used = 0;
 	size_t best = 0, second = 0, zero = 0;
 	unsigned long long best_off = 0;
 	struct trace_site *v;
@@ -46,21 +46,25 @@ int trace_kaslr_infer(const struct trace *t, struct dwsym *d,
 	*off = 0;
 	if (!t->nr)
 		return 0;
+	ins = xcalloc(t->nr_kinds + 1, sizeof(*ins));
+	nins = xcalloc(t->nr_kinds + 1, sizeof(*nins));
 	v = xmalloc(t->nr * sizeof(*v));
 	memcpy(v, t->sites, t->nr * sizeof(*v));
 	qsort(v, t->nr, sizeof(*v), by_trap_count);
 	for (i = 0; i < t->nr && used < KASLR_SITES; i++) {
-		enum dwsym_insn kind = v[i].kind == TRACE_SYSREG ? DWSYM_MRS :
-				       v[i].kind == TRACE_CPUID ? DWSYM_CPUID :
-				       DWSYM_RDMSR;
-		unsigned long long align = kind == DWSYM_MRS ? 0x10000 :
-					   0x200000;
+		unsigned int kind = v[i].kind;
+		unsigned long long align;
+
+		if (kind >= t->nr_kinds)
+			continue;
+		align = t->kinds[kind].kaslr_align;
 
 		/* One vote a PC: a PC traced twice (two registers) once. */
 		if (i && v[i].pc == v[i - 1].pc)
 			continue;
 		if (!ins[kind])
-			nins[kind] = dwsym_insns(d, kind, &ins[kind]);
+			nins[kind] = dwsym_insns(d, &t->kinds[kind].insn,
+						 &ins[kind]);
 		used++;
 		for (k = 0; k < nins[kind]; k++) {
 			unsigned long long delta = v[i].pc - ins[kind][k];
@@ -98,8 +102,10 @@ int trace_kaslr_infer(const struct trace *t, struct dwsym *d,
 			 used, best_off, best);
 		ret = -EINVAL;
 	}
-	for (i = 0; i < ARRAY_SIZE(ins); i++)
+	for (i = 0; i < t->nr_kinds; i++)
 		free(ins[i]);
+	free(ins);
+	free(nins);
 	free(votes);
 	free(v);
 	return ret;

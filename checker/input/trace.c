@@ -3,21 +3,76 @@
  * trace.c - count a guest's traps from a KVM host's trace
  * (include/trapcheck/input/trace.h): trace-cmd report's lines and
  * tracefs's, which differ only in their headers, and the events of a
- * trace.dat (trace-dat.c), each printed by libtraceevent as trace-cmd
- * report prints it, so that all go through this one parser.
+ * trace.dat, each printed by libtraceevent as trace-cmd report prints it,
+ * so that all go through one parser, the run's architecture's events
+ * (struct trace_event). A file is read in a child process
+ * (trace_read()), so that libtracecmd's crash on a damaged trace.dat is
+ * an input error, and under the limits of docs/trace.md (memory, time,
+ * lines, sites).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "trace-internal.h"
+#include <event-parse.h>
+#include <trace-cmd.h>
 
-static int count(struct reader *r, unsigned long long pc,
-		 enum trace_kind kind, const char *what)
+#include "trapcheck/input/trace.h"
+#include "trapcheck/base/util.h"
+
+/* CPUs whose trap waits for the event that says what it was. */
+#define TRACE_CPUS	4096
+
+/* The limits of docs/trace.md: a line, sites, the reader's memory. */
+#define TRACE_MAX_LINE		65536
+#define TRACE_MAX_LINE_TEXT	"65536"
+#define TRACE_MAX_SITES		1000000
+#define TRACE_MAX_SITES_TEXT	"1000000"
+#define TRACE_MAX_MEMORY	(4ULL << 30)
+/* The reader's time: this, and a second more per MiB of the file. */
+#define TRACE_BASE_SECONDS	10ULL
+
+#if defined(__SANITIZE_ADDRESS__)
+/* ASan maps terabytes of shadow: no address-space limit then. */
+#define TRAPCHECK_SANITIZED 1
+#endif
+
+/* A trap waiting for the event that says what it was (trace_pend()). */
+struct trace_pending {
+	unsigned long long pc;		/* 0: none */
+	unsigned int kind;
+	const char *what;
+};
+
+struct trace_reader {
+	struct trace *t;
+	struct strmap index;	/* "pc kind what" -> sites[] */
+	struct trace_pending *pending;	/* per CPU */
+	const char *name;
+	unsigned long lineno;
+	char *err;
+	size_t errlen;
+};
+
+/* trace.dat's magic: \027\010D, then "tracing". */
+#define TRACE_DAT_MAGIC_LEN	10
+
+int trace_count(struct trace_reader *r, unsigned long long pc,
+		unsigned int kind, const char *what)
 {
-	char *key = xasprintf("%llx %d %s", pc, (int)kind, what);
+	char *key = xasprintf("%llx %u %s", pc, kind, what);
 	int i = strmap_get(&r->index, key);
 	struct trace_site *s;
 
@@ -42,14 +97,13 @@ static int count(struct reader *r, unsigned long long pc,
 	return 0;
 }
 
-int trace_bad(struct reader *r, const char *why)
+int trace_bad(struct trace_reader *r, const char *why)
 {
 	snprintf(r->err, r->errlen, "%s:%lu: %s", r->name, r->lineno, why);
 	return -EINVAL;
 }
 
-/* A hexadecimal number at @p ("0x" optional); its end in *@end. */
-static bool hex(const char *p, unsigned long long *v, const char **end)
+bool trace_hex(const char *p, unsigned long long *v, const char **end)
 {
 	char *e;
 
@@ -60,16 +114,7 @@ static bool hex(const char *p, unsigned long long *v, const char **end)
 	return e != p;
 }
 
-/*
- * kvm_sys_access's fields, in the order they are read: the PC, whether it
- * was a write, the register's encoding (Op0, Op1, CRn, CRm, Op2).
- */
-const char *const trace_sysreg_fields[TRACE_SYSREG_FIELDS] = {
-	"vcpu_pc", "is_write", "Op0", "Op1", "CRn", "CRm", "Op2",
-};
-
-/* "key=VALUE" of a raw field list; false when absent or no number. */
-static bool raw_field(const char *p, const char *key, unsigned long long *v)
+bool trace_raw_field(const char *p, const char *key, unsigned long long *v)
 {
 	size_t n = strlen(key);
 	char *e;
@@ -83,142 +128,40 @@ static bool raw_field(const char *p, const char *key, unsigned long long *v)
 	return false;
 }
 
-/*
- * What trace-cmd report prints when libtraceevent cannot parse the
- * event's print format (arm64 writes `__entry->name ?: "UNKN"`, which it
- * does not know): "[FAILED TO PARSE] vcpu_pc=0xffff800080012340
- * is_write=0 name=0xffff80008123d5a0 Op0=3 Op1=0 CRn=0 CRm=7 Op2=1".
- */
-static int sys_access_raw(struct reader *r, const char *p)
+bool trace_pend(struct trace_reader *r, unsigned int cpu,
+		unsigned long long pc, unsigned int kind, const char *what)
 {
-	unsigned long long v[TRACE_SYSREG_FIELDS];
-	char name[64];
-	size_t i;
-
-	for (i = 0; i < TRACE_SYSREG_FIELDS; i++)
-		if (!raw_field(p, trace_sysreg_fields[i], &v[i]))
-			return trace_bad(r, "kvm_sys_access: no vcpu_pc, is_write, "
-				   "Op0, Op1, CRn, CRm and Op2 fields");
-	snprintf(name, sizeof(name), "S%llu_%llu_C%llu_C%llu_%llu", v[2], v[3],
-		 v[4], v[5], v[6]);
-	return v[1] ? 0 : count(r, v[0], TRACE_SYSREG, name);
+	if (cpu >= TRACE_CPUS)
+		return false;
+	/* A PC of 0 is kept as 1: 0 says none waits. */
+	r->pending[cpu].pc = pc ? pc : 1;
+	r->pending[cpu].kind = kind;
+	r->pending[cpu].what = what;
+	return true;
 }
 
-/* "PC: ffff8000801234 ID_AA64MMFR1_EL1 (3,0,0,7,1) read" */
-static int sys_access(struct reader *r, const char *p)
+bool trace_take(struct trace_reader *r, unsigned int cpu,
+		unsigned long long *pc, unsigned int *kind)
 {
-	unsigned long long pc;
-	int f[5], n = 0;
-	char name[64];
-	const char *e;
-
-	if (!strncmp(p, "[FAILED TO PARSE]", 17))
-		return sys_access_raw(r, p + 17);
-	if (strncmp(p, "PC: ", 4) || !hex(p + 4, &pc, &e) || *e != ' ')
-		return trace_bad(r, "kvm_sys_access: no \"PC: <hex>\"");
-	if (sscanf(e, " %63s (%d,%d,%d,%d,%d)%n", name, &f[0], &f[1], &f[2],
-		   &f[3], &f[4], &n) != 6 || !n)
-		return trace_bad(r, "kvm_sys_access: no register and encoding");
-	e = e + n;
-	while (*e == ' ')
-		e++;
-	/*
-	 * The name is a pointer into the host kernel (__field(const char *,
-	 * name)): from a trace.dat, libtraceevent prints its address. The
-	 * encoding names it then, as the Arm ARM does.
-	 */
-	if (name[strspn(name, "0123456789abcdefx")] == '\0' ||
-	    !strcmp(name, "(null)"))
-		snprintf(name, sizeof(name), "S%d_%d_C%d_C%d_%d", f[0], f[1],
-			 f[2], f[3], f[4]);
-	if (!strcmp(e, "read"))
-		return count(r, pc, TRACE_SYSREG, name);
-	if (strcmp(e, "write"))
-		return trace_bad(r, "kvm_sys_access: neither read nor write");
-	return 0;
+	if (cpu >= TRACE_CPUS || !r->pending[cpu].pc)
+		return false;
+	*pc = r->pending[cpu].pc;
+	*kind = r->pending[cpu].kind;
+	r->pending[cpu].pc = 0;
+	return true;
 }
 
-/* The PC of an MSR exit on @cpu, counted with no MSR named. */
-static int flush_msr(struct reader *r, unsigned int cpu)
+int trace_flush(struct trace_reader *r, unsigned int cpu)
 {
+	struct trace_pending *p;
 	unsigned long long pc;
 
-	if (cpu >= TRACE_CPUS || !r->msr_pc[cpu])
+	if (cpu >= TRACE_CPUS || !r->pending[cpu].pc)
 		return 0;
-	pc = r->msr_pc[cpu];
-	r->msr_pc[cpu] = 0;
-	return count(r, pc, TRACE_MSR, "MSR");
-}
-
-/*
- * "vcpu 0 reason CPUID rip 0xffffffff8103a2b1 info1 0x0 ..." (VMX), or
- * "reason msr rip 0x... info1 0x0000000000000000 ..." (SVM: info1 0 is a
- * read), as the kernel's print format has it; trace-cmd report's kvm
- * plugin prints "reason CPUID rip 0x... info 0 0" and, for SVM, "reason
- * EXIT_CPUID" and "reason EXIT_MSR rip 0x... info 0 0" (info1 first).
- */
-/* What a site of a kvm_exit trap is called, by kind. */
-static const char *const kind_what[] = {
-	[TRACE_CPUID] = "CPUID", [TRACE_MSR] = "MSR",
-};
-
-static int kvm_exit(struct reader *r, unsigned int cpu, const char *p)
-{
-	unsigned long long pc, info1 = 0;
-	const char *reason, *rip, *info, *e;
-	size_t n, i;
-
-	reason = strstr(p, "reason ");
-	rip = strstr(p, " rip 0x");
-	if (!reason || !rip || rip < reason)
-		return trace_bad(r, "kvm_exit: no \"reason <name> rip 0x<hex>\"");
-	reason += 7;
-	n = strcspn(reason, " ");
-	if (!n || !hex(rip + 7, &pc, &e))
-		return trace_bad(r, "kvm_exit: no reason or rip");
-	info = strstr(e, "info1 0x");
-	if (info && !hex(info + 8, &info1, &e))
-		return trace_bad(r, "kvm_exit: trace_bad info1");
-	info = info ? NULL : strstr(e, " info ");
-	if (info && !hex(info + 6, &info1, &e))
-		return trace_bad(r, "kvm_exit: trace_bad info");
-	if (flush_msr(r, cpu))
-		return -EINVAL;
-	for (i = 0; i < r->t->nr_exits; i++) {
-		const struct trace_exit *x = &r->t->exits[i];
-
-		if (strlen(x->reason) != n || strncmp(reason, x->reason, n) ||
-		    (x->read && info1))
-			continue;
-		if (x->kind != TRACE_MSR)
-			return count(r, pc, x->kind, kind_what[x->kind]);
-		if (cpu >= TRACE_CPUS)
-			return count(r, pc, TRACE_MSR, "MSR");
-		r->msr_pc[cpu] = pc ? pc : 1;
-		break;
-	}
-	return 0;
-}
-
-/* "msr_read 48 = 0x0" (or msr_write ..., " (#GP)" after a fault). */
-static int kvm_msr(struct reader *r, unsigned int cpu, const char *p)
-{
-	unsigned long long msr;
-	const char *e;
-	char what[32];
-
-	if (!strncmp(p, "msr_write ", 10))
-		return 0;
-	if (strncmp(p, "msr_read ", 9) || !hex(p + 9, &msr, &e))
-		return trace_bad(r, "kvm_msr: no \"msr_read <hex>\"");
-	if (cpu < TRACE_CPUS && r->msr_pc[cpu]) {
-		unsigned long long pc = r->msr_pc[cpu];
-
-		snprintf(what, sizeof(what), "MSR 0x%llx", msr);
-		r->msr_pc[cpu] = 0;
-		return count(r, pc, TRACE_MSR, what);
-	}
-	return 0;
+	p = &r->pending[cpu];
+	pc = p->pc;
+	p->pc = 0;
+	return trace_count(r, pc, p->kind, p->what);
 }
 
 /*
@@ -280,21 +223,28 @@ static bool event_line(char *line, unsigned int *cpu, char **event,
 	return true;
 }
 
-/* One event of a trap kind (others are skipped). */
-int trace_read_event(struct reader *r, unsigned int cpu, const char *event,
-		      const char *payload)
+static const struct trace_event *trace_event_find(const struct trace *t,
+					   const char *event)
 {
-	r->t->lines++;
-	if (!strcmp(event, "kvm_sys_access"))
-		return sys_access(r, payload);
-	if (!strcmp(event, "kvm_exit"))
-		return kvm_exit(r, cpu, payload);
-	if (!strcmp(event, "kvm_msr"))
-		return kvm_msr(r, cpu, payload);
-	return 0;
+	size_t i;
+
+	for (i = 0; i < t->nr_events; i++)
+		if (!strcmp(t->events[i].name, event))
+			return &t->events[i];
+	return NULL;
 }
 
-int trace_read_line(struct reader *r, char *line)
+/* One event of a trap kind (others are skipped). */
+static int trace_read_event(struct trace_reader *r, unsigned int cpu,
+		     const char *event, const char *payload)
+{
+	const struct trace_event *e = trace_event_find(r->t, event);
+
+	r->t->lines++;
+	return e ? e->parse(r, cpu, payload) : 0;
+}
+
+static int trace_read_line(struct trace_reader *r, char *line)
 {
 	char *p = line, *event, *payload;
 	unsigned int cpu;
@@ -312,8 +262,8 @@ int trace_read_line(struct reader *r, char *line)
 	return trace_read_event(r, cpu, event, payload);
 }
 
-void trace_reader_init(struct reader *r, struct trace *t, const char *name,
-			char *err, size_t errlen)
+static void trace_reader_init(struct trace_reader *r, struct trace *t,
+		       const char *name, char *err, size_t errlen)
 {
 	size_t i;
 
@@ -322,32 +272,32 @@ void trace_reader_init(struct reader *r, struct trace *t, const char *name,
 	r->name = name;
 	r->err = err;
 	r->errlen = errlen;
-	r->msr_pc = xcalloc(TRACE_CPUS, sizeof(*r->msr_pc));
+	r->pending = xcalloc(TRACE_CPUS, sizeof(*r->pending));
 	strmap_init(&r->index);
 	/* A second file adds to the same sites. */
 	for (i = 0; i < t->nr; i++) {
-		char *key = xasprintf("%llx %d %s", t->sites[i].pc,
-				      (int)t->sites[i].kind, t->sites[i].what);
+		char *key = xasprintf("%llx %u %s", t->sites[i].pc,
+				      t->sites[i].kind, t->sites[i].what);
 
 		strmap_put(&r->index, key, (int)i);
 		free(key);
 	}
 }
 
-/* The MSR exits still waiting for their MSR; @ret, or the first error. */
-int trace_reader_done(struct reader *r, int ret)
+/* The traps still waiting for what they were; @ret, or the first error. */
+static int trace_reader_done(struct trace_reader *r, int ret)
 {
 	unsigned int cpu;
 
 	for (cpu = 0; cpu < TRACE_CPUS; cpu++)
-		if (flush_msr(r, cpu) && !ret)
+		if (trace_flush(r, cpu) && !ret)
 			ret = -EINVAL;
-	free(r->msr_pc);
+	free(r->pending);
 	strmap_free(&r->index);
 	return ret;
 }
 
-int trace_too_long(struct reader *r)
+static int trace_too_long(struct trace_reader *r)
 {
 	return trace_bad(r, "a line longer than " TRACE_MAX_LINE_TEXT " bytes: "
 		   "not trace text (the limit of docs/trace.md)");
@@ -356,7 +306,7 @@ int trace_too_long(struct reader *r)
 int trace_read_text(struct trace *t, const char *name, const char *text,
 		    char *err, size_t errlen)
 {
-	struct reader r;
+	struct trace_reader r;
 	const char *p = text;
 	int ret = 0;
 
@@ -405,11 +355,11 @@ static int next_line(FILE *f, char *buf, size_t *len)
 }
 
 /* A text trace from @f (opened, at its start). */
-int trace_read_text_file(struct trace *t, const char *path, FILE *f,
+static int trace_read_text_file(struct trace *t, const char *path, FILE *f,
 			  char *err, size_t errlen)
 {
 	char *buf = xmalloc(TRACE_MAX_LINE + 2);
-	struct reader r;
+	struct trace_reader r;
 	size_t n;
 	int ret = 0, got;
 
@@ -442,4 +392,523 @@ void trace_free(struct trace *t)
 	t->sites = NULL;
 	t->nr = t->alloc = 0;
 	t->total = t->lines = 0;
+}
+
+/*
+ * A trace.dat of trace-cmd record: its layout checked
+ * (trace-cmd.dat.v6(5)) before libtracecmd reads it, then every CPU's
+ * records in time order, each printed and given to the parser above.
+ */
+
+/* trace.dat's magic: \027\010D, then "tracing". */
+static const char trace_dat_magic[TRACE_DAT_MAGIC_LEN + 1] = "\027\010Dtracing";
+
+struct dat_reader {
+	struct trace_reader *r;
+	struct tep_handle *tep;
+	struct trace_seq seq;
+	int ret;
+};
+
+/*
+ * An event whose print format libtraceevent does not parse (arm64's
+ * kvm_sys_access): its raw fields, as trace-cmd report gives way to.
+ */
+static void dat_raw(struct dat_reader *d, const struct trace_event *te,
+		    struct tep_event *ev, struct tep_record *rec)
+{
+	unsigned long long v;
+	size_t i;
+
+	trace_seq_puts(&d->seq, "[FAILED TO PARSE]");
+	for (i = 0; i < te->nr_raw_fields; i++)
+		if (!tep_get_field_val(NULL, ev, te->raw_fields[i], rec, &v,
+				       0))
+			trace_seq_printf(&d->seq, " %s=0x%llx",
+					 te->raw_fields[i], v);
+}
+
+/* Each record, in time order: its event printed, then parsed as text. */
+static int dat_record(struct tracecmd_input *h, struct tep_record *rec,
+		      int cpu, void *data)
+{
+	struct dat_reader *d = data;
+	struct tep_event *ev = tep_find_event_by_record(d->tep, rec);
+	const struct trace_event *te;
+
+	d->r->lineno++;
+	te = ev ? trace_event_find(d->r->t, ev->name) : NULL;
+	if (!te) {
+		d->r->t->lines += ev != NULL;
+		return 0;
+	}
+	trace_seq_reset(&d->seq);
+	if (te->nr_raw_fields)
+		dat_raw(d, te, ev, rec);
+	else
+		tep_print_event(d->tep, &d->seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&d->seq);
+	d->ret = trace_read_event(d->r, (unsigned int)cpu, ev->name,
+			    d->seq.buffer);
+	return d->ret ? -1 : 0;
+}
+
+/*
+ * A trace.dat of trace-cmd record: every CPU's records in time order
+ * (tracecmd_iterate_events()). An error names the record by its number.
+ */
+static int trace_read_dat(struct trace *t, const char *path, char *err,
+			  size_t errlen)
+{
+	struct tracecmd_input *h;
+	struct dat_reader d = { 0 };
+	struct trace_reader r;
+
+	tracecmd_set_loglevel(TEP_LOG_NONE);
+	/* The kernel's own print formats, not trace-cmd's kvm plugin. */
+	h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!h) {
+		snprintf(err, errlen, "%s: a trace.dat that libtracecmd "
+			 "cannot read", path);
+		return -EINVAL;
+	}
+	trace_reader_init(&r, t, path, err, errlen);
+	d.r = &r;
+	d.tep = tracecmd_get_tep(h);
+	trace_seq_init(&d.seq);
+	if (tracecmd_iterate_events(h, NULL, 0, dat_record, &d) < 0 &&
+	    !d.ret) {
+		snprintf(err, errlen, "%s: libtracecmd cannot read its "
+			 "records", path);
+		d.ret = -EINVAL;
+	}
+	trace_seq_destroy(&d.seq);
+	d.ret = trace_reader_done(&r, d.ret);
+	tracecmd_close(h);
+	return d.ret;
+}
+
+/*
+ * A trace.dat's layout (trace-cmd.dat.v6(5)), checked before libtracecmd
+ * reads it: every section's size within the file, the CPUs' data within
+ * it, each data page's commit within its page. libtracecmd trusts these
+ * and crashes on a file cut short; what passes here is still read in a
+ * child process (trace_read()).
+ */
+struct dat_check {
+	int fd;
+	unsigned long long size, pos;
+	bool big;		/* the file's integers are big-endian */
+	unsigned int long_size, page_size;
+	const char *path;
+	char *err;
+	size_t errlen;
+	bool trace_bad;
+};
+
+static bool dat_bad(struct dat_check *c, const char *what)
+{
+	if (!c->trace_bad)
+		snprintf(c->err, c->errlen, "%s: not a trace.dat libtracecmd "
+			 "can read: %s at byte %llu (trace-cmd.dat.v6)",
+			 c->path, what, c->pos);
+	c->trace_bad = true;
+	return false;
+}
+
+static bool dat_read(struct dat_check *c, void *buf, size_t n)
+{
+	if (c->trace_bad)
+		return false;
+	if (n > c->size || c->pos > c->size - n ||
+	    pread(c->fd, buf, n, (off_t)c->pos) != (ssize_t)n)
+		return dat_bad(c, "the file ends");
+	c->pos += n;
+	return true;
+}
+
+/* An integer of @n bytes in the file's byte order. */
+static unsigned long long dat_int(struct dat_check *c, size_t n)
+{
+	unsigned char b[8];
+	unsigned long long v = 0;
+	size_t i;
+
+	if (!dat_read(c, b, n))
+		return 0;
+	for (i = 0; i < n; i++)
+		v |= (unsigned long long)b[c->big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* Skip @n bytes of a section; its end within the file. */
+static bool dat_skip(struct dat_check *c, unsigned long long n)
+{
+	if (c->trace_bad)
+		return false;
+	if (n > c->size - c->pos)
+		return dat_bad(c, "a section runs past the end");
+	c->pos += n;
+	return true;
+}
+
+/* A NUL-terminated string of at most @max bytes; @out gets its start. */
+static bool dat_str(struct dat_check *c, char *out, size_t max)
+{
+	size_t i;
+
+	for (i = 0; i < max; i++) {
+		if (!dat_read(c, &out[i], 1))
+			return false;
+		if (!out[i])
+			return true;
+	}
+	return dat_bad(c, "a name too long");
+}
+
+/* "label\0", as the format spells it. */
+static bool dat_label(struct dat_check *c, const char *label)
+{
+	char buf[32];
+
+	if (!dat_str(c, buf, sizeof(buf)))
+		return false;
+	if (strcmp(buf, label))
+		return dat_bad(c, "an unexpected section label");
+	return true;
+}
+
+/* The CPUs' ring-buffer pages: each page's commit inside the page. */
+static bool dat_cpu_data(struct dat_check *c, unsigned long long off,
+			 unsigned long long len)
+{
+	unsigned long long p, head = 8 + c->long_size, commit;
+	unsigned long long save = c->pos;
+
+	if (off > c->size || len > c->size - off)
+		return dat_bad(c, "a CPU's data past the end of the file");
+	for (p = 0; p + head <= len && !c->trace_bad; p += c->page_size) {
+		c->pos = off + p + 8;
+		commit = dat_int(c, c->long_size);
+		/* The high bits are flags (missed events). */
+		commit &= (1ULL << 27) - 1;
+		if (commit > c->page_size - head ||
+		    commit > len - p - head)
+			return dat_bad(c, "a page's commit past the page");
+	}
+	c->pos = save;
+	return !c->trace_bad;
+}
+
+static int trace_dat_check(const char *path, int fd, unsigned long long size,
+			   char *err, size_t errlen)
+{
+	struct dat_check c = { .fd = fd, .size = size, .path = path,
+			       .err = err, .errlen = errlen };
+	char buf[64];
+	unsigned long long n, i, j, cpus, sys, off, len;
+
+	if (!dat_read(&c, buf, TRACE_DAT_MAGIC_LEN) ||
+	    memcmp(buf, trace_dat_magic, TRACE_DAT_MAGIC_LEN))
+		return dat_bad(&c, "no magic"), -EINVAL;
+	if (!dat_str(&c, buf, 8) || strcmp(buf, "6"))
+		return dat_bad(&c, "not version 6"), -EINVAL;
+	if (!dat_read(&c, buf, 2) || buf[0] > 1 ||
+	    (buf[1] != 4 && buf[1] != 8))
+		return dat_bad(&c, "no endianness and long size"), -EINVAL;
+	c.big = buf[0];
+	c.long_size = (unsigned char)buf[1];
+	c.page_size = (unsigned int)dat_int(&c, 4);
+	if (!c.trace_bad && (c.page_size < 64 || c.page_size > (1U << 20)))
+		dat_bad(&c, "a page size out of range");
+	dat_label(&c, "header_page");
+	dat_skip(&c, dat_int(&c, 8));
+	dat_label(&c, "header_event");
+	dat_skip(&c, dat_int(&c, 8));
+	n = dat_int(&c, 4);				/* ftrace formats */
+	for (i = 0; i < n && !c.trace_bad; i++)
+		dat_skip(&c, dat_int(&c, 8));
+	sys = dat_int(&c, 4);				/* event systems */
+	for (i = 0; i < sys && !c.trace_bad; i++) {
+		dat_str(&c, buf, sizeof(buf));
+		n = dat_int(&c, 4);
+		for (j = 0; j < n && !c.trace_bad; j++)
+			dat_skip(&c, dat_int(&c, 8));
+	}
+	dat_skip(&c, dat_int(&c, 4));			/* kallsyms */
+	dat_skip(&c, dat_int(&c, 4));			/* printk formats */
+	dat_skip(&c, dat_int(&c, 8));			/* cmdlines */
+	cpus = dat_int(&c, 4);
+	if (!c.trace_bad && (!cpus || cpus > TRACE_CPUS))
+		dat_bad(&c, "a CPU count out of range");
+	if (c.trace_bad)
+		return -EINVAL;
+	if (!dat_str(&c, buf, 16))
+		return -EINVAL;
+	if (!strcmp(buf, "options  ")) {
+		/* Options: a type and a size each, type 0 ends them. */
+		while (!c.trace_bad && dat_int(&c, 2))
+			dat_skip(&c, dat_int(&c, 4));
+		dat_str(&c, buf, 16);
+	}
+	if (c.trace_bad)
+		return -EINVAL;
+	if (!strcmp(buf, "latency  "))
+		return 0;	/* text, read by libtracecmd as is */
+	if (strcmp(buf, "flyrecord"))
+		return dat_bad(&c, "no flyrecord section"), -EINVAL;
+	for (i = 0; i < cpus && !c.trace_bad; i++) {
+		off = dat_int(&c, 8);
+		len = dat_int(&c, 8);
+		if (!c.trace_bad)
+			dat_cpu_data(&c, off, len);
+	}
+	return c.trace_bad ? -EINVAL : 0;
+}
+
+/*
+ * Under a sanitizer's runtime: a libFuzzer target sets a death callback
+ * that writes the input out as its crash. The child's crash is the
+ * child's (the parent reports it as trace_bad input), so the child drops it.
+ * Not linked in other builds (weak).
+ */
+extern void __sanitizer_set_death_callback(void (*cb)(void))
+	__attribute__((weak));
+
+/* Signals a crash of the reading child is. */
+static const int crash_signals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+};
+
+/* Read @path in this process: a trace.dat, or text. */
+static int read_here(struct trace *t, const char *path, FILE *f, char *err,
+		     size_t errlen)
+{
+	char magic[TRACE_DAT_MAGIC_LEN];
+
+	if (fread(magic, 1, sizeof(magic), f) == sizeof(magic) &&
+	    !memcmp(magic, trace_dat_magic, sizeof(magic)))
+		return trace_read_dat(t, path, err, errlen);
+	rewind(f);
+	return trace_read_text_file(t, path, f, err, errlen);
+}
+
+/*
+ * The child's answer on @fd: "ok TOTAL LINES NR", then a line a site
+ * "PC KIND COUNT WHAT"; or "error MESSAGE".
+ */
+static void __attribute__((noreturn))
+send_answer(int fd, const struct trace *t, int ret, const char *err)
+{
+	FILE *out = fdopen(fd, "w");
+	size_t i;
+
+	if (!out)
+		_exit(4);
+	if (ret) {
+		fprintf(out, "error %d %s\n", -ret, err);
+	} else {
+		fprintf(out, "ok %lu %lu %zu\n", t->total, t->lines, t->nr);
+		for (i = 0; i < t->nr; i++)
+			fprintf(out, "%llx %u %lu %s\n", t->sites[i].pc,
+				t->sites[i].kind, t->sites[i].count,
+				t->sites[i].what);
+	}
+	if (fflush(out) || ferror(out))
+		_exit(4);
+	_exit(0);
+}
+
+/* The child's answer into @t; false when it is not one. */
+static bool take_answer(struct trace *t, char *text, int *ret, char *err,
+			size_t errlen)
+{
+	char *line = strtok(text, "\n"), *what;
+	unsigned long total, lines, count;
+	unsigned long long pc;
+	size_t nr, i;
+	unsigned int kind;
+	int n, e;
+
+	if (!line)
+		return false;
+	if (sscanf(line, "error %d %n", &e, &n) == 1 && n > 0) {
+		snprintf(err, errlen, "%s", line + n);
+		*ret = e > 0 ? -e : -EINVAL;
+		return true;
+	}
+	if (sscanf(line, "ok %lu %lu %zu", &total, &lines, &nr) != 3 ||
+	    nr > TRACE_MAX_SITES)
+		return false;
+	for (i = 0; i < nr; i++) {
+		line = strtok(NULL, "\n");
+		if (!line || sscanf(line, "%llx %u %lu %n", &pc, &kind, &count,
+				    &n) != 3 || !n || kind >= t->nr_kinds)
+			return false;
+		what = line + n;
+		*PUSH(t->sites, t->nr, t->alloc) = (struct trace_site){
+			.pc = pc, .kind = kind, .count = count,
+			.what = xstrdup(what),
+		};
+	}
+	t->total += total;
+	t->lines += lines;
+	*ret = 0;
+	return true;
+}
+
+/*
+ * The child's answer from @fd into @b, until the end of the pipe or
+ * @deadline; false when the deadline passed.
+ */
+static bool read_answer(int fd, struct bytes *b, time_t deadline)
+{
+	char buf[65536];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+	time_t now;
+
+	for (;;) {
+		now = time(NULL);
+		if (now >= deadline)
+			return false;
+		if (poll(&pfd, 1, (int)(deadline - now) * 1000) < 0) {
+			if (errno == EINTR)
+				continue;
+			return true;	/* read() below says what it is */
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return true;
+		bytes_put(b, buf, (size_t)n);
+	}
+}
+
+/*
+ * The child: libtracecmd may crash on a damaged trace.dat, and both
+ * readers stay under a memory limit. Sends its answer on @fd and exits.
+ */
+static void __attribute__((noreturn)) child(const struct trace *t,
+					     const char *path, FILE *f,
+					     int fd, char *err, size_t errlen)
+{
+	struct trace mine = {
+		.events = t->events, .nr_events = t->nr_events,
+		.kinds = t->kinds, .nr_kinds = t->nr_kinds,
+	};
+	int null = open("/dev/null", O_WRONLY), ret;
+	size_t i;
+
+	/* The parent says what went wrong, in one line. */
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	/* A crash ends the child, plainly: no handler of ours. */
+	for (i = 0; i < ARRAY_SIZE(crash_signals); i++)
+		signal(crash_signals[i], SIG_DFL);
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+#ifndef TRAPCHECK_SANITIZED
+	setrlimit(RLIMIT_AS, &(struct rlimit){ TRACE_MAX_MEMORY,
+					       TRACE_MAX_MEMORY });
+#endif
+	ret = read_here(&mine, path, f, err, errlen);
+	one_line(err);
+	send_answer(fd, &mine, ret, err);
+}
+
+/* How the child ended, into @t or one line in @err. */
+static int child_result(struct trace *t, const char *path, int status,
+			bool hung, unsigned long long limit,
+			struct bytes *b, char *err, size_t errlen)
+{
+	int ret = -EINVAL;
+
+	if (hung)
+		snprintf(err, errlen, "%s: reading it took more than %llu s "
+			 "(the limit of docs/trace.md): a damaged trace.dat?",
+			 path, limit);
+	else if (WIFSIGNALED(status))
+		snprintf(err, errlen, "%s: reading it crashed (signal %d: %s): "
+			 "a damaged trace.dat?", path, WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == TC_EXIT_INTERNAL)
+		snprintf(err, errlen, "%s: reading it ran out of memory (the "
+			 "limit is %llu MiB)", path, TRACE_MAX_MEMORY >> 20);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) ||
+		 !take_answer(t, (char *)b->data, &ret, err, errlen))
+		snprintf(err, errlen, "%s: reading it failed (exit status "
+			 "%d)", path, WIFEXITED(status) ?
+			 WEXITSTATUS(status) : -1);
+	else
+		return ret;
+	one_line(err);
+	return -EINVAL;
+}
+
+/* A trace.dat's layout, checked here: most damage costs no child. */
+static int check_dat(const char *path, FILE *f, unsigned long long size,
+		     char *err, size_t errlen)
+{
+	char buf[TRACE_DAT_MAGIC_LEN];
+	int ret = 0;
+
+	if (fread(buf, 1, TRACE_DAT_MAGIC_LEN, f) == TRACE_DAT_MAGIC_LEN &&
+	    !memcmp(buf, trace_dat_magic, TRACE_DAT_MAGIC_LEN))
+		ret = trace_dat_check(path, fileno(f), size, err, errlen);
+	rewind(f);
+	return ret;
+}
+
+int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
+{
+	unsigned long long size = 0, limit;
+	struct bytes b = { 0 };
+	int fds[2], status, ret;
+	struct stat sb;
+	bool hung;
+	pid_t pid;
+	FILE *f;
+
+	ret = input_open(path, "the trace", 0, &f, err, errlen);
+	if (ret)
+		return ret;
+	if (!fstat(fileno(f), &sb))
+		size = (unsigned long long)sb.st_size;
+	ret = check_dat(path, f, size, err, errlen);
+	if (!ret && pipe2(fds, O_CLOEXEC))
+		ret = -errno;
+	if (!ret) {
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			ret = -errno;
+			close(fds[0]);
+			close(fds[1]);
+		} else if (!pid) {
+			close(fds[0]);
+			child(t, path, f, fds[1], err, errlen);
+		}
+	}
+	if (ret) {
+		if (ret != -EINVAL)
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+				 strerror(-ret));
+		fclose(f);
+		return ret;
+	}
+	close(fds[1]);
+	fclose(f);
+	limit = TRACE_BASE_SECONDS + (size >> 20);
+	hung = !read_answer(fds[0], &b, time(NULL) + (time_t)limit);
+	close(fds[0]);
+	if (hung)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	bytes_put(&b, "", 1);
+	ret = child_result(t, path, status, hung, limit, &b, err, errlen);
+	bytes_free(&b);
+	return ret;
 }

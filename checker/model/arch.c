@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arch.c - the architectures trapcheck knows, which one a compile
- * database builds for, and the run's.
+ * arch.c - the architectures registered (checker/arch/arches.c), which
+ * one a compile database builds for, and the run's.
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -11,19 +11,26 @@
 #include "trapcheck/input/compdb.h"
 #include "trapcheck/base/util.h"
 
-static const struct arch *const arches[] = {
-#define ARCH(name) &arch_##name,
-#include "model/arches.def"
-#undef ARCH
-};
-
+static const struct arch *const *arches;
+static size_t nr_arches;
 static const struct arch *current;
+
+void arch_register(const struct arch *const *v, size_t n)
+{
+	arches = v;
+	nr_arches = n;
+}
+
+const struct arch *arch_at(size_t i)
+{
+	return i < nr_arches ? arches[i] : NULL;
+}
 
 const struct arch *arch_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(arches); i++)
+	for (i = 0; i < nr_arches; i++)
 		if (!strcmp(arches[i]->name, name))
 			return arches[i];
 	return NULL;
@@ -57,7 +64,7 @@ static const struct arch *of_triple(const char *s)
 {
 	size_t i, j;
 
-	for (i = 0; i < ARRAY_SIZE(arches); i++)
+	for (i = 0; i < nr_arches; i++)
 		for (j = 0; j < arches[i]->nr_triples; j++)
 			if (!strncmp(s, arches[i]->triples[j],
 				     strlen(arches[i]->triples[j])))
@@ -99,9 +106,25 @@ void arch_set(const struct arch *a)
 	current = a;
 }
 
+/*
+ * No architecture registered (a program linked without checker/arch/):
+ * one with no sinks, tables or rules, so that nothing is found.
+ */
+static const struct arch none = { .name = "none" };
+
 const struct arch *arch_current(void)
 {
-	return current ? current : arches[0];
+	return current ? current : nr_arches ? arches[0] : &none;
+}
+
+bool arch_path_in(const struct arch_path *paths, size_t n, const char *file)
+{
+	size_t i;
+
+	for (i = 0; file && i < n; i++)
+		if (!strncmp(file, paths[i].prefix, strlen(paths[i].prefix)))
+			return true;
+	return false;
 }
 
 /* A one-bit constant: its bit, or -1. */
@@ -133,7 +156,7 @@ static int shift_count(const char *s, const char *end)
 	return (int)v;
 }
 
-int mask_bit(const char *mask)
+int arch_mask_bit(const char *mask)
 {
 	char buf[128], *p, *end, *sh;
 	size_t i, n = 0;
@@ -164,7 +187,7 @@ int mask_bit(const char *mask)
 	return one_bit(p, end);
 }
 
-const char *live_reg(const char *name)
+const char *arch_live_reg(const char *name)
 {
 	const struct arch *a = arch_current();
 	size_t i;
@@ -173,50 +196,4 @@ const char *live_reg(const char *name)
 		if (!fnmatch(a->live_regs[i].prefix, name, 0))
 			return a->live_regs[i].text;
 	return NULL;
-}
-
-const char *arch_word(enum arch_word_kind kind, size_t i)
-{
-	const struct arch *a = arch_current();
-	size_t j;
-
-	for (j = 0; j < a->nr_words; j++)
-		if (a->words[j].kind == kind && !i--)
-			return a->words[j].text;
-	return NULL;
-}
-
-bool arch_word_prefix(enum arch_word_kind kind, const char *s)
-{
-	const char *w;
-	size_t i;
-
-	for (i = 0; (w = arch_word(kind, i)); i++)
-		if (!strncmp(s, w, strlen(w)))
-			return true;
-	return false;
-}
-
-bool arch_word_suffix(enum arch_word_kind kind, const char *s)
-{
-	size_t n = strlen(s), i, m;
-	const char *w;
-
-	for (i = 0; (w = arch_word(kind, i)); i++) {
-		m = strlen(w);
-		if (m <= n && !strcmp(s + n - m, w))
-			return true;
-	}
-	return false;
-}
-
-bool arch_word_is(enum arch_word_kind kind, const char *s)
-{
-	const char *w;
-	size_t i;
-
-	for (i = 0; (w = arch_word(kind, i)); i++)
-		if (!strcmp(s, w))
-			return true;
-	return false;
 }

@@ -87,14 +87,14 @@ static size_t member_in(const struct member_ref *t, size_t nr,
 	return 0;
 }
 
-size_t ctl_struct_len(const char *member)
+size_t dispatch_ctl_struct_len(const char *member)
 {
 	return member_in(ctl_members, ARRAY_SIZE(ctl_members), member);
 }
 
-bool ctl_member(const char *member)
+bool dispatch_ctl_member(const char *member)
 {
-	return ctl_struct_len(member) > 0;
+	return dispatch_ctl_struct_len(member) > 0;
 }
 
 bool dispatch_member(const char *member)

@@ -15,7 +15,7 @@
 #define FIELD_OF_func(kind, name)	DESCRIBE(func, kind, name)
 #define FIELD_OF_call(kind, name)	DESCRIBE(call, kind, name)
 #define FIELD_OF_sink(kind, name)	DESCRIBE(sink, kind, name)
-#define FIELD_OF_cap(kind, name)	DESCRIBE(cap, kind, name)
+#define FIELD_OF_row(kind, name)	DESCRIBE(row, kind, name)
 #define FIELD_OF_assign(kind, name)	DESCRIBE(assign, kind, name)
 #define FIELD_OF_icall(kind, name)	DESCRIBE(icall, kind, name)
 
@@ -85,7 +85,50 @@ bool *fact_bool(void *elem, const struct fact_field *fd)
 	return (bool *)((char *)elem + fd->offset);
 }
 
-void tu_facts_free(struct tu_facts *f)
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static bool same_row(const struct tu_row *r, const struct table_row_in *in)
+{
+	return r->kind == in->kind && r->num == in->num &&
+	       r->flag == in->flag && r->line == in->line &&
+	       !strcmp(r->table, in->table) && !strcmp(r->key, in->key) &&
+	       same_str(r->v1, in->v[0]) && same_str(r->v2, in->v[1]) &&
+	       same_str(r->v3, in->v[2]) && same_str(r->v4, in->v[3]) &&
+	       same_str(r->v5, in->v[4]) && same_str(r->file, in->file);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void facts_add_row(struct tu_facts *f, const struct table_row_in *in)
+{
+	struct tu_row *r;
+	size_t i;
+
+	for (i = 0; i < f->nr_rows; i++)
+		if (same_row(&f->rows[i], in))
+			return;
+	r = PUSH(f->rows, f->nr_rows, f->alloc_rows);
+	r->kind = in->kind;
+	r->table = xstrdup(in->table);
+	r->key = xstrdup(in->key);
+	r->v1 = dup_or_null(in->v[0]);
+	r->v2 = dup_or_null(in->v[1]);
+	r->v3 = dup_or_null(in->v[2]);
+	r->v4 = dup_or_null(in->v[3]);
+	r->v5 = dup_or_null(in->v[4]);
+	r->num = in->num;
+	r->flag = in->flag;
+	r->file = dup_or_null(in->file);
+	r->line = in->line;
+}
+
+void facts_free(struct tu_facts *f)
 {
 	size_t i, j, k;
 

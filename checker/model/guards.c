@@ -26,7 +26,7 @@ static const struct guard_def guard_table[] = {
 #undef ARGUMENT
 };
 
-const char *const region_atom[REGION_KINDS] = {
+const char *const guard_region_atom[REGION_KINDS] = {
 	"<irqs masked>", "<preemption disabled>", "<spinlock held>",
 };
 

@@ -80,9 +80,9 @@ const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 	if (!arg)
 		return NULL;
 	switch (def->arg) {
-	case SINK_ARG_REG_SYS: {
-		/* The tables' spelling (words.def): SYS_ID_AA64MMFR1_EL1. */
-		const char *p = arch_word(WORD_REG_PREFIX, 0);
+	case SINK_ARG_REG_PREFIXED: {
+		/* The tables' spelling: the architecture's reg_prefix. */
+		const char *p = arch_current()->reg_prefix;
 
 		if (!p || strncmp(arg, p, strlen(p)))
 			return NULL;
@@ -100,7 +100,7 @@ const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 	}
 }
 
-const char *trap_class_name(unsigned int trap)
+const char *reg_trap_name(unsigned int trap)
 {
 	const struct arch *a = arch_current();
 
@@ -108,7 +108,7 @@ const char *trap_class_name(unsigned int trap)
 	       a->trap_names[trap] : "none";
 }
 
-unsigned int idreg_trap(const char *name)
+unsigned int reg_idreg_trap(const char *name)
 {
 	const struct arch *a = arch_current();
 	size_t n = a->idreg_prefix ? strlen(a->idreg_prefix) : 0;

@@ -15,7 +15,6 @@
 #include "trapcheck/base/util.h"
 #include "trapcheck/output/json.h"
 
-#include "emit-internal.h"
 
 #ifndef TRAPCHECK_VERSION
 #define TRAPCHECK_VERSION "0.1"
@@ -146,11 +145,11 @@ static json_t *sarif_result(const struct finding *f)
 	bool note = f->doubt.low || !strcmp(f->context, "nested");
 	size_t j, k;
 
-	for (k = 0; k < rule_table_size; k++)
-		if (!strcmp(rule_table[k].id, f->rule))
+	for (k = 0; rules_at(k); k++)
+		if (!strcmp(rules_at(k)->id, f->rule))
 			break;
 	json_object_set_new(res, "ruleId", json_text(f->rule));
-	if (k < rule_table_size)
+	if (rules_at(k))
 		json_object_set_new(res, "ruleIndex", json_integer(k));
 	json_object_set_new(res, "level", json_text(note ? "note" :
 						      "warning"));
@@ -167,26 +166,26 @@ static json_t *sarif_result(const struct finding *f)
 	}
 	for (j = 0; j < f->nr_also; j++) {
 		json_array_append_new(flows, sarif_flow(&f->also[j].chain));
-		json_array_append_new(roots, jstr(f->also[j].root));
+		json_array_append_new(roots, json_text(f->also[j].root));
 	}
 	json_object_set_new(res, "codeFlows", flows);
 	json_object_set_new(fps, "trapcheck/v2", json_text(fp));
 	json_object_set_new(res, "partialFingerprints", fps);
-	json_object_set_new(props, "root", jstr(f->root));
+	json_object_set_new(props, "root", json_text(f->root));
 	json_object_set_new(props, "roots", roots);
 	json_object_set_new(props, "phase", json_text(f->phase));
 	json_object_set_new(props, "context", json_text(f->context));
 	if (f->report.nr_configs)
 		json_object_set_new(props, "configs",
-				    finding_configs_json(f));
+				    json_finding_configs(f));
 	if (f->report.nr_config_syms)
 		json_object_set_new(props, "config_symbols",
-				    finding_config_syms_json(f));
+				    json_finding_config_syms(f));
 	json_object_set_new(props, "confidence",
 			    json_text(f->doubt.low ? "low" : "high"));
-	json_object_set_new(props, "register", jstr(f->read.reg));
-	json_object_set_new(props, "trapClass", jstr(f->read.trap));
-	json_object_set_new(props, "capability", jstr(f->read.cap));
+	json_object_set_new(props, "register", json_text(f->read.reg));
+	json_object_set_new(props, "trapClass", json_text(f->read.trap));
+	json_object_set_new(props, "capability", json_text(f->read.cap));
 	json_object_set_new(props, "function", json_text(f->function));
 	if (f->report.waiver)
 		json_object_set_new(props, "waiver",
@@ -230,6 +229,7 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 	json_t *tool = json_object(), *driver = json_object();
 	json_t *rules = json_array(), *results = json_array();
 	json_t *bases = json_object(), *srcroot = json_object();
+	const struct rule *rule;
 	size_t i;
 	char *uri, *esc;
 	int ret = 0;
@@ -242,20 +242,18 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 	json_object_set_new(driver, "version", json_text(TRAPCHECK_VERSION));
 	json_object_set_new(driver, "informationUri", json_text(
 		"https://github.com/trapcheck/trapcheck"));
-	for (i = 0; i < rule_table_size; i++) {
+	for (i = 0; (rule = rules_at(i)); i++) {
 		json_t *r = json_object(), *conf = json_object();
 		char name[64];
 
-		json_object_set_new(r, "id", json_text(rule_table[i].id));
+		json_object_set_new(r, "id", json_text(rule->id));
 		json_object_set_new(r, "name", json_text(camel(
-					    rule_table[i].id, name,
-					    sizeof(name))));
+					    rule->id, name, sizeof(name))));
 		json_object_set_new(r, "shortDescription",
-				    text_obj(rule_table[i].summary));
+				    text_obj(rule->summary));
 		json_object_set_new(r, "fullDescription",
-				    text_obj(rule_table[i].summary));
-		json_object_set_new(r, "help", text_obj(help_of(
-					    rule_table[i].id)));
+				    text_obj(rule->summary));
+		json_object_set_new(r, "help", text_obj(help_of(rule->id)));
 		json_object_set_new(conf, "level", json_text("warning"));
 		json_object_set_new(r, "defaultConfiguration", conf);
 		json_array_append_new(rules, r);

@@ -15,11 +15,10 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
-#include "emit-internal.h"
 
 static void print_chain(FILE *out, const struct chain *c)
 {
-	char *t = chain_text(c, false);
+	char *t = finding_chain_text(c, false);
 
 	fputs(t, out);
 	free(t);
@@ -244,6 +243,7 @@ static void emit_problems(FILE *diag, const struct run_summary *sum)
 void emit_summary(FILE *diag, const struct run_summary *sum,
 		  size_t nr_findings)
 {
+	const struct tables_stats *t = &sum->tables;
 	size_t i;
 
 	emit_problems(diag, sum);
@@ -252,17 +252,17 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			"feature test the machine fails (--features) ruled "
 			"out\n", sum->ruled_out,
 			sum->ruled_out == 1 ? "" : "s");
-	if (sum->have_caps || sum->have_ftr) {
-		fprintf(diag, "trapcheck: from the tree: %zu capabilities (%zu "
-			"unresolved", sum->caps, sum->nr_unresolved);
-		for (i = 0; i < sum->nr_unresolved; i++)
+	if (t->seen && t->caps_label) {
+		fprintf(diag, "trapcheck: from the tree: %zu %s (%zu %s",
+			t->caps, t->caps_label, t->nr_unresolved,
+			t->unresolved_label);
+		for (i = 0; i < t->nr_unresolved; i++)
 			fprintf(diag, "%s%s", i ? ", " : ": ",
-				sum->unresolved_caps[i]);
-		fprintf(diag, "), %zu sanitised registers (%zu unknown",
-			sum->ftr_regs, sum->nr_unknown_regs);
-		for (i = 0; i < sum->nr_unknown_regs; i++)
-			fprintf(diag, "%s%s", i ? ", " : ": ",
-				sum->unknown_regs[i]);
+				t->unresolved[i]);
+		fprintf(diag, "), %zu %s (%zu %s", t->copies, t->copies_label,
+			t->nr_unknown, t->unknown_label);
+		for (i = 0; i < t->nr_unknown; i++)
+			fprintf(diag, "%s%s", i ? ", " : ": ", t->unknown[i]);
 		fputs(")\n", diag);
 	}
 	if (sum->nr_pruned) {

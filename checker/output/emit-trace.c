@@ -16,15 +16,10 @@
 #include "trapcheck/output/json.h"
 #include "trapcheck/output/trace-report.h"
 
-static const char *const kind_names[] = {
-	[TRACE_SYSREG] = "sysreg", [TRACE_CPUID] = "cpuid",
-	[TRACE_MSR] = "msr",
-};
-
 struct trace_line *trace_report_line(struct trace_report *j,
 				     const char *file, int line,
 				     const char *func, const char *what,
-				     enum trace_kind kind)
+				     const char *kind)
 {
 	struct trace_line *m;
 	size_t i;
@@ -147,10 +142,6 @@ void trace_report_summary(const struct trace_report *j,
 		  trapping);
 }
 
-static json_t *jstr(const char *s)
-{
-	return s ? json_text(s) : json_null();
-}
 
 int trace_report_json(FILE *out, const struct trace_report *j,
 		      const struct findings *warn, const struct findings *low)
@@ -168,7 +159,7 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		json_object_set_new(o, "line", json_integer(m->line));
 		json_object_set_new(o, "function", json_text(m->func));
 		json_object_set_new(o, "kind",
-				    json_text(kind_names[m->kind]));
+				    json_text(m->kind));
 		json_object_set_new(o, "what", json_text(m->what));
 		json_object_set_new(o, "count",
 				    json_integer((json_int_t)m->count));
@@ -178,9 +169,9 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		json_object_set_new(o, "status", json_text(
 			m->reported ? (m->note ? "note" : "reported") :
 			"missed"));
-		json_object_set_new(o, "rule", jstr(m->rule));
-		json_object_set_new(o, "root", jstr(m->root));
-		json_object_set_new(o, "reason", jstr(m->why));
+		json_object_set_new(o, "rule", json_text(m->rule));
+		json_object_set_new(o, "root", json_text(m->root));
+		json_object_set_new(o, "reason", json_text(m->why));
 		json_array_append_new(sites, o);
 	}
 	for (i = 0; i < warn->nr + low->nr; i++) {
@@ -193,7 +184,7 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		json_object_set_new(o, "file", json_text(f->file));
 		json_object_set_new(o, "line", json_integer(f->line));
 		json_object_set_new(o, "function", json_text(f->function));
-		json_object_set_new(o, "root", jstr(f->root));
+		json_object_set_new(o, "root", json_text(f->root));
 		json_object_set_new(o, "confidence",
 				    json_text(f->doubt.low ? "low" : "high"));
 		if (n) {

@@ -19,7 +19,6 @@
 #include "trapcheck/output/json.h"
 #include "trapcheck/model/conditions.h"
 
-#include "emit-internal.h"
 
 static json_t *str_array(const char *const *v, size_t n)
 {
@@ -31,10 +30,6 @@ static json_t *str_array(const char *const *v, size_t n)
 	return a;
 }
 
-json_t *jstr(const char *s)
-{
-	return s ? json_text(s) : json_null();
-}
 
 /* The @n elements of @size bytes at @v, each made an object by @one. */
 static json_t *objects_json(const void *v, size_t n, size_t size,
@@ -136,7 +131,7 @@ static json_t *modes_json(const struct finding *f)
 	for (i = 0; i < nr; i++) {
 		json_t *m = json_object();
 
-		json_object_set_new(m, "mode", jstr(v[i].mode));
+		json_object_set_new(m, "mode", json_text(v[i].mode));
 		json_object_set_new(m, "root", json_text(v[i].root));
 		json_object_set_new(m, "per", json_text(v[i].per));
 		json_object_set_new(m, "chains", json_integer(v[i].chains));
@@ -191,7 +186,7 @@ static void why_low_json(json_t *o, const struct finding *f)
 	if (f->doubt.only_when) {
 		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
 
-		json_object_set_new(o, "only_when", jstr(arg));
+		json_object_set_new(o, "only_when", json_text(arg));
 		free(arg);
 	}
 }
@@ -207,20 +202,20 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "column", json_integer(f->col));
 	json_object_set_new(o, "function", json_text(f->function));
 	json_object_set_new(o, "sink", json_text(f->sink));
-	json_object_set_new(o, "register", jstr(f->read.reg));
-	json_object_set_new(o, "trap_class", jstr(f->read.trap));
-	json_object_set_new(o, "capability", jstr(f->read.cap));
-	json_object_set_new(o, "field", jstr(f->read.field));
+	json_object_set_new(o, "register", json_text(f->read.reg));
+	json_object_set_new(o, "trap_class", json_text(f->read.trap));
+	json_object_set_new(o, "capability", json_text(f->read.cap));
+	json_object_set_new(o, "field", json_text(f->read.field));
 	json_object_set_new(o, "sanitised",
-			    f->read.sanitised < 0 ?
+			    f->read.cached < 0 ?
 				    json_null() :
-				    json_boolean(f->read.sanitised));
+				    json_boolean(f->read.cached));
 	if (f->read.mask)
 		json_object_set_new(o, "mask", json_text(f->read.mask));
 	if (f->read.feature)
 		json_object_set_new(o, "feature", json_text(f->read.feature));
 	why_low_json(o, f);
-	json_object_set_new(o, "root", jstr(f->root));
+	json_object_set_new(o, "root", json_text(f->root));
 	json_object_set_new(o, "phase", json_text(f->phase));
 	json_object_set_new(o, "context", json_text(f->context));
 	json_object_set_new(o, "confidence", json_text(f->doubt.low ? "low" :
@@ -228,14 +223,14 @@ static json_t *finding_json(const struct finding *f)
 	json_object_set_new(o, "inferred_calls",
 			    json_integer(f->doubt.inferred));
 	if (f->report.nr_configs)
-		json_object_set_new(o, "configs", finding_configs_json(f));
+		json_object_set_new(o, "configs", json_finding_configs(f));
 	if (f->report.nr_config_syms)
 		json_object_set_new(o, "config_symbols",
-				    finding_config_syms_json(f));
+				    json_finding_config_syms(f));
 	if (f->root) {
 		json_object_set_new(o, "estimate", estimate_json(f));
 		json_object_set_new(o, "rate", rate_json(f));
-		json_object_set_new(o, "mode", jstr(f->chain.mode));
+		json_object_set_new(o, "mode", json_text(f->chain.mode));
 		json_object_set_new(o, "modes", modes_json(f));
 		json_object_set_new(o, "conditions",
 				    chain_conditions_json(&f->chain));
@@ -264,8 +259,8 @@ static json_t *finding_json(const struct finding *f)
 			fp = finding_fingerprint(a);
 			json_array_append_new(fps, json_text(fp));
 			free(fp);
-			json_array_append_new(roots, jstr(a->root));
-			json_object_set_new(r, "root", jstr(a->root));
+			json_array_append_new(roots, json_text(a->root));
+			json_object_set_new(r, "root", json_text(a->root));
 			json_object_set_new(r, "phase", json_text(a->phase));
 			json_object_set_new(r, "context",
 					    json_text(a->context));
@@ -358,7 +353,7 @@ static json_t *problem_json(const void *elem)
 
 	json_object_set_new(po, "file", json_text(p->file));
 	json_object_set_new(po, "errors", json_integer(p->nr_errors));
-	json_object_set_new(po, "first_error", jstr(p->first_error));
+	json_object_set_new(po, "first_error", json_text(p->first_error));
 	json_object_set_new(po, "analysed", json_boolean(!p->parse_error));
 	return po;
 }
@@ -414,15 +409,16 @@ static json_t *summary_json(const struct run_summary *sum, size_t findings)
 	if (sum->baseline)
 		put_counts(s, sum, baseline_counts,
 			   ARRAY_SIZE(baseline_counts));
-	json_object_set_new(s, "capabilities", json_integer(sum->caps));
+	json_object_set_new(s, "capabilities",
+			    json_integer(sum->tables.caps));
 	json_object_set_new(s, "capabilities_unresolved",
-			    str_array(sum->unresolved_caps,
-				      sum->nr_unresolved));
+			    str_array(sum->tables.unresolved,
+				      sum->tables.nr_unresolved));
 	json_object_set_new(s, "sanitised_registers",
-			    json_integer(sum->ftr_regs));
+			    json_integer(sum->tables.copies));
 	json_object_set_new(s, "registers_unknown",
-			    str_array(sum->unknown_regs,
-				      sum->nr_unknown_regs));
+			    str_array(sum->tables.unknown,
+				      sum->tables.nr_unknown));
 	return s;
 }
 

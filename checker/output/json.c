@@ -34,12 +34,12 @@ static json_t *strings_json(const char *const *v, size_t n)
 	return a;
 }
 
-json_t *finding_configs_json(const struct finding *f)
+json_t *json_finding_configs(const struct finding *f)
 {
 	return strings_json(f->report.configs, f->report.nr_configs);
 }
 
-json_t *finding_config_syms_json(const struct finding *f)
+json_t *json_finding_config_syms(const struct finding *f)
 {
 	return strings_json((const char *const *)f->report.config_syms,
 			    f->report.nr_config_syms);

@@ -49,7 +49,7 @@ char *patch_format(const struct finding *f, const struct fix_edit *e,
 	gmtime_r(&m->date, &tm);
 	/* As git writes it: "Thu, 1 Jan 1970 00:00:00 +0000". */
 	strftime(date, sizeof(date), "%a, %-d %b %Y %H:%M:%S +0000", &tm);
-	chain = chain_text(&f->chain, true);
+	chain = finding_chain_text(&f->chain, true);
 	fprintf(out, "From 0000000000000000000000000000000000000000 Mon Sep "
 		"17 00:00:00 2001\nFrom: %s\nDate: %s\nSubject: [PATCH] %s\n\n",
 		m->author, date, e->subject);

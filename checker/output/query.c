@@ -9,6 +9,7 @@
 
 #include "trapcheck/output/query.h"
 #include "trapcheck/graph/reach.h"
+#include "trapcheck/model/sinks.h"
 #include "trapcheck/base/util.h"
 
 static int line_cmp(const void *a, const void *b)

@@ -44,8 +44,8 @@ static void check_work(void *ctx, size_t item, struct bytes *out)
 	struct tu_facts f;
 
 	extract_tu(j->idx, j->e->file, j->args, j->eo, &f);
-	facts_encode(&f, 0, out);
-	tu_facts_free(&f);
+	factsio_encode(&f, 0, out);
+	facts_free(&f);
 }
 
 static void check_done(void *ctx, size_t item, const void *msg, size_t len)
@@ -53,7 +53,7 @@ static void check_done(void *ctx, size_t item, const void *msg, size_t len)
 	struct check_job *j = ctx;
 	uint64_t h;
 
-	if (facts_decode(msg, len, j->facts, &h))
+	if (factsio_decode(msg, len, j->facts, &h))
 		j->why = xstrdup("the parser's result did not decode");
 }
 
@@ -93,7 +93,7 @@ int analysis_parse_one(const struct compdb_entry *e,
 	if (procpool_run(&item, 1, &po, &ops) && !j.why)
 		j.why = xstrdup("no parser process");
 	if (j.why) {
-		tu_facts_free(facts);
+		facts_free(facts);
 		*why = j.why;
 		return -1;
 	}

@@ -50,7 +50,7 @@ bool analysis_interrupted(void)
 	return interrupted;
 }
 
-void catch_signals(struct sigaction old[2])
+void analyze_catch_signals(struct sigaction old[2])
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 
@@ -58,7 +58,7 @@ void catch_signals(struct sigaction old[2])
 	sigaction(SIGTERM, &sa, &old[1]);
 }
 
-void restore_signals(const struct sigaction old[2])
+void analyze_restore_signals(const struct sigaction old[2])
 {
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGTERM, &old[1], NULL);
@@ -127,9 +127,9 @@ static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 	}
 	flags_translate(e, p->a->root, &args);
 	/* The key's flags as translated: a retry may drop rejected ones. */
-	*fhash = flags_hash(&args, p->a->root);
+	*fhash = analyze_flags_hash(&args, p->a->root);
 	extract_tu(idx, e->file, &args, &eo, facts);
-	clang_args_free(&args);
+	flags_args_free(&args);
 }
 
 /* The facts of entry @i, parsed: store or merge them. Takes @facts. */
@@ -140,7 +140,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 	size_t k;
 
 	for (k = 0; k < facts->nr_warnings; k++)
-		if (flag_warn_once(&p->warnings, facts->warnings[k].flag))
+		if (flags_warn_once(&p->warnings, facts->warnings[k].flag))
 			diag_line(facts->warnings[k].text);
 	st->parse_error = facts->parse_error;
 	st->nr_errors = facts->nr_errors;
@@ -150,7 +150,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 	if (facts->parse_error == TU_NOT_READ ||
 	    facts->parse_error == TU_CRASHED) {
 		/* Not stored: the next run tries again. */
-		tu_facts_free(facts);
+		facts_free(facts);
 		goto out_progress;
 	}
 	/* What a parser process claimed, the link must know is claimed. */
@@ -160,7 +160,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 			claims_take(&p->claims, facts->funcs[k].key, (int)i);
 	if (p->fdb && p->store) {
 		/* Stored now (one transaction), read back at the link. */
-		char *key = tu_key(p, fhash, facts->file, facts->includes,
+		char *key = analyze_tu_key(p, fhash, facts->file, facts->includes,
 				   facts->nr_includes);
 
 		pthread_mutex_lock(&p->db_lock);
@@ -169,7 +169,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 			halt = 1;
 		pthread_mutex_unlock(&p->db_lock);
 		free(key);
-		tu_facts_free(facts);
+		facts_free(facts);
 	} else if (p->fdb) {
 		/* Unsaved contents, or a read-only database: in memory. */
 		st->facts = *facts;
@@ -180,7 +180,7 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 			graph_merge(&p->a->graph, facts);
 			pthread_mutex_unlock(&p->merge_lock);
 		}
-		tu_facts_free(facts);
+		facts_free(facts);
 	}
 out_progress:
 	progress(p, p->db->entries[i].file);
@@ -284,12 +284,12 @@ static char *tu_command(const struct compdb_entry *e, const char *root)
 	int j;
 
 	if (flags_translate(e, root, &args) != FLAGS_PARSE) {
-		clang_args_free(&args);
+		flags_args_free(&args);
 		return NULL;
 	}
 	out = open_memstream(&buf, &len);
 	if (!out) {
-		clang_args_free(&args);
+		flags_args_free(&args);
 		return xstrdup("(out of memory)");
 	}
 	fputs("clang -fsyntax-only", out);
@@ -300,7 +300,7 @@ static char *tu_command(const struct compdb_entry *e, const char *root)
 	fputc(' ', out);
 	put_quoted(out, e->file);
 	fclose(out);
-	clang_args_free(&args);
+	flags_args_free(&args);
 	return buf;
 }
 
@@ -330,8 +330,8 @@ static void proc_work(void *ctx, size_t i, struct bytes *out)
 	uint64_t fhash;
 
 	parse_tu(p, proc_index, proc_skip, i, &facts, &fhash);
-	facts_encode(&facts, fhash, out);
-	tu_facts_free(&facts);
+	factsio_encode(&facts, fhash, out);
+	facts_free(&facts);
 }
 
 static void proc_done(void *ctx, size_t i, const void *msg, size_t len)
@@ -340,7 +340,7 @@ static void proc_done(void *ctx, size_t i, const void *msg, size_t len)
 	struct tu_facts facts;
 	uint64_t fhash;
 
-	if (facts_decode(msg, len, &facts, &fhash))
+	if (factsio_decode(msg, len, &facts, &fhash))
 		no_facts(p, i, TU_CRASHED,
 			 xstrdup("the parser's result did not decode"),
 			 &facts);
@@ -363,7 +363,7 @@ static void proc_failed(void *ctx, size_t i, const char *why)
 	take_tu(p, i, &facts, 0);
 }
 
-void run_workers(struct pool *p)
+void analyze_workers(struct pool *p)
 {
 	struct procpool_opts po = {
 		.jobs = p->opts->jobs,

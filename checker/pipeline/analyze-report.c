@@ -48,13 +48,13 @@ static int link_stored(struct analysis *a, struct db *fdb,
 			if (!f.parse_error)
 				s->tus++;
 			if (f.parse_error || f.nr_errors)
-				summary_add_problem(s, xstrdup(tus[i]), f.nr_errors,
+				analyze_add_problem(s, xstrdup(tus[i]), f.nr_errors,
 					    f.first_error ?
 					    xstrdup(f.first_error) : NULL,
 					    f.parse_error);
 			if (!f.parse_error)
 				graph_merge(&a->graph, &f);
-			tu_facts_free(&f);
+			facts_free(&f);
 		}
 		ret = db_error(fdb, NULL, 0);
 		free(tus[i]);
@@ -79,7 +79,7 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 	int ret = 0;
 
 	strmap_init(&seen);
-	analysis_graph_start(a, o);
+	analyze_graph_start(a, o);
 	for (i = 0; i < nr && !ret; i++) {
 		/* Read, never made nor written. */
 		ret = db_open(&fdb, paths[i], DB_READ, err, errlen);
@@ -103,9 +103,8 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 		return ret;
 	a->graph.features = o->features;
 	graph_finish(&a->graph);
-	caps_resolve(&a->graph);
-	summary_graph(&a->summary, &a->graph);
-	analysis_rules(a, o, roots);
+	analyze_summary_graph(&a->summary, &a->graph);
+	analyze_rules(a, o, roots);
 	return 0;
 }
 
@@ -313,11 +312,18 @@ static void join_summaries(struct analysis *a)
 		s->functions += p->functions;
 		s->edges += p->edges;
 		s->sinks += p->sinks;
-		s->have_caps |= p->have_caps;
-		s->have_ftr |= p->have_ftr;
-		s->caps = s->caps > p->caps ? s->caps : p->caps;
-		s->ftr_regs = s->ftr_regs > p->ftr_regs ? s->ftr_regs :
-							  p->ftr_regs;
+		s->tables.seen |= p->tables.seen;
+		s->tables.caps = s->tables.caps > p->tables.caps ?
+				 s->tables.caps : p->tables.caps;
+		s->tables.copies = s->tables.copies > p->tables.copies ?
+				   s->tables.copies : p->tables.copies;
+		if (p->tables.caps_label) {
+			s->tables.caps_label = p->tables.caps_label;
+			s->tables.unresolved_label =
+				p->tables.unresolved_label;
+			s->tables.copies_label = p->tables.copies_label;
+			s->tables.unknown_label = p->tables.unknown_label;
+		}
 		s->inferred += p->inferred;
 		s->stopped += p->stopped;
 		s->args_refuted += p->args_refuted;
@@ -386,7 +392,7 @@ static int join_configs(struct analysis *a, const struct analysis_opts *o,
  * "trapcheck check" under make C=1, by earlier runs or by the shards of
  * one) and report; databases named NAME=FILE are configurations.
  */
-int analysis_from_db(struct analysis *a, const struct analysis_opts *o,
+int analyze_from_db(struct analysis *a, const struct analysis_opts *o,
 			    const struct root_sets *roots, char *err,
 			    size_t errlen)
 {

@@ -26,12 +26,7 @@
 
 static const struct rule *rule_of(const char *id)
 {
-	size_t i;
-
-	for (i = 0; i < rule_table_size; i++)
-		if (!strcmp(rule_table[i].id, id))
-			return &rule_table[i];
-	return NULL;
+	return rules_find(id);
 }
 
 /* A rewrite on its way: computed, then checked, then written. */

@@ -76,6 +76,6 @@ struct lint {
  * Read the whole patch @f, applying each file's hunks as they come into
  * @l->files; 0, or -EINVAL with "PATCH:LINE: why" in @l->err.
  */
-int patch_read(struct lint *l, FILE *f);
+int patchlint_read(struct lint *l, FILE *f);
 
 #endif /* TRAPCHECK_PATCHLINT_INTERNAL_H */

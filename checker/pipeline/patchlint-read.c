@@ -394,7 +394,7 @@ static bool ext_line(struct lint *l, const char *line)
 }
 
 /* Read the whole patch, applying each file's hunks as they come. */
-int patch_read(struct lint *l, FILE *f)
+int patchlint_read(struct lint *l, FILE *f)
 {
 	char *line = NULL, **hunk = NULL, *old = NULL;
 	size_t cap = 0, nr = 0, alloc = 0, old_start = 0, i;

@@ -376,7 +376,7 @@ static int read_part(struct lint *l, const struct part *pt, bool series,
 			 l->patch, strerror(errno));
 		return -errno;
 	} else {
-		ret = patch_read(l, f);
+		ret = patchlint_read(l, f);
 		fclose(f);
 	}
 	if (ret)

@@ -70,7 +70,7 @@ static const char *why_missed(const struct analysis *a,
 	return "its function is in no analysed TU";
 }
 
-void trace_join(struct trace_report *j, const struct trace *t,
+void tracejoin_run(struct trace_report *j, const struct trace *t,
 		struct dwsym *d, const struct analysis *a,
 		unsigned long long kaslr)
 {
@@ -96,7 +96,8 @@ void trace_join(struct trace_report *j, const struct trace *t,
 		while (k + 1 < n && fr[k].func && sink_is_opaque(fr[k].func))
 			k++;
 		m = trace_report_line(j, relative(a->root, fr[k].file),
-				      fr[k].line, fr[k].func, s->what, s->kind);
+				      fr[k].line, fr[k].func, s->what,
+				      t->kinds[s->kind].name);
 		m->count += s->count;
 	}
 	for (i = 0; i < j->nr; i++) {
@@ -119,7 +120,7 @@ void trace_join(struct trace_report *j, const struct trace *t,
 	trace_report_sort(j);
 }
 
-void trace_measure(struct findings *fs, const struct trace_report *j,
+void tracejoin_measure(struct findings *fs, const struct trace_report *j,
 		   bool rank)
 {
 	size_t i, k;

@@ -101,7 +101,7 @@ static unsigned int errors_of(const struct run_summary *s, const char *tu)
 	return 0;
 }
 
-bool finding_same_site(const struct finding *a, const struct finding *b)
+bool verify_same_site(const struct finding *a, const struct finding *b)
 {
 	return !strcmp(a->rule, b->rule) && !strcmp(a->function, b->function) &&
 	       !strcmp(a->sink, b->sink) && !strcmp(a->file, b->file);
@@ -148,7 +148,7 @@ bool verify_reanalysis(const struct analysis *a,
 		bool known = false;
 
 		for (j = 0; ok && j < nr_fixed; j++) {
-			if (finding_same_site(g, fixed[j])) {
+			if (verify_same_site(g, fixed[j])) {
 				*why = xasprintf("re-analysis: the finding is "
 						 "still there (%s:%u)", g->file,
 						 g->line);
@@ -156,7 +156,7 @@ bool verify_reanalysis(const struct analysis *a,
 			}
 		}
 		for (j = 0; ok && j < a->findings.nr && !known; j++)
-			known = finding_same_site(&a->findings.v[j], g);
+			known = verify_same_site(&a->findings.v[j], g);
 		if (ok && !known) {
 			*why = xasprintf("re-analysis: new finding %s:%u: %s "
 					 "[%s]", g->file, g->line, g->message,

@@ -227,13 +227,13 @@ int cmd_check(int argc, char **argv)
 	if (ret)
 		goto out_free_entry;
 	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE) {
-		clang_args_free(&args);
+		flags_args_free(&args);
 		goto out_close;		/* not a kernel C file: nothing to do */
 	}
 	rel = path_relative(e.file, db_root(fdb));
 	claims_init(&claims);
 	preclaim(fdb, &claims, rel);
-	flag_warnings_init(&warn);
+	flags_warnings_init(&warn);
 	one.root = db_root(fdb);
 	one.claims = &claims;
 	one.warnings = &warn;
@@ -263,10 +263,10 @@ int cmd_check(int argc, char **argv)
 	if (report_one(&facts, &sw) && !ret)
 		ret = TC_EXIT_FINDINGS;
 out_free_facts:
-	tu_facts_free(&facts);
-	flag_warnings_free(&warn);
+	facts_free(&facts);
+	flags_warnings_free(&warn);
 	claims_free(&claims);
-	clang_args_free(&args);
+	flags_args_free(&args);
 	free(rel);
 out_close:
 	db_close(fdb);

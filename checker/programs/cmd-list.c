@@ -9,11 +9,23 @@
 #include <string.h>
 
 #include "prog.h"
-#include "trapcheck/graph/caps.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/graph/regroots.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/input/kconfig.h"
 #include "trapcheck/base/util.h"
+
+/* --list-caps: the architecture's tables as it resolved them. */
+static int list_tables(FILE *out, const struct graph *g)
+{
+	const struct arch *a = arch_current();
+
+	if (a->tables_print && g->arch_tables)
+		return a->tables_print(out, g->arch_tables);
+	fprintf(out, "# %s reads no tables from the tree\n", a->name);
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}
 
 /*
  * Does configuration @k build none of set @s's entry points (its
@@ -142,8 +154,8 @@ static int list(struct prog *p, struct analysis *a)
 			kconfig_free(&k);
 		return missing ? TC_EXIT_FINDINGS : TC_EXIT_CLEAN;
 	}
-	ret = caps_print(stdout, &a->graph.caps) ? TC_EXIT_OUTPUT :
-						   TC_EXIT_CLEAN;
+	ret = list_tables(stdout, &a->graph) ? TC_EXIT_OUTPUT :
+						 TC_EXIT_CLEAN;
 	if (!p->quiet)
 		emit_summary(stderr, &a->summary, a->findings.nr);
 	return ret;

@@ -61,8 +61,10 @@ static int trace_mode(struct prog *p, struct analysis *a)
 	FILE *out = stdout;
 	int ret;
 
-	t.exits = arch_current()->kvm_exits;
-	t.nr_exits = arch_current()->nr_kvm_exits;
+	t.events = arch_current()->trace_events;
+	t.nr_events = arch_current()->nr_trace_events;
+	t.kinds = arch_current()->trace_kinds;
+	t.nr_kinds = arch_current()->nr_trace_kinds;
 	ret = trace_read(&t, p->words[0], err, sizeof(err));
 	if (ret) {
 		diag_error("%s", err);
@@ -79,9 +81,9 @@ static int trace_mode(struct prog *p, struct analysis *a)
 		ret = TC_EXIT_USAGE;
 		goto out_close;
 	}
-	trace_join(&j, &t, d, a, kaslr);
-	trace_measure(&a->findings, &j, p->rank_measured);
-	trace_measure(&a->low, &j, p->rank_measured);
+	tracejoin_run(&j, &t, d, a, kaslr);
+	tracejoin_measure(&a->findings, &j, p->rank_measured);
+	tracejoin_measure(&a->low, &j, p->rank_measured);
 	if (p->output) {
 		ret = out_open(&of, p->output);
 		if (ret) {

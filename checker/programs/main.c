@@ -595,6 +595,15 @@ static void defaults(struct prog *p)
 	p->ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
 }
 
+/* The terminal the progress line is for: $COLUMNS and $TERM. */
+static void terminal_from_env(void)
+{
+	const char *cols = getenv("COLUMNS"), *term = getenv("TERM");
+
+	diag_terminal(cols && atoi(cols) > 0 ? (unsigned int)atoi(cols) : 0,
+		      !term || !*term || !strcmp(term, "dumb"));
+}
+
 int main(int argc, char **argv)
 {
 	struct prog p = { 0 };
@@ -671,6 +680,7 @@ int main(int argc, char **argv)
 	if (!modes_agree(&p))
 		goto out_free;
 	diag_setup("trapcheck", p.quiet, p.eo.verbose);
+	terminal_from_env();
 	if (p.config)
 		diag_info("options from %s", p.config);
 	p.words = argv + optind;

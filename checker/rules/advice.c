@@ -11,19 +11,20 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
-char *idreg_advice(const struct cap_table *t, const char *reg,
-		   const char *field, const char *file, int *sanitised)
+char *advice_read(const struct graph *g, const char *reg,
+		   const char *field, const char *file, int *cached)
 {
 	const struct arch_rules *r = arch_current()->rules;
 
 	if (r && r->read_advice)
-		return r->read_advice(t, reg, field, file, sanitised);
-	*sanitised = -1;
+		return r->read_advice(g->arch_tables, reg, field, file,
+				      cached);
+	*cached = -1;
 	return xasprintf("cache the value of %s at boot or CPU bring-up",
 			 reg);
 }
 
-const char *idreg_any_advice(void)
+const char *advice_any_read(void)
 {
 	const struct arch_rules *r = arch_current()->rules;
 
@@ -31,7 +32,7 @@ const char *idreg_any_advice(void)
 	       "cache the value at boot or CPU bring-up";
 }
 
-const char *idreg_serialize_advice(void)
+const char *advice_serialize(void)
 {
 	const struct arch_rules *r = arch_current()->rules;
 
@@ -39,15 +40,7 @@ const char *idreg_serialize_advice(void)
 	       "serialize with an instruction that does not exit";
 }
 
-const char *msr_advice(void)
-{
-	const struct arch_rules *r = arch_current()->rules;
-
-	return r && r->msr_advice ? r->msr_advice :
-	       "keep the value in memory and read that";
-}
-
-bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
+bool advice_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		   char **why)
 {
 	const struct arch_rules *r = arch_current()->rules;

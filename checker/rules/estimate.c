@@ -74,7 +74,7 @@ static bool chains_add_up(const struct chain *a, const struct chain *b)
 	       unguarded(&a->steps[k]) && unguarded(&b->steps[k]);
 }
 
-void rules_estimate(struct finding *f, const struct root_set *set)
+void estimate_finding(struct finding *f, const struct root_set *set)
 {
 	size_t i;
 	bool guess;

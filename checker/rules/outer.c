@@ -5,7 +5,7 @@
  * only code the outer hypervisor lets run there can trap. An
  * architecture's outer.def says which conditions need which capability
  * probe; the probe's bit names and the bits the analysed tree's KVM
- * offers a nested host are facts (facts.def outer_bits). A chain under
+ * offers a nested host are facts (rows of kind ROW_BODY_WORD). A chain under
  * such a condition whose probe needs a bit KVM never offers cannot run
  * on a nested host.
  */
@@ -43,46 +43,41 @@ static bool chain_has(const struct chain *c, const char *atom)
 	return false;
 }
 
-/* Does a function matching @pattern name bit @bit ("FUNC BIT")? */
-static bool offered(const struct cap_table *t, const char *pattern,
+/* Does a function matching @pattern name bit @bit? */
+static bool offered(const struct graph *g, const char *pattern,
 		    const char *bit, bool *any)
 {
 	size_t i;
 
-	for (i = 0; i < t->nr_outer_bits; i++) {
-		const char *e = t->outer_bits[i], *sp = strchr(e, ' ');
-		char fn[128];
+	for (i = 0; i < g->nr_rows; i++) {
+		const struct grow *r = &g->rows[i];
 
-		if (!sp || (size_t)(sp - e) >= sizeof(fn))
-			continue;
-		memcpy(fn, e, (size_t)(sp - e));
-		fn[sp - e] = '\0';
-		if (fnmatch(pattern, fn, 0))
+		if (r->kind != ROW_BODY_WORD || fnmatch(pattern, r->table, 0))
 			continue;
 		*any = true;
-		if (!strcmp(sp + 1, bit))
+		if (!strcmp(r->key, bit))
 			return true;
 	}
 	return false;
 }
 
 /* Why line @o rules chain @c out on a nested host, or NULL. */
-static char *refuse(const struct cap_table *t, const struct arch_outer *o)
+static char *refuse(const struct graph *g, const struct arch_outer *o)
 {
-	size_t i, plen = strlen(o->probe);
 	char *missing = NULL, *m;
 	bool any = false, probed = false;
+	size_t i;
 
-	for (i = 0; i < t->nr_outer_bits; i++) {
-		const char *e = t->outer_bits[i];
+	for (i = 0; i < g->nr_rows; i++) {
+		const struct grow *r = &g->rows[i];
 
-		if (strncmp(e, o->probe, plen) || e[plen] != ' ')
+		if (r->kind != ROW_BODY_WORD || strcmp(r->table, o->probe))
 			continue;
 		probed = true;
-		if (offered(t, o->offer, e + plen + 1, &any))
+		if (offered(g, o->offer, r->key, &any))
 			continue;
 		m = xasprintf("%s%s%s", missing ? missing : "",
-			      missing ? ", " : "", e + plen + 1);
+			      missing ? ", " : "", r->key);
 		free(missing);
 		missing = m;
 	}
@@ -99,7 +94,7 @@ static char *refuse(const struct cap_table *t, const struct arch_outer *o)
 	return m;
 }
 
-char *outer_refusal(const struct cap_table *t, const struct chain *c,
+char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others)
 {
 	const struct arch *a = arch_current();
@@ -114,7 +109,7 @@ char *outer_refusal(const struct cap_table *t, const struct chain *c,
 			all = chain_has(&others[j], o->atom);
 		if (!all)
 			continue;
-		why = refuse(t, o);
+		why = refuse(g, o);
 		if (why)
 			return why;
 	}

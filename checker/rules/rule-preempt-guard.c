@@ -30,7 +30,7 @@ bool rule_preempt_guard(const struct rule_ctx *ctx, struct finding *f,
 
 	if (guards_have(guards, GUARD_NOT_PREEMPTIBLE))
 		return false;
-	if (ctx->def->class == SINK_SANITISED) {
+	if (ctx->def->class == SINK_CACHED) {
 		if (!guards_have(guards, GUARD_CAPS_UNFINALIZED))
 			return false;
 		*scope = RULE_ONCE;

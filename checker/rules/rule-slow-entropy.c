@@ -31,7 +31,7 @@ bool rule_slow_entropy(const struct rule_ctx *ctx, struct finding *f,
  * That patch's fix: "if (arch_get_random_long(&v))" becomes
  * "if (unlikely(!crng_ready()) && arch_get_random_long(&v))".
  */
-bool fix_slow_entropy(const struct fix_ctx *ctx, struct fix_edit *e,
+bool rule_slow_entropy_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 		      char **why)
 {
 	const struct finding *f = ctx->finding;

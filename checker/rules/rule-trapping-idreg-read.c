@@ -16,34 +16,33 @@
 bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
                               enum rule_scope *scope)
 {
-	const struct cap_table *t = &ctx->graph->caps;
 	const struct reg_def *reg;
 	char *advice, *what;
 
 	if (ctx->def->class != SINK_IDREG)
 		return false;
-	f->read.sanitised = -1;
+	f->read.cached = -1;
 	reg = reg_lookup_arg(ctx->def, ctx->site->arg);
 	if (!reg) {
 		/* __read_sysreg_by_encoding(entry->sys_reg): any ID reg. */
 		if (ctx->def->how != SINK_CALL)
 			return false;
-		f->read.trap = trap_class_name(idreg_trap(NULL));
+		f->read.trap = reg_trap_name(reg_idreg_trap(NULL));
 		f->message = xasprintf("%s() reads an ID register from "
 				       "hardware on a hot path (traps under "
 				       "%s); %s", ctx->def->name, f->read.trap,
-				       idreg_any_advice());
+				       advice_any_read());
 		return true;
 	}
 	if (reg->trap == TRAP_NONE)
 		return false;
 	f->read.reg = reg->name;
-	f->read.trap = trap_class_name(reg->trap);
+	f->read.trap = reg_trap_name(reg->trap);
 	/* x86: cpuid_ebx(7) & (1u << 20), X86_FEATURE_SMAP in the tree. */
 	f->read.mask = ctx->site->mask;
 	f->read.feature = ctx->site->feature;
-	advice = idreg_advice(t, reg->name, f->read.feature, ctx->site->file,
-			      &f->read.sanitised);
+	advice = advice_read(ctx->graph, reg->name, f->read.feature,
+			      ctx->site->file, &f->read.cached);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output
 	 * operand, CPUID as a serializing instruction, which no cached
@@ -52,7 +51,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	if (ctx->def->how == SINK_ASM && ctx->site->arg &&
 	    !strcmp(ctx->site->arg, "serialize")) {
 		free(advice);
-		advice = xstrdup(idreg_serialize_advice());
+		advice = xstrdup(advice_serialize());
 		what = xasprintf("inline assembly executes %s to serialize "
 				 "(no output operand: its results are not "
 				 "read)", sink_insn(ctx->def));
@@ -71,8 +70,8 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 }
 
 /* The architecture's rewrite: arm64's reads the sanitised copy. */
-bool fix_trapping_idreg_read(const struct fix_ctx *ctx, struct fix_edit *e,
+bool rule_trapping_idreg_read_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 			     char **why)
 {
-	return arch_fix_read(ctx, e, why);
+	return advice_fix_read(ctx, e, why);
 }

@@ -17,15 +17,51 @@
 #define HOOK_yes(fn)	fn
 #define HOOK_no(fn)	NULL
 
-const struct rule rule_table[] = {
+static const struct rule rule_table[] = {
 #define RULE(name, id_, summary_, chain_, fixes_)			\
 	{ .id = id_, .summary = summary_, .check = rule_##name,		\
 	  .check_chain = HOOK_##chain_(rule_##name##_chain),		\
-	  .fix = HOOK_##fixes_(fix_##name) },
+	  .fix = HOOK_##fixes_(rule_##name##_fix) },
 #include "rules.def"
 #undef RULE
 };
-const size_t rule_table_size = ARRAY_SIZE(rule_table);
+
+size_t rules_count(void)
+{
+	const struct arch *a;
+	size_t n = ARRAY_SIZE(rule_table), i, j;
+
+	for (i = 0; (a = arch_at(i)); i++)
+		for (j = 0; a->own_rules && a->own_rules[j].id; j++)
+			n++;
+	return n;
+}
+
+const struct rule *rules_at(size_t k)
+{
+	const struct arch *a;
+	size_t i, j;
+
+	if (k < ARRAY_SIZE(rule_table))
+		return &rule_table[k];
+	k -= ARRAY_SIZE(rule_table);
+	for (i = 0; (a = arch_at(i)); i++)
+		for (j = 0; a->own_rules && a->own_rules[j].id; j++)
+			if (!k--)
+				return &a->own_rules[j];
+	return NULL;
+}
+
+const struct rule *rules_find(const char *id)
+{
+	const struct rule *r;
+	size_t i;
+
+	for (i = 0; (r = rules_at(i)); i++)
+		if (!strcmp(r->id, id))
+			return r;
+	return NULL;
+}
 
 /* Steps for @n edges from a root, then the sink site in @func. */
 /* A mode the chain implies: @mode, unless another one is implied too. */
@@ -562,7 +598,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		       const struct rules_opts *o, struct rules_stats *st)
 {
 	enum rule_scope scope = RULE_PER_ROOT;
-	struct finding proto = { .read.sanitised = -1 };
+	struct finding proto = { .read.cached = -1 };
 	const struct gsink *s = ctx->site;
 	bool reported = false, refuted = false;
 	size_t j;
@@ -592,9 +628,9 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		/* Code KVM as the outer hypervisor never lets run there. */
 		if (!(o && o->outer_any) && !strcmp(f->context, "nested"))
 			f->doubt.not_offered = outer_refusal(
-				&g->caps, &f->chain, f->others, f->nr_others);
+				g, &f->chain, f->others, f->nr_others);
 		f->doubt.low |= f->doubt.not_offered != NULL;
-		rules_estimate(f, &roots->sets[j]);
+		estimate_finding(f, &roots->sets[j]);
 		/* Only when a rare branch is taken: a note, not a warning. */
 		f->doubt.low |= f->rate.rare_only;
 		if (rule->check_chain &&
@@ -654,6 +690,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 	       struct findings *low, struct rules_stats *st)
 {
 	struct reach *reach = compute_reaches(g, roots, st);
+	const struct rule *own = arch_current()->own_rules;
 	struct findings all = { 0 };
 	size_t i, j, k;
 
@@ -666,9 +703,12 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 			.func = &g->nodes[s->func],
 		};
 
-		for (k = 0; k < rule_table_size; k++)
+		for (k = 0; k < ARRAY_SIZE(rule_table); k++)
 			check_site(g, roots, reach, &rule_table[k], &ctx,
 				   &all, o, st);
+		for (k = 0; own && own[k].id; k++)
+			check_site(g, roots, reach, &own[k], &ctx, &all, o,
+				   st);
 	}
 	for (j = 0; j < 2 * roots->nr; j++)
 		reach_free(&reach[j]);

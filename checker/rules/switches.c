@@ -25,8 +25,8 @@ static int rule_index(const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < rule_table_size && i < SWITCHES_MAX_RULES; i++)
-		if (!strcmp(rule_table[i].id, id))
+	for (i = 0; rules_at(i) && i < SWITCHES_MAX_RULES; i++)
+		if (!strcmp(rules_at(i)->id, id))
 			return (int)i;
 	return -1;
 }
@@ -37,9 +37,9 @@ static int unknown(const char *word, const char *id, char *err, size_t len)
 	size_t i, n;
 
 	n = (size_t)snprintf(err, len, "%s: no rule '%s' (rules:", word, id);
-	for (i = 0; i < rule_table_size && n < len; i++)
+	for (i = 0; rules_at(i) && n < len; i++)
 		n += (size_t)snprintf(err + n, len - n, "%s %s",
-				      i ? "," : "", rule_table[i].id);
+				      i ? "," : "", rules_at(i)->id);
 	if (n < len)
 		snprintf(err + n, len - n, ")");
 	return -EINVAL;

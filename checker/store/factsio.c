@@ -15,7 +15,7 @@
 #include "trapcheck/store/factsio.h"
 #include "trapcheck/model/sinks.h"
 
-#define FACTS_MAGIC	0x32464354u	/* "TCF2" */
+#define FACTS_MAGIC	0x33464354u	/* "TCF3" */
 #define NO_STR		0xffffffffu
 
 static void put_u32(struct bytes *b, uint32_t v)
@@ -64,7 +64,7 @@ static void put_record(struct bytes *b, const struct fact_record *r,
 	}
 }
 
-void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
+void factsio_encode(const struct tu_facts *f, uint64_t flags_hash,
 		  struct bytes *out)
 {
 	size_t i, j;
@@ -75,7 +75,8 @@ void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
 	put_u32(out, (uint32_t)f->parse_error);
 	put_u32(out, f->nr_errors);
 	put_str(out, f->first_error);
-	put_u32(out, f->retried | f->have_ftr << 1 | f->have_caps << 2);
+	put_u32(out, f->retried);
+	put_u32(out, f->tables_seen);
 	for (i = 0; i < fact_records_size; i++) {
 		const struct fact_record *r = &fact_records[i];
 		char *v = *fact_array(f, r->array);
@@ -208,7 +209,7 @@ static void get_record(struct rd *r, const struct fact_record *rec, void *e,
 	}
 }
 
-int facts_decode(const void *buf, size_t len, struct tu_facts *f,
+int factsio_decode(const void *buf, size_t len, struct tu_facts *f,
 		 uint64_t *flags_hash)
 {
 	struct rd r = { .p = buf, .end = (const unsigned char *)buf + len };
@@ -225,8 +226,7 @@ int facts_decode(const void *buf, size_t len, struct tu_facts *f,
 	f->first_error = get_str(&r);
 	bits = get_u32(&r);
 	f->retried = bits & 1;
-	f->have_ftr = bits & 2;
-	f->have_caps = bits & 4;
+	f->tables_seen = get_u32(&r);
 	if (!f->file)
 		r.bad = true;
 
@@ -263,7 +263,7 @@ int facts_decode(const void *buf, size_t len, struct tu_facts *f,
 		r.bad |= !w->flag || !w->text;
 	}
 	if (r.bad || r.p != r.end) {
-		tu_facts_free(f);
+		facts_free(f);
 		return -EINVAL;
 	}
 	return 0;

@@ -12,6 +12,23 @@ check "README.md's option table is checker/programs/options.def's (make docs)" \
 python3 "$TOP/scripts/gen-options.py" man trapcheck.1
 check "docs/trapcheck.1 is checker/programs/options.def's (make docs)" \
 	cmp -s trapcheck.1 "$TOP/docs/trapcheck.1"
+python3 "$TOP/scripts/gen-design.py" check > design.diff
+rc=$?
+sed 's/^/# /' design.diff | head -n 40
+check "docs/design.md's tables of layers and interfaces are the tree's (make docs)" \
+	[ $rc -eq 0 ]
+# design.md's claims, true of the built library: it reads no environment
+# variable (the programs read them and pass options in: nm finds no
+# getenv() outside checker/programs/), and the seam runs one way
+# (layers.t: no object outside checker/arch/ refers to one inside).
+envs=$(cd "$TOP" && for o in checker/*/*.o checker/arch/*.o checker/arch/*/*.o; do
+	case $o in checker/programs/*) continue ;; esac
+	nm "$o" | grep -qE ' U (getenv|secure_getenv|setenv|putenv|unsetenv|clearenv)$' &&
+		echo "$o"
+done)
+check_that "the library reads no environment variable (nm: no getenv() but in the programs):$envs" \
+	'[ -z "$envs" ] && grep -q "reads no environment variable" "$TOP/docs/design.md" &&
+	 [ -n "$(ls "$TOP"/checker/base/*.o)" ]'
 groff -ww -man -z "$TOP/docs/trapcheck.1" > groff.out 2>&1
 rc=$?
 check_that "the man page renders without a warning (groff -ww -man)" \
@@ -38,10 +55,12 @@ check_that "docs name the schema version db.h has ($want), no other" \
 	'[ -n "$want" ] && [ ! -s schema.txt ] || { sed "s/^/# /" schema.txt; false; }'
 # README's JSON keys, rules and root sets are the program's: every key a
 # finding, a chain step, a condition or a rate has in the fixtures' runs
-# (arm64 and x86) is in README's JSON table; its rules table is
-# rules.def's, its root sets are roots/*.roots.
+# (arm64 and x86) is in README's JSON table; its rules table is the
+# program's rules (generic and the architectures', as SARIF lists them),
+# its root sets are roots/*.roots.
 "$TRAPCHECK" -p "$TOP/tests/fixtures/kernel" -q --format=json -o arm.json
 "$TRAPCHECK" -p "$TOP/tests/fixtures/x86" -q --format=json -o x86.json
+"$TRAPCHECK" -p "$TOP/tests/fixtures/x86" -q --format=sarif -o x86.sarif
 python3 - "$TOP" arm.json x86.json <<'PY'
 import glob, json, os, re, sys
 top = sys.argv[1]
@@ -68,7 +87,8 @@ for path in sys.argv[2:]:
 missing = sorted(keys - named)
 assert not missing, 'README lacks JSON keys: %s' % missing
 rules = re.findall(r'^\| `([a-z-]+)` \|', readme[readme.index('## Rules'):], re.M)
-want = re.findall(r'^RULE\(\w+, "([a-z-]+)"', open(os.path.join(top, 'checker/rules/rules.def')).read(), re.M)
+want = [r['id'] for r in
+        json.load(open('x86.sarif'))['runs'][0]['tool']['driver']['rules']]
 assert sorted(rules) == sorted(want), (rules, want)
 m = re.search(r'Root sets ship in .*?: (`.*?`)\. ', readme, re.S)
 sets = re.findall(r'`([a-z-]+)`', m.group(1))

@@ -50,18 +50,23 @@ aim() {
 mkdir -p "$COV" || die "cannot create $COV"
 make -s -C "$TOP" checker/output/rule-help.inc || die "cannot generate checker/output/rule-help.inc"
 objs=
-for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*/*.c; do
+arch_objs=
+for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*.c "$TOP"/checker/arch/*/*.c; do
 	name=$(basename "$src" .c)
 	case $src in */checker/programs/*) continue ;; esac
 	$CLANG $PROF $CFLAGS $CPPFLAGS "$RES" -c -o "$COV/$name.o" "$src" ||
 		die "$src did not build"
-	objs="$objs $COV/$name.o"
+	# The architectures register themselves: linked whole (run.sh).
+	case $src in
+	*/checker/arch/*) arch_objs="$arch_objs $COV/$name.o" ;;
+	*) objs="$objs $COV/$name.o" ;;
+	esac
 done
 rm -f "$COV/lib.a" && ar rcs "$COV/lib.a" $objs || die "ar failed"
 
 for t in $TARGETS; do
 	$CLANG $PROF -fsanitize=fuzzer $CFLAGS $CPPFLAGS -o "$COV/fuzz-$t" \
-		"$TOP/tests/fuzz/fuzz-$t.c" "$COV/lib.a" $LIBS ||
+		"$TOP/tests/fuzz/fuzz-$t.c" $arch_objs "$COV/lib.a" $LIBS ||
 		die "fuzz-$t did not build"
 	corpus=$BUILD/run/$t/corpus
 	[ -d "$corpus" ] || corpus=$TOP/tests/fuzz/corpus/$t

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(args.argc >= 1);
 		FUZZ_ASSERT(!strcmp(args.argv[args.argc - 1], "-w"));
 	}
-	clang_args_free(&args);
+	flags_args_free(&args);
 	free(e.file);
 	check_args_free(&ca);
 	free(argv);

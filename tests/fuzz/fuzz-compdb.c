@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_ASSERT(args.argv[j]);
 			flags_drop_unknown(&args);
 		}
-		clang_args_free(&args);
+		flags_args_free(&args);
 	}
 	compdb_free(&db);
 	return 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuzz-factsio.c - facts_decode() on arbitrary bytes (what a parser
+ * fuzz-factsio.c - factsio_decode() on arbitrary bytes (what a parser
  * process sends; a dying one may send half of it). Whatever decodes must
  * be internally consistent (indexes in range) and re-encode to the same
  * bytes.
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t h;
 	size_t i;
 
-	if (facts_decode(data, size, &f, &h))
+	if (factsio_decode(data, size, &f, &h))
 		return 0;
 	for (i = 0; i < f.nr_calls; i++)
 		if (f.calls[i].caller < 0 ||
@@ -29,11 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((size_t)f.sinks[i].sink >= sink_count() ||
 		    (size_t)f.sinks[i].func >= f.nr_funcs)
 			abort();
-	facts_encode(&f, h, &b);
+	factsio_encode(&f, h, &b);
 	/* Flag words may carry unused bits: compare the lengths only. */
 	if (b.len != size)
 		abort();
 	bytes_free(&b);
-	tu_facts_free(&f);
+	facts_free(&f);
 	return 0;
 }

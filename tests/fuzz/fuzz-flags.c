@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e.argv = argv;
 		e.argc = argc;
 		flags_translate(&e, "/src/linux", &args);
-		clang_args_free(&args);
+		flags_args_free(&args);
 		free(e.file);
 	}
 	compdb_free_argv(argv, argc);

@@ -4,24 +4,24 @@
  * trace-cmd report or tracefs. A bad line is a one-line error naming it;
  * a good trace counts every trap it holds, once.
  */
-#include "fuzz.h"
-
 #include "trapcheck/input/trace.h"
 #include "trapcheck/model/arch.h"
 #include "trapcheck/base/util.h"
+
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* x86's exit reasons: the kvm_exit lines count too. */
-	struct trace t = { .exits = arch_x86.kvm_exits,
-			   .nr_exits = arch_x86.nr_kvm_exits };
+	/* Every architecture's events: arm64's and x86's lines count. */
+	struct trace t = { 0 };
 	char *text = xstrndup((const char *)data, size), err[1024];
 	unsigned long sum = 0;
 	size_t i;
 	int ret;
 
+	fuzz_trace_events(&t);
 	memset(err, 0x5a, sizeof(err));
 	ret = trace_read_text(&t, "fuzz.trace", text, err, sizeof(err));
 	fuzz_check_err(err, sizeof(err), ret);

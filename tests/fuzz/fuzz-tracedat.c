@@ -6,11 +6,11 @@
  * in a child process). A damaged file is a one-line error naming it;
  * one that reads counts every trap it holds, once.
  */
-#include "fuzz.h"
-
 #include "trapcheck/input/trace.h"
 #include "trapcheck/model/arch.h"
 #include "trapcheck/base/util.h"
+
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -18,15 +18,15 @@ static const char magic[] = "\027\010Dtracing";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* x86's exit reasons: the kvm_exit lines count too. */
-	struct trace t = { .exits = arch_x86.kvm_exits,
-			   .nr_exits = arch_x86.nr_kvm_exits };
+	/* Every architecture's events: arm64's and x86's lines count. */
+	struct trace t = { 0 };
 	char path[256], err[1024];
 	unsigned long sum = 0;
 	uint8_t *buf = malloc(size + sizeof(magic));
 	size_t n = 0, i;
 	int ret;
 
+	fuzz_trace_events(&t);
 	if (!buf)
 		abort();
 	if (size < sizeof(magic) - 1 || memcmp(data, magic, sizeof(magic) - 1)) {

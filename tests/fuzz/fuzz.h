@@ -92,4 +92,31 @@ static inline void fuzz_check_err(const char *err, size_t errlen, int ret)
 	}
 }
 
+#ifdef TRAPCHECK_TRACE_H
+/*
+ * The trace events of every registered architecture (model/arch.h), and
+ * the most kinds any of them has: the kinds' numbers overlap between
+ * architectures, which a count does not mind.
+ */
+static inline void fuzz_trace_events(struct trace *t)
+{
+	static struct trace_event ev[16];
+	static size_t nr;
+	const struct arch *a;
+	size_t i, j;
+
+	if (!nr)
+		for (i = 0; (a = arch_at(i)); i++)
+			for (j = 0; j < a->nr_trace_events && nr < 16; j++)
+				ev[nr++] = a->trace_events[j];
+	t->events = ev;
+	t->nr_events = nr;
+	for (i = 0; (a = arch_at(i)); i++)
+		if (a->nr_trace_kinds > t->nr_kinds) {
+			t->kinds = a->trace_kinds;
+			t->nr_kinds = a->nr_trace_kinds;
+		}
+}
+#endif
+
 #endif /* TRAPCHECK_FUZZ_H */

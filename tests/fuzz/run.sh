@@ -76,14 +76,21 @@ make -s -C "$TOP" checker/output/rule-help.inc || die "cannot generate checker/o
 # The library, instrumented; an object is rebuilt when its source, or
 # any header or table, is newer.
 newest_dep=$(ls -t "$TOP"/include/trapcheck/*/*.h "$TOP"/checker/*/*.def \
-	"$TOP"/checker/*/*.h "$TOP"/checker/arch/*/*.def "$TOP"/checker/*/*.inc "$0" 2>/dev/null |
+	"$TOP"/checker/*/*.h "$TOP"/checker/arch/*.def "$TOP"/checker/arch/*/*.def \
+	"$TOP"/checker/arch/*/*.h "$TOP"/checker/*/*.inc "$0" 2>/dev/null |
 	head -n 1)
+# The architectures' objects are linked whole, as the Makefile does: they
+# register themselves (checker/arch/arches.c), and nothing pulls them in.
 objs=
-for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*/*.c; do
+arch_objs=
+for src in "$TOP"/checker/*/*.c "$TOP"/checker/arch/*.c "$TOP"/checker/arch/*/*.c; do
 	name=$(basename "$src" .c)
 	case $src in */checker/programs/*) continue ;; esac
 	obj="$BUILD/obj/$name.o"
-	objs="$objs $obj"
+	case $src in
+	*/checker/arch/*) arch_objs="$arch_objs $obj" ;;
+	*) objs="$objs $obj" ;;
+	esac
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$newest_dep" -nt "$obj" ]; then
 		echo "$src $obj"
 	fi
@@ -101,7 +108,7 @@ while read -r src obj; do
 	[ $((n % JOBS)) -eq 0 ] && wait
 done < "$BUILD/stale"
 wait
-for obj in $objs; do
+for obj in $objs $arch_objs; do
 	[ -f "$obj" ] || die "the library did not build ($obj)"
 done
 rm -f "$BUILD/libtrapcheck-fuzz.a"
@@ -112,7 +119,7 @@ link() {
 	rm -f "$BUILD/fuzz-$1"
 	$CLANG $SAN -fsanitize=fuzzer $CFLAGS -Wall -Wextra $CPPFLAGS \
 		-o "$BUILD/fuzz-$1.tmp" "$TOP/tests/fuzz/fuzz-$1.c" \
-		"$BUILD/libtrapcheck-fuzz.a" $LIBS &&
+		$arch_objs "$BUILD/libtrapcheck-fuzz.a" $LIBS &&
 		mv "$BUILD/fuzz-$1.tmp" "$BUILD/fuzz-$1"
 }
 n=0

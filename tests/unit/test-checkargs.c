@@ -264,7 +264,7 @@ static void test_vgetrandom(void **state)
 			break;
 	assert_true(i < (size_t)args.argc);
 	assert_string_equal(args.argv[i - 1], "-include");
-	clang_args_free(&args);
+	flags_args_free(&args);
 	free(e.file);
 	check_args_free(&ca);
 	free(argv);

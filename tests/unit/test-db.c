@@ -87,10 +87,10 @@ static void test_load_linked(void **state)
 	(void)state;
 	facts(&in, "a.c", 3);
 	assert_int_equal(db_store(db, "a.c", "k1", &in), 0);
-	tu_facts_free(&in);
+	facts_free(&in);
 	facts(&in, "b.c", 1);
 	assert_int_equal(db_store(db, "b.c", "k2", &in), 0);
-	tu_facts_free(&in);
+	facts_free(&in);
 
 	/* Twice: the kept statements are reset between reads. */
 	for (round = 0; round < 2; round++) {
@@ -103,12 +103,12 @@ static void test_load_linked(void **state)
 		assert_int_equal(linked.nr_calls, 1);
 		assert_string_equal(linked.funcs[0].key, "c:@F@fn_a.c");
 		assert_string_equal(linked.calls[0].guards, "!x");
-		tu_facts_free(&whole);
-		tu_facts_free(&linked);
+		facts_free(&whole);
+		facts_free(&linked);
 	}
 	assert_int_equal(db_load_linked(db, "b.c", &linked), 0);
 	assert_string_equal(linked.funcs[0].key, "c:@F@fn_b.c");
-	tu_facts_free(&linked);
+	facts_free(&linked);
 
 	/* The stream gives the list db_tu_includes() gives, in order. */
 	n = db_tu_includes(db, "a.c", &inc);

@@ -26,7 +26,6 @@ static void sample(struct tu_facts *f)
 	struct tu_func *fn;
 	struct tu_call *c;
 	struct tu_sink *k;
-	struct tu_cap *cap;
 	struct tu_assign *as;
 	struct tu_icall *ic;
 	struct tu_warning *w;
@@ -37,7 +36,7 @@ static void sample(struct tu_facts *f)
 	f->nr_errors = 2;
 	f->first_error = xstrdup("mm/memory.c:1:2: error: x");
 	f->retried = true;
-	f->have_caps = true;
+	f->tables_seen = 4;
 	fn = PUSH(f->funcs, f->nr_funcs, f->alloc_funcs);
 	memset(fn, 0, sizeof(*fn));
 	fn->key = xstrdup("c:@F@handle_mm_fault");
@@ -73,14 +72,18 @@ static void sample(struct tu_facts *f)
 	k->file = xstrdup("arch/arm64/include/asm/cpufeature.h");
 	k->line = 133;
 	k->off = 4000;
-	cap = PUSH(f->caps, f->nr_caps, f->alloc_caps);
-	memset(cap, 0, sizeof(*cap));
-	cap->name = xstrdup("ARM64_HAS_RNG");
-	cap->reg = xstrdup("ID_AA64ISAR0_EL1");
-	cap->midr = true;
-	cap->scope = 5;
-	cap->file = xstrdup("arch/arm64/kernel/cpufeature.c");
-	*PUSH(f->ftr_regs, f->nr_ftr, f->alloc_ftr) = xstrdup("ID_AA64PFR0_EL1");
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 2, .table = "arm64_features", .key = "ARM64_HAS_RNG",
+		.v = { NULL, NULL, "ID_AA64ISAR0_EL1" }, .flag = true,
+		.num = 5, .file = "arch/arm64/kernel/cpufeature.c",
+	});
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 1, .table = "arm64_ftr_regs", .key = "ID_AA64PFR0_EL1",
+	});
+	/* The same row again: kept once. */
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 1, .table = "arm64_ftr_regs", .key = "ID_AA64PFR0_EL1",
+	});
 	as = PUSH(f->assigns, f->nr_assigns, f->alloc_assigns);
 	memset(as, 0, sizeof(*as));
 	as->member = xstrdup("vm_operations_struct.map_pages");
@@ -112,12 +115,12 @@ static void test_round_trip(void **state)
 	uint64_t h = 0;
 
 	sample(&f);
-	facts_encode(&f, 0x1234567890abcdefULL, &a);
-	assert_int_equal(facts_decode(a.data, a.len, &g, &h), 0);
+	factsio_encode(&f, 0x1234567890abcdefULL, &a);
+	assert_int_equal(factsio_decode(a.data, a.len, &g, &h), 0);
 	assert_true(h == 0x1234567890abcdefULL);
 	assert_string_equal(g.file, "mm/memory.c");
 	assert_int_equal(g.nr_errors, 2);
-	assert_true(g.retried && g.have_caps && !g.have_ftr);
+	assert_true(g.retried && g.tables_seen == 4);
 	assert_int_equal(g.nr_funcs, 2);
 	assert_true(g.funcs[0].cold && !g.funcs[0].is_static);
 	assert_true(g.funcs[1].is_static && g.funcs[1].indirect_calls);
@@ -133,10 +136,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(g.sinks[0].func, 1);
 	assert_int_equal(g.sinks[0].sink, (int)sink_count() - 1);
 	assert_int_equal(g.sinks[0].off, 4000);
-	assert_true(g.caps[0].midr);
-	assert_int_equal(g.caps[0].scope, 5);
-	assert_null(g.caps[0].type);
-	assert_string_equal(g.ftr_regs[0], "ID_AA64PFR0_EL1");
+	assert_int_equal(g.nr_rows, 2);
+	assert_true(g.rows[0].flag);
+	assert_int_equal(g.rows[0].num, 5);
+	assert_int_equal(g.rows[0].kind, 2);
+	assert_null(g.rows[0].v1);
+	assert_string_equal(g.rows[0].v3, "ID_AA64ISAR0_EL1");
+	assert_string_equal(g.rows[1].key, "ID_AA64PFR0_EL1");
 	assert_string_equal(g.assigns[0].fn_name, "filemap_map_pages");
 	assert_string_equal(g.assigns[0].file, "mm/filemap.c");
 	assert_int_equal(g.assigns[0].line, 3912);
@@ -144,11 +150,11 @@ static void test_round_trip(void **state)
 	assert_string_equal(g.includes[0], "include/linux/mm.h");
 	assert_string_equal(g.warnings[0].flag, "-fbogus");
 	/* The decoded facts encode to the same bytes. */
-	facts_encode(&g, h, &b);
+	factsio_encode(&g, h, &b);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
-	tu_facts_free(&f);
-	tu_facts_free(&g);
+	facts_free(&f);
+	facts_free(&g);
 	bytes_free(&a);
 	bytes_free(&b);
 }
@@ -161,19 +167,19 @@ static void test_truncated(void **state)
 	size_t n;
 
 	sample(&f);
-	facts_encode(&f, 1, &a);
+	factsio_encode(&f, 1, &a);
 	for (n = 0; n < a.len; n++) {
 		/* A copy of exactly n bytes, so ASan sees any overread. */
 		unsigned char *cut = malloc(n + 1);
 
 		memcpy(cut, a.data, n);
-		assert_int_equal(facts_decode(cut, n, &g, &h), -EINVAL);
+		assert_int_equal(factsio_decode(cut, n, &g, &h), -EINVAL);
 		assert_null(g.funcs);
 		free(cut);
 	}
 	bytes_put(&a, "", 1);
-	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
-	tu_facts_free(&f);
+	assert_int_equal(factsio_decode(a.data, a.len, &g, &h), -EINVAL);
+	facts_free(&f);
 	bytes_free(&a);
 }
 
@@ -185,19 +191,19 @@ static void test_bad_index(void **state)
 
 	sample(&f);
 	f.calls[0].caller = 2;		/* only two functions */
-	facts_encode(&f, 1, &a);
-	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
+	factsio_encode(&f, 1, &a);
+	assert_int_equal(factsio_decode(a.data, a.len, &g, &h), -EINVAL);
 	bytes_free(&a);
 	f.calls[0].caller = 0;
 	f.sinks[0].sink = (int)sink_count();
-	facts_encode(&f, 1, &a);
-	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
+	factsio_encode(&f, 1, &a);
+	assert_int_equal(factsio_decode(a.data, a.len, &g, &h), -EINVAL);
 	bytes_free(&a);
 	f.sinks[0].sink = 0;
-	facts_encode(&f, 1, &a);
+	factsio_encode(&f, 1, &a);
 	a.data[0] ^= 1;			/* the magic */
-	assert_int_equal(facts_decode(a.data, a.len, &g, &h), -EINVAL);
-	tu_facts_free(&f);
+	assert_int_equal(factsio_decode(a.data, a.len, &g, &h), -EINVAL);
+	facts_free(&f);
 	bytes_free(&a);
 }
 

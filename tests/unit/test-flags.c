@@ -243,7 +243,7 @@ static void test_translate_kbuild(void **state)
 	assert_int_equal(a.nr_unknown, 1);
 	assert_string_equal(a.unknown[0], "-fmade-up-flag");
 	assert_true(find_arg(&a, "-fmade-up-flag") > 0);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_null(a.argv);
 }
 
@@ -263,7 +263,7 @@ static void test_drop_unknown(void **state)
 	assert_true(o2 > 0);
 	assert_string_equal(a.argv[0], "--target=aarch64-linux-gnu");
 	assert_string_equal(a.argv[a.argc - 1], "-w");
-	clang_args_free(&a);
+	flags_args_free(&a);
 }
 
 /* "-D NAME" and "-U NAME": the value is the next argument. */
@@ -288,7 +288,7 @@ static void test_translate_separate_define(void **state)
 	/* The values are no unknown flags, so a retry keeps them. */
 	flags_drop_unknown(&a);
 	join_args(&a, retry, sizeof(retry));
-	clang_args_free(&a);
+	flags_args_free(&a);
 
 	assert_int_equal(skip, FLAGS_PARSE);
 	assert_string_equal(first, "-D FOO=1 -U BAR -w");
@@ -318,13 +318,13 @@ static void test_skip_not_c(void **state)
 	assert_int_equal(translate("/tree/arch/arm64/kernel/entry.S", "/tree",
 				   argv, ARRAY_SIZE(argv), &a),
 			 FLAGS_SKIP_NOT_C);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_int_equal(translate("/tree/lib/a.s", "/tree", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_SKIP_NOT_C);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_int_equal(translate("/tree/lib/c", "/tree", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_SKIP_NOT_C);
-	clang_args_free(&a);
+	flags_args_free(&a);
 }
 
 static void test_skip_host(void **state)
@@ -335,16 +335,16 @@ static void test_skip_host(void **state)
 
 	assert_int_equal(translate("/tree/scripts/kallsyms.c", "/tree", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_SKIP_HOST);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_int_equal(translate("/tree/tools/lib/x.c", "/tree/", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_SKIP_HOST);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	/* Only the tree's own scripts/ is host code. */
 	assert_int_equal(translate("/tree/kernel/scripts/x.c", "/tree", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_PARSE);
 	assert_null(a.target);
 	assert_int_equal(find_arg(&a, "-O2"), 0);
-	clang_args_free(&a);
+	flags_args_free(&a);
 }
 
 /* A tree at "/" (compile_commands.json at the filesystem root). */
@@ -357,7 +357,7 @@ static void test_skip_host_fs_root(void **state)
 
 	skip = translate("/scripts/kallsyms.c", "/", argv, ARRAY_SIZE(argv),
 			 &a);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_int_equal(skip, FLAGS_SKIP_HOST);
 }
 
@@ -371,11 +371,11 @@ static void test_skip_compiler(void **state)
 				   ARRAY_SIZE(javac), &a),
 			 FLAGS_SKIP_COMPILER);
 	assert_null(a.target);
-	clang_args_free(&a);
+	flags_args_free(&a);
 	assert_int_equal(translate("/tree/kernel/fork.c", "/tree",
 				   ccache_only, ARRAY_SIZE(ccache_only), &a),
 			 FLAGS_SKIP_COMPILER);
-	clang_args_free(&a);
+	flags_args_free(&a);
 }
 
 static void test_ccache_wrapper(void **state)
@@ -392,19 +392,19 @@ static void test_ccache_wrapper(void **state)
 	assert_string_equal(a.argv[1], "-O2");
 	assert_string_equal(a.argv[2], "-w");
 	assert_int_equal(a.nr_unknown, 0);
-	clang_args_free(&a);
+	flags_args_free(&a);
 }
 
 static void test_flag_warn_once(void **state)
 {
 	struct flag_warnings w;
 
-	flag_warnings_init(&w);
-	assert_true(flag_warn_once(&w, "-fmade-up-flag"));
-	assert_false(flag_warn_once(&w, "-fmade-up-flag"));
-	assert_true(flag_warn_once(&w, "-fother"));
-	assert_false(flag_warn_once(&w, "-fother"));
-	flag_warnings_free(&w);
+	flags_warnings_init(&w);
+	assert_true(flags_warn_once(&w, "-fmade-up-flag"));
+	assert_false(flags_warn_once(&w, "-fmade-up-flag"));
+	assert_true(flags_warn_once(&w, "-fother"));
+	assert_false(flags_warn_once(&w, "-fother"));
+	flags_warnings_free(&w);
 }
 
 int main(void)

@@ -185,9 +185,9 @@ static void build_graph(struct graph *g, const struct sink_spec *sinks,
 	}
 	graph_init(g);
 	graph_merge(g, &mm);
-	tu_facts_free(&mm);
+	facts_free(&mm);
 	graph_merge(g, &rnd);
-	tu_facts_free(&rnd);
+	facts_free(&rnd);
 	graph_finish(g);
 }
 
@@ -289,8 +289,8 @@ static void test_merge_defined_later(void **state)
 	hdr = graph_find(&g, KEY_HDR);
 	defined_early = hdr >= 0 && g.nodes[hdr].defined;
 	graph_merge(&g, &owner);
-	tu_facts_free(&caller);
-	tu_facts_free(&owner);
+	facts_free(&caller);
+	facts_free(&owner);
 	graph_finish(&g);
 	nr_nodes = g.nr_nodes;
 	n = g.nodes[node(&g, KEY_HDR)];
@@ -473,7 +473,7 @@ static void build_inferred(struct graph *g)
 	add_call(&f, cc, "c:@F@d", "d", "lib/x.c", 21, 2, NULL);
 	graph_init(g);
 	graph_merge(g, &f);
-	tu_facts_free(&f);
+	facts_free(&f);
 	graph_add_edge(g, node(g, "c:@F@a"), node(g, "c:@F@d"), &c, true);
 	graph_finish(g);
 }
@@ -496,7 +496,7 @@ static void test_edge_consts(void **state)
 	add_func(&f, "c:@F@b", "b", "lib/x.c", 10, false);
 	graph_init(&g);
 	graph_merge(&g, &f);
-	tu_facts_free(&f);
+	facts_free(&f);
 	a = node(&g, "c:@F@a");
 	c.consts = (char *)"0=#1";
 	e = graph_add_edge(&g, a, node(&g, "c:@F@b"), &c, false);

@@ -17,6 +17,7 @@
 
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/graph/graphio.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/model/sinks.h"
 
 static struct tu_func *func(struct tu_facts *f, const char *key,
@@ -59,7 +60,7 @@ static void tu_mm(struct tu_facts *f)
 
 	memset(f, 0, sizeof(*f));
 	f->file = xstrdup("mm/memory.c");
-	f->have_ftr = true;
+	f->tables_seen = 2;
 	fn = func(f, "c:@F@handle_mm_fault", "handle_mm_fault",
 		  "mm/memory.c");
 	fn->cold = true;
@@ -107,44 +108,44 @@ static void tu_mm(struct tu_facts *f)
 	ic->file = xstrdup("mm/memory.c");
 	ic->loop = 2;
 	ic->loop_guess = 1;
-	*PUSH(f->ftr_regs, f->nr_ftr, f->alloc_ftr) =
-		xstrdup("ID_AA64PFR0_EL1");
-	*PUSH(f->ftr_bits, f->nr_ftr_bits, f->alloc_ftr_bits) =
-		xstrdup("ID_AA64PFR0_EL1 ID_AA64PFR0_EL1_CSV3_SHIFT S");
-	*PUSH(f->msrs, f->nr_msrs, f->alloc_msrs) =
-		xstrdup("vmx_possible_passthrough_msrs MSR_STAR");
-	*PUSH(f->hyp_copies, f->nr_hyp_copies, f->alloc_hyp_copies) =
-		xstrdup("id_aa64mmfr0_el1_sys_val");
-	*PUSH(f->outer_bits, f->nr_outer_bits, f->alloc_outer_bits) =
-		xstrdup("cpu_has_hw_af HAFDBS");
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 1, .table = "arm64_ftr_regs", .key = "ID_AA64PFR0_EL1",
+	});
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 4, .table = "arm64_ftr_regs", .key = "ID_AA64PFR0_EL1",
+		.v = { "ID_AA64PFR0_EL1_CSV3_SHIFT", "S" },
+	});
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 3, .table = "id_aa64mmfr0_el1_sys_val",
+		.key = "id_aa64mmfr0_el1_sys_val",
+	});
+	facts_add_row(f, &(struct table_row_in){
+		.kind = ROW_BODY_WORD, .table = "cpu_has_hw_af", .key = "HAFDBS",
+	});
 }
 
 static void tu_cpufeature(struct tu_facts *f)
 {
-	struct tu_cap *cap;
-
 	memset(f, 0, sizeof(*f));
 	f->file = xstrdup("arch/arm64/kernel/cpufeature.c");
-	f->have_caps = true;
+	f->tables_seen = 4;
 	/* The header function again: the first body stays. */
 	func(f, "c:cpufeature.h@F@cpu_has_hw_af", "cpu_has_hw_af",
 	     "arch/arm64/include/asm/cpufeature.h");
 	func(f, "c:@F@this_cpu_has_cap", "this_cpu_has_cap",
 	     "arch/arm64/kernel/cpufeature.c");
 	call(f, 1, "c:@F@handle_mm_fault", "handle_mm_fault");
-	cap = PUSH(f->caps, f->nr_caps, f->alloc_caps);
-	memset(cap, 0, sizeof(*cap));
-	cap->name = xstrdup("ARM64_HAS_RNG");
-	cap->type = xstrdup("ARM64_CPUCAP_SYSTEM_FEATURE");
-	cap->matches = xstrdup("has_cpuid_feature");
-	cap->reg = xstrdup("ID_AA64ISAR0_EL1");
-	cap->field = xstrdup("RNDR");
-	cap->min = xstrdup("IMP");
-	cap->table = xstrdup("arm64_features");
-	cap->file = xstrdup("arch/arm64/kernel/cpufeature.c");
-	cap->line = 2900;
-	cap->scope = 5;
-	cap->midr = true;
+	facts_add_row(f, &(struct table_row_in){
+		.kind = 2, .table = "arm64_features", .key = "ARM64_HAS_RNG",
+		.v = { "ARM64_CPUCAP_SYSTEM_FEATURE", "has_cpuid_feature",
+		       "ID_AA64ISAR0_EL1", "RNDR", "IMP" },
+		.file = "arch/arm64/kernel/cpufeature.c", .line = 2900,
+		.num = 5, .flag = true,
+	});
+	/* A row another TU has too: the graph keeps it once. */
+	facts_add_row(f, &(struct table_row_in){
+		.kind = ROW_BODY_WORD, .table = "cpu_has_hw_af", .key = "HAFDBS",
+	});
 }
 
 static void merged(struct graph *g)
@@ -156,8 +157,8 @@ static void merged(struct graph *g)
 	tu_cpufeature(&b);
 	graph_merge(g, &a);
 	graph_merge(g, &b);
-	tu_facts_free(&a);
-	tu_facts_free(&b);
+	facts_free(&a);
+	facts_free(&b);
 }
 
 static void test_round_trip(void **state)
@@ -167,15 +168,16 @@ static void test_round_trip(void **state)
 	int n, e;
 
 	merged(&g);
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	assert_true(a.len > 0);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), 0);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), 0);
 	assert_int_equal(h.nr_nodes, g.nr_nodes);
 	assert_int_equal(h.nr_edges, g.nr_edges);
 	assert_int_equal(h.nr_sinks, 1);
 	assert_int_equal(h.nr_argsites, 1);
-	assert_int_equal(h.caps.nr, 1);
+	assert_int_equal(h.nr_rows, 5);
+	assert_int_equal(h.tables_seen, 6);
 	/* Lookups work on the decoded graph: keys, pairs, calls. */
 	n = graph_find(&h, "c:cpufeature.h@F@cpu_has_hw_af");
 	assert_true(n >= 0);
@@ -189,14 +191,14 @@ static void test_round_trip(void **state)
 	assert_string_equal(h.edges[e].consts, "1=#12:CSSELR_EL1|1=$0");
 	assert_int_equal(h.edges[e].loop, 8);
 	assert_string_equal(h.sinks[0].feature, "HAFDBS");
-	assert_string_equal(h.caps.caps[0].min, "IMP");
-	assert_true(h.caps.caps[0].midr && h.caps.have_ftr &&
-		    h.caps.have_caps);
-	assert_string_equal(h.caps.outer_bits[0], "cpu_has_hw_af HAFDBS");
+	assert_string_equal(h.rows[4].v[4], "IMP");
+	assert_true(h.rows[4].flag && h.rows[4].num == 5);
+	assert_string_equal(h.rows[3].table, "cpu_has_hw_af");
+	assert_string_equal(h.rows[3].key, "HAFDBS");
 	/* A pair already there is found, not added: the index was made. */
 	assert_int_equal(graph_index_edge(&h, e), -EEXIST);
 	/* Every field: the decoded graph encodes to the same bytes. */
-	graph_encode(&h, &b);
+	graphio_encode(&h, &b);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
 	/* And it finishes as the merged one does. */
@@ -230,12 +232,12 @@ static void test_many_sinks(void **state)
 	}
 	graph_init(&g);
 	graph_merge(&g, &f);
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), 0);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), 0);
 	assert_int_equal(h.nr_sinks, 64);
 	assert_int_equal(h.sinks[63].line, 64);
-	tu_facts_free(&f);
+	facts_free(&f);
 	graph_free(&g);
 	graph_free(&h);
 	bytes_free(&a);
@@ -248,7 +250,7 @@ static void test_truncated(void **state)
 	size_t n;
 
 	merged(&g);
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	for (n = 0; n < a.len; n++) {
 		/* A copy of exactly n bytes, so ASan sees any overread. */
 		unsigned char *cut = malloc(n + 1);
@@ -256,7 +258,7 @@ static void test_truncated(void **state)
 		memcpy(cut, a.data, n);
 		graph_init(&h);
 		h.max_targets = 7;
-		assert_int_equal(graph_decode(cut, n, &h), -EINVAL);
+		assert_int_equal(graphio_decode(cut, n, &h), -EINVAL);
 		assert_int_equal(h.nr_nodes, 0);
 		assert_int_equal(h.pool.nr, 0);
 		assert_int_equal(h.max_targets, 7);
@@ -265,7 +267,7 @@ static void test_truncated(void **state)
 	}
 	bytes_put(&a, "", 1);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	graph_free(&g);
 	bytes_free(&a);
@@ -278,49 +280,49 @@ static void test_refused(void **state)
 
 	merged(&g);
 	g.edges[0].callee = (int)g.nr_nodes;	/* no such node */
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	bytes_free(&a);
 	g.edges[0].callee = g.edges[1].callee;
 	g.edges[0].caller = g.edges[1].caller;	/* a pair twice */
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	bytes_free(&a);
 	graph_free(&g);
 
 	merged(&g);
 	g.sinks[0].sink = (int)sink_count();
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	bytes_free(&a);
 	g.sinks[0].sink = 0;
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	a.data[0] ^= 1;				/* the magic */
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	bytes_free(&a);
 	/* A value that still decodes (a line): the checksum finds it. */
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	/* A string's index, still one of the pool's. */
 	a.data[a.len - 4 * 3] ^= 0x10;
 	graph_init(&h);
-	assert_int_equal(graph_decode(a.data, a.len, &h), -EINVAL);
+	assert_int_equal(graphio_decode(a.data, a.len, &h), -EINVAL);
 	graph_free(&h);
 	bytes_free(&a);
 	/* A string not of the pool, and a finished graph: nothing. */
 	g.nodes[0].params = "not interned";
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	assert_int_equal(a.len, 0);
 	g.nodes[0].params = NULL;
 	graph_finish(&g);
-	graph_encode(&g, &a);
+	graphio_encode(&g, &a);
 	assert_int_equal(a.len, 0);
 	bytes_free(&a);
 	graph_free(&g);

@@ -15,6 +15,8 @@
 #include "trapcheck/model/conditions.h"
 #include "trapcheck/model/guards.h"
 
+#define arch_arm64 (*arch_find("arm64"))
+
 /* Split a space-separated token list and normalise it. */
 static char *atoms(const char *text, bool negated)
 {

@@ -18,6 +18,13 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/model/sinks.h"
 #include "trapcheck/clang/tables.h"
+#include "trapcheck/graph/graph.h"
+
+/* arm64's row kinds, to make its tables as a TU's facts would. */
+#include "arch/arm64/arm64.h"
+
+#define arch_arm64 (*arch_find("arm64"))
+#define arch_x86 (*arch_find("x86"))
 
 static const struct reg_def *via(enum sink_how how, const char *name,
 				 const char *arg)
@@ -135,15 +142,15 @@ static void test_trap_classes(void **state)
 		const struct reg_def *r = reg_lookup(want[i].reg);
 
 		assert_non_null(r);
-		assert_string_equal(trap_class_name(r->trap), want[i].trap);
+		assert_string_equal(reg_trap_name(r->trap), want[i].trap);
 	}
-	assert_string_equal(trap_class_name(TRAP_NONE), none);
+	assert_string_equal(reg_trap_name(TRAP_NONE), none);
 	assert_null(reg_lookup("CNTVCT_EL0"));
 	/* Not in the table: spelled as an ID register, it traps as one. */
 	assert_null(reg_lookup("ID_AA64XYZ9_EL1"));
-	assert_string_equal(trap_class_name(idreg_trap("ID_AA64XYZ9_EL1")),
+	assert_string_equal(reg_trap_name(reg_idreg_trap("ID_AA64XYZ9_EL1")),
 			    tid3);
-	assert_int_equal(idreg_trap("CNTVCT_EL0"), TRAP_NONE);
+	assert_int_equal(reg_idreg_trap("CNTVCT_EL0"), TRAP_NONE);
 }
 
 /*
@@ -154,13 +161,28 @@ static void test_arch_tables(void **state)
 {
 	struct arch bare = { .name = "bare" };
 
-	assert_int_equal(caps_table_kind("arm64_ftr_regs"), TABLE_FTR_REGS);
-	assert_int_equal(caps_table_kind("arm64_errata"), TABLE_CAPS);
-	assert_int_equal(caps_table_kind("arm64_ftr_bits"), -1);
+	assert_int_equal(tables_find("arm64_ftr_regs")->kind,
+			 ARCH_ROW_FTR_REGS);
+	assert_int_equal(tables_find("arm64_errata")->kind, ARCH_ROW_CAPS);
+	assert_int_equal(tables_find("id_aa64pfr0_el1_sys_val")->how,
+			 TABLE_NAMES);
+	assert_null(tables_find("arm64_ftr_bits"));
 	arch_set(&bare);
-	assert_int_equal(caps_table_kind("arm64_ftr_regs"), -1);
-	assert_int_equal(idreg_trap("ID_AA64PFR0_EL1"), TRAP_NONE);
+	assert_null(tables_find("arm64_ftr_regs"));
+	assert_int_equal(reg_idreg_trap("ID_AA64PFR0_EL1"), TRAP_NONE);
 	arch_set(&arch_arm64);
+}
+
+/* A graph with arm64's rows @r, its tables loaded as graph_finish() does. */
+static void arm64_graph(struct graph *g, const struct grow *r, size_t n)
+{
+	size_t i;
+
+	graph_init(g);
+	g->tables_seen = 1u << ARCH_ROW_FTR_REGS;
+	for (i = 0; i < n; i++)
+		graph_add_row(g, &r[i]);
+	g->arch_tables = arch_current()->tables_load(g);
 }
 
 /*
@@ -171,73 +193,78 @@ static void test_arch_tables(void **state)
 static void test_arch_advice(void **state)
 {
 	struct arch bare = { .name = "bare" };
-	struct cap_table t = { .have_ftr = true };
-	const char *regs[] = { "ID_AA64MMFR1_EL1" };
-	const char *hyp[] = { "id_aa64mmfr1_el1_sys_val" };
+	const struct grow rows[] = {
+		{ .kind = ARCH_ROW_FTR_REGS, .table = "arm64_ftr_regs",
+		  .key = "ID_AA64MMFR1_EL1" },
+		{ .kind = ARCH_ROW_HYP_COPY, .table = "id_aa64mmfr1_el1_sys_val",
+		  .key = "id_aa64mmfr1_el1_sys_val" },
+	};
 	struct fix_edit e = { 0 };
+	struct graph g;
 	char *a, *why = NULL;
 	int san = 7;
 
-	t.ftr_regs = regs;
-	t.nr_ftr = 1;
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
+	arm64_graph(&g, rows, 1);
+	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 1);
 	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"
 				  "ID_AA64MMFR1_EL1)"));
 	free(a);
-	a = idreg_advice(&t, "ID_AA64PFR0_EL1", NULL, NULL, &san);
+	a = advice_read(&g, "ID_AA64PFR0_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 0);
 	free(a);
-	assert_non_null(strstr(idreg_any_advice(), "read_sanitised_ftr_reg"));
+	assert_non_null(strstr(advice_any_read(), "read_sanitised_ftr_reg"));
 
 	/* In hyp code: the copy the host keeps, or a value read at init. */
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL,
+	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL,
 			 "arch/arm64/kvm/hyp/nvhe/switch.c", &san);
 	assert_int_equal(san, 1);
 	assert_null(strstr(a, "read the sanitised"));
 	assert_non_null(strstr(a, "keeps no copy of ID_AA64MMFR1_EL1"));
 	free(a);
-	t.hyp_copies = hyp;
-	t.nr_hyp_copies = 1;
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL,
+	graph_free(&g);
+	arm64_graph(&g, rows, 2);
+	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL,
 			 "arch/arm64/kvm/hyp/vhe/switch.c", &san);
 	assert_non_null(strstr(a, "kvm_nvhe_sym(id_aa64mmfr1_el1_sys_val)"));
 	free(a);
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, "mm/memory.c", &san);
+	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, "mm/memory.c", &san);
 	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"));
 	free(a);
-	t.nr_hyp_copies = 0;
+	graph_free(&g);
 
+	arm64_graph(&g, rows, 1);
 	arch_set(&bare);
-	a = idreg_advice(&t, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
+	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, -1);
 	assert_null(strstr(a, "read_sanitised_ftr_reg"));
 	assert_non_null(strstr(a, "cache the value of ID_AA64MMFR1_EL1"));
 	free(a);
-	assert_null(strstr(idreg_any_advice(), "read_sanitised_ftr_reg"));
-	assert_false(arch_fix_read(NULL, &e, &why));
+	assert_null(strstr(advice_any_read(), "read_sanitised_ftr_reg"));
+	assert_false(advice_fix_read(NULL, &e, &why));
 	assert_string_equal(why, "no rewrite of this read for bare");
 	free(why);
 	arch_set(&arch_arm64);
+	graph_free(&g);
 }
 
 /* The bit a mask written next to a CPUID wrapper tests. */
 static void test_mask_bit(void **state)
 {
-	assert_int_equal(mask_bit("(1u<<20)"), 20);
-	assert_int_equal(mask_bit("(1 << 8)"), 8);
-	assert_int_equal(mask_bit("(1UL<<0x1f)"), 31);
-	assert_int_equal(mask_bit("BIT(5)"), 5);
-	assert_int_equal(mask_bit("BIT_ULL(40)"), 40);
-	assert_int_equal(mask_bit("0x100000"), 20);
-	assert_int_equal(mask_bit("((1))"), 0);
+	assert_int_equal(arch_mask_bit("(1u<<20)"), 20);
+	assert_int_equal(arch_mask_bit("(1 << 8)"), 8);
+	assert_int_equal(arch_mask_bit("(1UL<<0x1f)"), 31);
+	assert_int_equal(arch_mask_bit("BIT(5)"), 5);
+	assert_int_equal(arch_mask_bit("BIT_ULL(40)"), 40);
+	assert_int_equal(arch_mask_bit("0x100000"), 20);
+	assert_int_equal(arch_mask_bit("((1))"), 0);
 	/* Not one bit: a field, two bits, a shifted two, a name. */
-	assert_int_equal(mask_bit("0xff"), -1);
-	assert_int_equal(mask_bit("(3<<4)"), -1);
-	assert_int_equal(mask_bit("(2<<4)"), -1);
-	assert_int_equal(mask_bit("X86_BIT"), -1);
-	assert_int_equal(mask_bit("0"), -1);
-	assert_int_equal(mask_bit(NULL), -1);
+	assert_int_equal(arch_mask_bit("0xff"), -1);
+	assert_int_equal(arch_mask_bit("(3<<4)"), -1);
+	assert_int_equal(arch_mask_bit("(2<<4)"), -1);
+	assert_int_equal(arch_mask_bit("X86_BIT"), -1);
+	assert_int_equal(arch_mask_bit("0"), -1);
+	assert_int_equal(arch_mask_bit(NULL), -1);
 }
 
 /*
@@ -280,15 +307,15 @@ static void test_x86_feature_word(void **state)
 static void test_live_regs(void **state)
 {
 	arch_set(&arch_x86);
-	assert_string_equal(live_reg("MSR_IA32_APERF"), "a counter");
-	assert_non_null(live_reg("MSR_IA32_MC0_STATUS"));
-	assert_non_null(live_reg("MSR_IA32_MC3_ADDR"));
-	assert_non_null(live_reg("MSR_ARCH_PERFMON_PERFCTR0"));
-	assert_null(live_reg("MSR_IA32_SPEC_CTRL"));
-	assert_null(live_reg("MSR_IA32_MCU_OPT_CTRL"));
-	assert_null(live_reg(NULL));
+	assert_string_equal(arch_live_reg("MSR_IA32_APERF"), "a counter");
+	assert_non_null(arch_live_reg("MSR_IA32_MC0_STATUS"));
+	assert_non_null(arch_live_reg("MSR_IA32_MC3_ADDR"));
+	assert_non_null(arch_live_reg("MSR_ARCH_PERFMON_PERFCTR0"));
+	assert_null(arch_live_reg("MSR_IA32_SPEC_CTRL"));
+	assert_null(arch_live_reg("MSR_IA32_MCU_OPT_CTRL"));
+	assert_null(arch_live_reg(NULL));
 	arch_set(&arch_arm64);
-	assert_null(live_reg("MSR_IA32_APERF"));
+	assert_null(arch_live_reg("MSR_IA32_APERF"));
 }
 
 static void test_opaque_sinks(void **state)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * arch/riscv/riscv.c - a skeleton of a third architecture, to show what
- * adding one takes: this folder and one line of checker/model/arches.def
+ * adding one takes: this folder and one line of checker/arch/arches.def
  * (docs/design.md, "An architecture"). One sink (riscv/sinks.def):
  * sbi_get_mvendorid(), an SBI call, which a guest makes with ecall, so
  * that it always exits to the hypervisor (the RISC-V SBI specification;

@@ -1,22 +1,460 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arch/x86.c - x86: its sinks (x86/sinks.def: the CPUID wrappers,
- * CPUID in inline assembly, the RDMSR wrappers), what they cost in a guest
- * (x86/registers.def), where its KVM host code lives (x86/context.def),
- * its patch subjects, the tables it reads from the tree (x86/tables.def:
- * the MSRs KVM may pass through), how a CPUID test names its feature
- * (X86_FEATURE_*), and its advice and rewrite (x86-rules.c). No guard
- * atoms of its own.
+ * x86.c - x86: its sinks (sinks.def: the CPUID wrappers, CPUID in inline
+ * assembly, the RDMSR wrappers), what they cost in a guest
+ * (registers.def), where its KVM host code lives (context.def), its
+ * patch subjects, its cold functions (cold.def), the tables it reads from
+ * the tree (tables.def: the MSRs KVM may pass through), how a CPUID test
+ * names its feature (X86_FEATURE_*), its advice and rewrite, its trace;
+ * its own rule is rule-trapping-msr-read.c. No guard atoms of its own.
+ *
+ * Below, in order: the tables read from the tree; what its KVM host's
+ * trace records; its part of the generic rules; its struct arch.
  */
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
-#include "trapcheck/model/conditions.h"
+#include "trapcheck/model/facts.h"
+#include "trapcheck/input/trace.h"
+#include "trapcheck/rules/rules.h"
+#include "trapcheck/graph/graph.h"
 #include "trapcheck/base/util.h"
+#include "trapcheck/finding/edit.h"
+#include "trapcheck/finding/finding.h"
+#include "trapcheck/model/conditions.h"
 
 #include "x86.h"
+
+/*
+ * Its tables read from the tree (tables.def): the MSRs
+ * KVM may pass through to a guest, as written, made into rows at
+ * extraction and looked up by the MSR rule after the link.
+ *
+ * Source: arch/x86/kvm/vmx/vmx.c (vmx_possible_passthrough_msrs[], plain
+ * MSR_* entries), arch/x86/kvm/svm/svm.c (direct_access_msrs[], { .index
+ * = MSR_STAR, .always = true } entries ended by MSR_INVALID), Linux 6.12.
+ */
+
+/* An entry { .index = MSR }: the member naming its MSR... */
+#define MSR_MEMBER	"index"
+/* ...and the SVM list's end marker, which is no MSR. */
+#define MSR_END		"MSR_INVALID"
+
+static const char *tok(const struct table_view *v, unsigned int i)
+{
+	return i < v->nr_tok ? v->tok[i] : "";
+}
+
+/*
+ * An entry of a list of MSRs KVM may pass through, as written: a plain
+ * MSR_IA32_SPEC_CTRL (VMX), or { .index = MSR_STAR, .always = true }
+ * (SVM).
+ */
+static void x86_read_table(const struct table_view *v, struct tu_facts *out)
+{
+	size_t e;
+
+	for (e = 0; e < v->nr_entries; e++) {
+		const struct table_entry *en = &v->entries[e];
+		unsigned int i = en->tok, end = en->end;
+		const char *msr = NULL;
+
+		if (i < end && !strcmp(tok(v, i), "{")) {
+			for (; i < end && !msr; i++)
+				if (!strcmp(tok(v, i), ".") &&
+				    !strcmp(tok(v, i + 1), MSR_MEMBER) &&
+				    !strcmp(tok(v, i + 2), "="))
+					msr = tok(v, i + 3);
+		} else if (i < end) {
+			msr = tok(v, i);
+		}
+		if (!msr || !ident_start(msr[0]) || !strcmp(msr, MSR_END))
+			continue;
+		facts_add_row(out, &(struct table_row_in){
+			.kind = ARCH_ROW_MSR_LIST, .table = v->name,
+			.key = msr,
+		});
+	}
+}
+
+static void *x86_tables_load(const struct graph *g)
+{
+	struct x86_tables *t = xcalloc(1, sizeof(*t));
+	size_t i;
+
+	for (i = 0; i < g->nr_rows; i++)
+		if (g->rows[i].kind == ARCH_ROW_MSR_LIST)
+			*PUSH(t->msrs, t->nr_msrs, t->alloc_msrs) =
+				&g->rows[i];
+	return t;
+}
+
+static void x86_tables_free(void *p)
+{
+	struct x86_tables *t = p;
+
+	if (!t)
+		return;
+	free(t->msrs);
+	free(t);
+}
+
+/* It has no capability table nor sanitised registers: an empty list. */
+static int x86_tables_print(FILE *out, const void *t)
+{
+	(void)t;
+	fprintf(out, "# sanitised registers[] (0):\n");
+	fprintf(out, "# capability\tscope\tmatches\treads\tfield\tmin\ttrap\t"
+		"sanitised\thow\tsource\n");
+	fflush(out);
+	return ferror(out) ? -1 : 0;
+}
+
+static void x86_tables_stats(const void *t, struct tables_stats *s)
+{
+	(void)t;
+	(void)s;
+}
+
+char *x86_msr_lists(const struct x86_tables *t, const char *msr)
+{
+	char *out = NULL, *o;
+	size_t i;
+
+	for (i = 0; t && msr && i < t->nr_msrs; i++) {
+		const struct grow *r = t->msrs[i];
+
+		if (strcmp(r->key, msr))
+			continue;
+		o = out ? xasprintf("%s, %s[]", out, r->table) :
+			  xasprintf("%s[]", r->table);
+		free(out);
+		out = o;
+	}
+	return out;
+}
+
+/*
+ * What its KVM host's trace records of a guest's traps
+ * (input/trace.h): kvm_exit, "[vcpu %u ]reason %s rip 0x%lx info1 ..."
+ * with the exit reason (VMX: CPUID, MSR_READ; SVM: cpuid, msr with info1
+ * 0 for a read; kvm-exits.def), and kvm_msr, "msr_read %x = 0x%llx",
+ * after the kvm_exit of an MSR read on the same CPU: which MSR it was
+ * (arch/x86/kvm/trace.h); and the trapping instructions, CPUID and RDMSR,
+ * for the KASLR inference.
+ */
+
+enum { KIND_CPUID, KIND_MSR };
+
+/* x86's KASLR moves the kernel by multiples of 2 MiB (CONFIG_PHYSICAL_ALIGN). */
+static const struct trace_kind_def x86_trace_kinds[] = {
+	/* CPUID: 0f a2; RDMSR: 0f 32 (every place the two bytes occur). */
+	[KIND_CPUID] = { "cpuid", { EM_X86_64, EM_386, 2, 1, 0xa20f, 0xffff },
+			 0x200000 },
+	[KIND_MSR] = { "msr", { EM_X86_64, EM_386, 2, 1, 0x320f, 0xffff },
+		       0x200000 },
+};
+
+/*
+ * A kvm_exit reason that a sink causes, as the trace names it ("CPUID",
+ * "EXIT_MSR"): a trap of @kind; with @read, only when info1 is 0 (SVM's
+ * one MSR exit for reads and writes).
+ */
+struct kvm_exit_reason {
+	const char *reason;
+	unsigned int kind;
+	bool read;
+};
+
+static const struct kvm_exit_reason exits[] = {
+#define KVM_EXIT(reason, kind, read)	{ reason, KIND_##kind, read },
+#include "kvm-exits.def"
+#undef KVM_EXIT
+};
+
+/* What a site of a kvm_exit trap is called, by kind. */
+static const char *const kind_what[] = {
+	[KIND_CPUID] = "CPUID", [KIND_MSR] = "MSR",
+};
+
+/*
+ * "vcpu 0 reason CPUID rip 0xffffffff8103a2b1 info1 0x0 ..." (VMX), or
+ * "reason msr rip 0x... info1 0x0000000000000000 ..." (SVM: info1 0 is a
+ * read), as the kernel's print format has it; trace-cmd report's kvm
+ * plugin prints "reason CPUID rip 0x... info 0 0" and, for SVM, "reason
+ * EXIT_CPUID" and "reason EXIT_MSR rip 0x... info 0 0" (info1 first).
+ */
+static int kvm_exit(struct trace_reader *r, unsigned int cpu, const char *p)
+{
+	unsigned long long pc, info1 = 0;
+	const char *reason, *rip, *info, *e;
+	size_t n, i;
+
+	reason = strstr(p, "reason ");
+	rip = strstr(p, " rip 0x");
+	if (!reason || !rip || rip < reason)
+		return trace_bad(r, "kvm_exit: no \"reason <name> rip "
+				 "0x<hex>\"");
+	reason += 7;
+	n = strcspn(reason, " ");
+	if (!n || !trace_hex(rip + 7, &pc, &e))
+		return trace_bad(r, "kvm_exit: no reason or rip");
+	info = strstr(e, "info1 0x");
+	if (info && !trace_hex(info + 8, &info1, &e))
+		return trace_bad(r, "kvm_exit: trace_bad info1");
+	info = info ? NULL : strstr(e, " info ");
+	if (info && !trace_hex(info + 6, &info1, &e))
+		return trace_bad(r, "kvm_exit: trace_bad info");
+	/* An MSR exit still waiting for its kvm_msr: counted unnamed. */
+	if (trace_flush(r, cpu))
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(exits); i++) {
+		const struct kvm_exit_reason *x = &exits[i];
+
+		if (strlen(x->reason) != n || strncmp(reason, x->reason, n) ||
+		    (x->read && info1))
+			continue;
+		if (x->kind != KIND_MSR)
+			return trace_count(r, pc, x->kind, kind_what[x->kind]);
+		/* Named by the kvm_msr line that follows on this CPU. */
+		if (!trace_pend(r, cpu, pc, KIND_MSR, kind_what[KIND_MSR]))
+			return trace_count(r, pc, KIND_MSR,
+					   kind_what[KIND_MSR]);
+		break;
+	}
+	return 0;
+}
+
+/* "msr_read 48 = 0x0" (or msr_write ..., " (#GP)" after a fault). */
+static int kvm_msr(struct trace_reader *r, unsigned int cpu, const char *p)
+{
+	unsigned long long msr, pc;
+	unsigned int kind;
+	const char *e;
+	char what[32];
+
+	if (!strncmp(p, "msr_write ", 10))
+		return 0;
+	if (strncmp(p, "msr_read ", 9) || !trace_hex(p + 9, &msr, &e))
+		return trace_bad(r, "kvm_msr: no \"msr_read <hex>\"");
+	if (!trace_take(r, cpu, &pc, &kind))
+		return 0;
+	snprintf(what, sizeof(what), "MSR 0x%llx", msr);
+	return trace_count(r, pc, kind, what);
+}
+
+static const struct trace_event x86_trace_events[] = {
+	{ "kvm_exit", kvm_exit, NULL, 0 },
+	{ "kvm_msr", kvm_msr, NULL, 0 },
+};
+
+/*
+ * Its part of the trapping-idreg-read rule: the answers
+ * the kernel keeps of CPUID (boot_cpu_data and cpu_data(cpu), their
+ * x86_capability[] feature words, filled at boot and CPU bring-up by
+ * arch/x86/kernel/cpu/common.c) as advice, and the rewrite of a one-bit
+ * CPUID test into boot_cpu_has() of the X86_FEATURE_* that the tree's
+ * cpufeatures.h names for that bit (x86_feature_macro() reads those).
+ */
+
+/* @field: the X86_FEATURE_* the code tests, when the tree names it. */
+static char *read_advice(const void *t, const char *reg, const char *field,
+			 const char *file, int *cached)
+{
+	(void)t;
+	(void)file;
+	*cached = -1;
+	if (field)
+		return xasprintf("the kernel keeps %s's answers in "
+				 "boot_cpu_data: the bit tested is %s, test "
+				 "boot_cpu_has(%s) or cpu_feature_enabled(%s)",
+				 reg, field, field, field);
+	return xasprintf("the kernel keeps %s's answers in boot_cpu_data "
+			 "and cpu_data(cpu): test the feature with "
+			 "boot_cpu_has() or cpu_feature_enabled(), or cache "
+			 "the leaf at boot", reg);
+}
+
+static const char *skip_space(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The end of the operand at @p: "(...)", "NAME(...)", a name or number. */
+static const char *operand_end(const char *p)
+{
+	int depth = 0;
+
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (*p != '(')
+		return p;
+	for (; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && !--depth)
+			return p + 1;
+	}
+	return NULL;
+}
+
+/* Does text ending at @end (from @line) end with @s, spaces left out? */
+static bool ends_with(const char *line, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return (size_t)(end - line) >= n && !strncmp(end - n, s, n);
+}
+
+/*
+ * Is the test's value used only for its truth where it stands: in a
+ * condition ("if (", "while (", "&&", "||") or returned from a function
+ * that returns bool? ("!v & BIT" tests !v.) Then boot_cpu_has() (0 or 1)
+ * replaces
+ * "value & bit" (0 or the bit) with no change of meaning.
+ */
+static bool truth_only(const struct fix_ctx *ctx, const char *line,
+		       const char *at, const char *after)
+{
+	const struct finding *f = ctx->finding;
+	const char *a = skip_space(after);
+	bool before, follows;
+
+	before = ends_with(line, at, "if (") || ends_with(line, at, "if(") ||
+		 ends_with(line, at, "while (") || ends_with(line, at, "&&") ||
+		 ends_with(line, at, "||");
+	follows = *a == ')' || !strncmp(a, "&&", 2) || !strncmp(a, "||", 2);
+	if (before && follows)
+		return true;
+	if (ends_with(line, at, "return") && *a == ';' && f->func_file &&
+	    !strcmp(f->func_file, f->file) && f->func_line >= 1 &&
+	    f->func_line <= ctx->src->nr_lines) {
+		const char *d = ctx->src->lines[f->func_line - 1];
+		const char *name = strstr(d, f->function);
+
+		/* The return type, just before the function's name. */
+		return name && name - d >= 5 && !strncmp(name - 5, "bool ", 5);
+	}
+	return false;
+}
+
+/* cpuid_ebx(0x7) & (1u << 20) -> boot_cpu_has(X86_FEATURE_SMAP) */
+static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
+		     char **why)
+{
+	const struct finding *f = ctx->finding;
+	const char *line, *at, *p, *op, *end;
+	size_t n = strlen(f->sink);
+	char *mask, *area;
+	int bit;
+
+	if (!f->read.feature) {
+		if (!strncmp(f->sink, "asm:", 4) &&
+		    sink_lookup(SINK_ASM, f->sink + 4) >= 0)
+			*why = xasprintf("CPUID in inline assembly: no feature "
+					 "test to rewrite; cache the leaf at "
+					 "boot, or serialize without it");
+		else if (f->read.mask && arch_mask_bit(f->read.mask) >= 0)
+			*why = xasprintf("no X86_FEATURE_* of the tree names "
+					 "bit %d of %s(): cache the leaf at "
+					 "boot",
+					 arch_mask_bit(f->read.mask), f->sink);
+		else
+			*why = f->read.mask ?
+			       xasprintf("%s()'s value is tested with %s, "
+					 "not one bit: cache the leaf at boot",
+					 f->sink, f->read.mask) :
+			       xasprintf("%s()'s value is not tested for one "
+					 "bit there: cache the leaf at boot",
+					 f->sink);
+		return false;
+	}
+	at = fix_sink_call(ctx, &line);
+	if (!at)
+		goto err_shape;
+	p = strchr(at + n, ')');
+	if (!p)
+		goto err_shape;
+	p = skip_space(p + 1);
+	if (*p != '&' || p[1] == '&')
+		goto err_shape;
+	op = skip_space(p + 1);
+	end = operand_end(op);
+	if (!end || end == op)
+		goto err_shape;
+	mask = xasprintf("%.*s", (int)(end - op), op);
+	bit = arch_mask_bit(mask);
+	free(mask);
+	if (bit < 0 || bit != arch_mask_bit(f->read.mask))
+		goto err_shape;
+	if (!truth_only(ctx, line, at, end)) {
+		*why = xasprintf("%s() & %s is used for more than its truth "
+				 "there: boot_cpu_has() returns 0 or 1, not "
+				 "the bit", f->sink, f->read.mask);
+		return false;
+	}
+	e->first = e->last = f->line;
+	fix_edit_add_line(e, "%.*sboot_cpu_has(%s)%s", (int)(at - line), line,
+			  f->read.feature, end);
+	area = fix_area(f->file);
+	e->subject = xasprintf("%s: test %s with boot_cpu_has() in %s()",
+			       area, f->read.feature, f->function);
+	free(area);
+	e->body = xasprintf("%s() executes CPUID to test one bit, %s. "
+			    "Under virtualization CPUID always exits to the "
+			    "hypervisor: each call is a VM exit.\n\nThe "
+			    "kernel reads the leaf at boot and keeps the bit "
+			    "as %s in boot_cpu_data: boot_cpu_has() tests it "
+			    "in memory.",
+			    f->function, f->read.mask, f->read.feature);
+	return true;
+
+err_shape:
+	*why = xasprintf("the test is not written as %s(...) & %s on one "
+			 "line", f->sink, f->read.mask ? f->read.mask : "BIT");
+	return false;
+}
+
+static const struct arch_rules x86_rules = {
+	.read_advice = read_advice,
+	.any_read_advice = "cache the value at boot",
+	/*
+	 * SERIALIZE (X86_FEATURE_SERIALIZE) does not exit; sync_core()
+	 * uses it where the CPU has it (arch/x86/include/asm/sync_core.h).
+	 */
+	.serialize_advice = "no cached answer replaces it: serialize with "
+			    "SERIALIZE where the CPU has it "
+			    "(X86_FEATURE_SERIALIZE, as sync_core() does), or "
+			    "use the operation's own command where there is "
+			    "one",
+	.fix_read = fix_read,
+};
+
+/* "NAME ( W * 32 + B )": cpufeatures.h's form of a feature bit. */
+static bool x86_feature_macro(char *const *k, unsigned int n, unsigned int *word,
+		       unsigned int *bit)
+{
+	char *e;
+
+	if (n != 8 || strcmp(k[1], "(") || strcmp(k[3], "*") ||
+	    strcmp(k[4], "32") || strcmp(k[5], "+") || strcmp(k[7], ")"))
+		return false;
+	*word = (unsigned int)strtoul(k[2], &e, 0);
+	if (*e)
+		return false;
+	*bit = (unsigned int)strtoul(k[6], &e, 0);
+	return !*e;
+}
 
 static const struct sink_def sinks[] = {
 #define SINK ARCH_SINK
@@ -63,9 +501,9 @@ static const struct arch_table tables[] = {
 
 /* MSRs the hardware changes under the kernel: pattern and what. */
 static const struct arch_path live_regs[] = {
-#define LIVE_MSR ARCH_LIVE_MSR
-#include "live-msrs.def"
-#undef LIVE_MSR
+#define LIVE_REG ARCH_LIVE_REG
+#include "live-regs.def"
+#undef LIVE_REG
 };
 
 /* The output register of a cpuid_e?x() sink: "cpuid_ebx" -> "EBX". */
@@ -114,7 +552,7 @@ static bool feature_bit(const char *name, const char *arg, const char *mask,
 	l = strtoul(arg, &end, 0);
 	if (end == arg || *end || l > 0xffffffffUL)
 		return false;
-	b = mask_bit(mask);
+	b = arch_mask_bit(mask);
 	if (b < 0 || b > 31)
 		return false;
 	leaf_name((unsigned int)l, leaf, sizeof(leaf));
@@ -157,18 +595,10 @@ static const struct arch_outer outers[] = {
 #undef OUTER
 };
 
-/* The kvm_exit reasons its sinks cause (kvm-exits.def). */
-static const struct trace_exit kvm_exits[] = {
-#define KVM_EXIT ARCH_KVM_EXIT
-#include "kvm-exits.def"
-#undef KVM_EXIT
-};
-
-/* How its kernel spells the tables it reads (words.def). */
-static const struct arch_word words[] = {
-#define WORD ARCH_WORD
-#include "words.def"
-#undef WORD
+static const char *const cold_fns[] = {
+#define COLD_FN ARCH_COLD_FN
+#include "cold.def"
+#undef COLD_FN
 };
 
 const struct arch arch_x86 = {
@@ -179,16 +609,26 @@ const struct arch arch_x86 = {
 	ARCH_TABLE(trap_names),
 	ARCH_TABLE(areas),
 	ARCH_TABLE(host_paths),
+	ARCH_TABLE(cold_fns),
 	ARCH_TABLE(tables),
+	.read_table = x86_read_table,
+	.tables_load = x86_tables_load,
+	.tables_free = x86_tables_free,
+	.tables_print = x86_tables_print,
+	.tables_stats = x86_tables_stats,
 	ARCH_TABLE(live_regs),
 	.rules = &x86_rules,
+	.own_rules = x86_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
 	.feature_prefix = "X86_FEATURE_",
 	.feature_enum = "cpuid_leafs",
 	.feature_bit = feature_bit,
+	.feature_macro = x86_feature_macro,
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
-	ARCH_TABLE(kvm_exits),
-	ARCH_TABLE(words),
+	.trace_kinds = x86_trace_kinds,
+	.nr_trace_kinds = ARRAY_SIZE(x86_trace_kinds),
+	.trace_events = x86_trace_events,
+	.nr_trace_events = ARRAY_SIZE(x86_trace_events),
 };

@@ -1,13 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * x86.h - what the files of checker/arch/x86/ share: the rules' part
- * (x86-rules.c), which x86.c's struct arch points at.
+ * x86.h - what the two files of checker/arch/x86/ share: x86.c (its
+ * struct arch, its tables read from the tree, its advice and rewrite, its
+ * trace) and rule-trapping-msr-read.c (its own rule, which its struct
+ * arch points at).
  */
 #ifndef TRAPCHECK_ARCH_X86_H
 #define TRAPCHECK_ARCH_X86_H
 
-#include "trapcheck/model/arch.h"
+#include <stdbool.h>
+#include <stdio.h>
 
-extern const struct arch_rules x86_rules;
+#include "trapcheck/model/arch.h"
+#include "trapcheck/model/facts.h"
+#include "trapcheck/rules/rules.h"
+
+struct graph;
+struct grow;
+
+/* Its sink class of its own: reads a model-specific register. */
+#define SINK_MSR	SINK_ARCH
+
+/* Its row kinds (tables.def; model/arch.h: 0 is the body words). */
+enum {
+	ARCH_ROW_MSR_LIST = 1,	/* an MSR KVM may pass through: key it */
+};
+
+/* The tables of one run: KVM's pass-through lists. */
+struct x86_tables {
+	const struct grow **msrs;	/* table the list, key the MSR */
+	size_t nr_msrs, alloc_msrs;
+};
+
+/*
+ * x86.c, for its rule: the lists of the tree's KVM that name MSR @msr as
+ * one it may pass through ("vmx_possible_passthrough_msrs[],
+ * direct_access_msrs[]"), a new string, or NULL.
+ */
+char *x86_msr_lists(const struct x86_tables *t, const char *msr);
+
+/* rule-trapping-msr-read.c: its rule (a NULL id ends it). */
+extern const struct rule x86_own_rules[];
 
 #endif /* TRAPCHECK_ARCH_X86_H */

@@ -33,9 +33,15 @@ void diag_status(const char *fmt, ...) DIAG_FORMAT(1);
 /* "<prog>: ...": a line of the summary; not printed when quiet. */
 void diag_info(const char *fmt, ...) DIAG_FORMAT(1);
 /*
+ * What the program knows of its terminal (the library reads no
+ * environment): its width when the terminal does not say it ($COLUMNS;
+ * 0: 80), and whether it takes escape sequences (no: TERM=dumb or none).
+ */
+void diag_terminal(unsigned int columns, bool dumb);
+/*
  * A progress line that rewrites itself (a terminal only; NULL ends it),
- * cut to the terminal's width; with TERM=dumb (or none), no escape
- * sequences: spaces overwrite the last line.
+ * cut to the terminal's width; on a dumb terminal, no escape sequences:
+ * spaces overwrite the last line.
  */
 void diag_progress(const char *fmt, ...) DIAG_FORMAT(1);
 

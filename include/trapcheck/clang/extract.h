@@ -47,6 +47,6 @@ struct extract_opts {
  */
 int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	       const struct extract_opts *opts, struct tu_facts *out);
-const char *cx_error_name(int code);
+const char *extract_error_name(int code);
 
 #endif /* TRAPCHECK_EXTRACT_H */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "trapcheck/base/util.h"
+#include "trapcheck/model/arch.h"
 
 struct pruned;
 struct dispatch_stats;
@@ -53,7 +54,11 @@ struct finding_read {
 	const char *trap;	/* its trap class, or NULL */
 	const char *cap;	/* capability checked, or NULL */
 	const char *field;	/* its register field, or NULL */
-	int sanitised;		/* reg in arm64_ftr_regs[]: 1, 0, -1 unknown */
+	/*
+	 * The kernel keeps a copy of reg the code could read instead (the
+	 * architecture's advice says which): 1, 0, -1 unknown.
+	 */
+	int cached;
 	const char *mask;	/* the read's value is tested with, or NULL */
 	const char *feature;	/* the tree's name of that bit, or NULL */
 };
@@ -197,13 +202,8 @@ struct run_summary {
 	struct tu_problem *problems;	/* TUs with errors, in db order */
 	size_t nr_problems, alloc_problems;
 
-	/* What was read from the tree's own tables (caps.h). */
-	bool have_caps, have_ftr;
-	size_t caps, ftr_regs;
-	const char **unresolved_caps;	/* what matches() reads is unknown */
-	size_t nr_unresolved, alloc_unresolved;
-	const char **unknown_regs;	/* arm64_ftr_regs[] not in the table */
-	size_t nr_unknown_regs, alloc_unknown_regs;
+	/* What the architecture read from the tree's own tables. */
+	struct tables_stats tables;
 
 	/* Calls through struct members (graph.h): inferred and pruned. */
 	size_t inferred;
@@ -230,7 +230,7 @@ struct run_summary {
  * A chain as text: "a -> b (as m) -> c (via ops.member)"; with @calls,
  * "a() -> b() (as m()) -> c() (via ops.member)" (new).
  */
-char *chain_text(const struct chain *c, bool calls);
+char *finding_chain_text(const struct chain *c, bool calls);
 
 /*
  * The configurations of a finding (trapcheck report --db NAME=FILE) as

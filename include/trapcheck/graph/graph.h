@@ -10,7 +10,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "trapcheck/graph/caps.h"
 #include "trapcheck/model/facts.h"
 #include "trapcheck/base/util.h"
 
@@ -152,6 +151,19 @@ struct dispatch_stats {
 	size_t nr_examples;
 };
 
+/*
+ * A row of a table the architecture read from the tree (facts.def
+ * tu_row), its strings interned: every TU's rows, each row once.
+ */
+struct grow {
+	unsigned int kind;
+	const char *table, *key, *v[5];
+	unsigned int num;
+	bool flag;
+	const char *file;
+	unsigned int line;
+};
+
 struct pruned {
 	const char *member;
 	size_t targets;
@@ -170,7 +182,16 @@ struct graph {
 	struct gsink *sinks;
 	size_t nr_sinks, alloc_sinks;
 
-	struct cap_table caps;		/* from the tree's own tables */
+	/* The architecture's tables, as read from the tree. */
+	struct grow *rows;
+	size_t nr_rows, alloc_rows;
+	struct strmap row_index;	/* each row once */
+	unsigned int tables_seen;	/* bit k: a table of row kind k */
+	/*
+	 * The architecture's view of them, resolved against the graph
+	 * (arch.h tables_load(), after graph_finish()); owned here.
+	 */
+	void *arch_tables;
 
 	struct gicall *icalls;
 	size_t nr_icalls, alloc_icalls;
@@ -215,6 +236,8 @@ void graph_merge(struct graph *g, const struct tu_facts *f);
  */
 int graph_add_edge(struct graph *g, int caller, int callee,
 		   const struct tu_call *c, bool inferred);
+/* Add row @r (its strings interned), unless the graph has it. */
+void graph_add_row(struct graph *g, const struct grow *r);
 /* Room for @nodes keys and @edges caller/callee pairs in the indices. */
 void graph_reserve(struct graph *g, size_t nodes, size_t edges);
 /*
@@ -242,7 +265,7 @@ size_t graph_infer_regions(struct graph *g);
  * Counts what it resolved in g->dispatch. Called by graph_finish()
  * (checker/graph/graph-dispatch.c).
  */
-void dispatch_resolve(struct graph *g);
+void graph_dispatch(struct graph *g);
 int graph_find(const struct graph *g, const char *key);
 /* Nodes named @name (static functions can share a name), -1 ends. */
 size_t graph_find_name(const struct graph *g, const char *name, int *out,

@@ -26,14 +26,14 @@
  * What a stored graph depends on besides the facts it was merged from:
  * the format and this build's sink table (records hold its indices).
  */
-uint64_t graph_codec_hash(void);
+uint64_t graphio_hash(void);
 /* Append merged (not finished) graph @g to @out. */
-void graph_encode(const struct graph *g, struct bytes *out);
+void graphio_encode(const struct graph *g, struct bytes *out);
 /*
  * Fill @g, which graph_init() made empty, from @len bytes at @buf.
  * Returns 0, or -EINVAL (and @g empty again, max_targets kept) when the
  * bytes are not one whole graph.
  */
-int graph_decode(const void *buf, size_t len, struct graph *g);
+int graphio_decode(const void *buf, size_t len, struct graph *g);
 
 #endif /* TRAPCHECK_GRAPHIO_H */

@@ -42,20 +42,26 @@ size_t dwsym_frames(struct dwsym *s, unsigned long long addr,
 bool dwsym_symbol(struct dwsym *s, const char *name,
 		  unsigned long long *addr);
 
-/* Trapping instructions, as the guest's code has them. */
-enum dwsym_insn {
-	DWSYM_MRS,		/* arm64: MRS Xt, S3_<op1>_C<n>_C<m>_<op2> */
-	DWSYM_CPUID,		/* x86: 0f a2 */
-	DWSYM_RDMSR,		/* x86: 0f 32 */
+/*
+ * A trapping instruction as the guest's code has it (an architecture's,
+ * trace.h struct trace_kind_def): @size bytes read as an integer in the
+ * ELF file's byte order, equal to @value under @mask, at every @align
+ * bytes of the executable sections, in a vmlinux of machine @machine or
+ * @machine2 (EM_*; 0: none).
+ */
+struct dwsym_insn {
+	unsigned short machine, machine2;
+	unsigned int size, align;
+	unsigned long value, mask;
 };
 
 /*
- * The addresses of every @kind instruction in the executable sections of
+ * The addresses of every @insn instruction in the executable sections of
  * the vmlinux (x86: every place the two bytes occur, instruction or not),
  * into a malloc'ed *@addrs, ascending. Returns how many (0: none, or the
  * vmlinux is of another architecture).
  */
-size_t dwsym_insns(struct dwsym *s, enum dwsym_insn kind,
+size_t dwsym_insns(struct dwsym *s, const struct dwsym_insn *insn,
 		   unsigned long long **addrs);
 void dwsym_close(struct dwsym *s);
 

@@ -49,10 +49,10 @@ struct flag_warnings {
 	size_t nr, alloc;
 };
 
-void flag_warnings_init(struct flag_warnings *w);
-void flag_warnings_free(struct flag_warnings *w);
+void flags_warnings_init(struct flag_warnings *w);
+void flags_warnings_free(struct flag_warnings *w);
 /* True the first time @flag is seen. */
-bool flag_warn_once(struct flag_warnings *w, const char *flag);
+bool flags_warn_once(struct flag_warnings *w, const char *flag);
 
 /*
  * Classify one argument; *@spelling_len is the length of the table
@@ -73,6 +73,6 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 				const char *root, struct clang_args *out);
 /* Remove every argument listed in @out->unknown (the retry). */
 void flags_drop_unknown(struct clang_args *out);
-void clang_args_free(struct clang_args *a);
+void flags_args_free(struct clang_args *a);
 
 #endif /* TRAPCHECK_FLAGS_H */

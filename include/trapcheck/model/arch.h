@@ -1,107 +1,142 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The architecture layer: what trapcheck knows of one architecture, in
- * one place (checker/arch/<name>.c and the .def tables beside it): the
- * spellings of its sinks, its registers and what a read of each costs in
- * a guest, the code a rewrite must not touch, the subject prefixes of its
- * patches. Generic modules ask the run's architecture (arch_current()),
- * which the compile database names (arch_of_compdb()); one per run.
- *
- * The tables it reads from the tree are read by generic code with its
- * words (words.def: how its kernel spells them); its rewrites are hooks
- * (struct arch_rules); its trace's exit reasons a table (kvm-exits.def).
- * Still outside: the shipped root sets (roots/).
+ * The architecture interface. What trapcheck knows of one architecture
+ * lives in its folder, checker/arch/<name>/, and reaches the generic
+ * layers only through the struct arch that folder defines: its sinks and
+ * registers and what a read of each costs in a guest; the tables it reads
+ * from the tree and what it makes of them (the cached copies its kernel
+ * keeps, what a capability check reads); its advice, its rewrites and
+ * rules of its own; its trace events and trapping instructions; its
+ * conditions, modes and cold functions. Generic code asks the run's
+ * architecture (arch_current()), which the compile database names
+ * (arch_of_compdb()); one per run. The list of architectures is
+ * registered from checker/arch/arches.c (arch_register()): no generic
+ * module names an architecture's symbol (tests/e2e/layers.t).
  */
 #ifndef TRAPCHECK_ARCH_H
 #define TRAPCHECK_ARCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
-#include "trapcheck/input/trace.h"
 #include "trapcheck/model/guards.h"
 #include "trapcheck/model/sinks.h"
 
-struct cap_table;
 struct cond_def;
 struct mode_path;
 struct compdb;
 struct fix_ctx;
 struct fix_edit;
+struct graph;
+struct rule;
+struct trace_event;
+struct trace_kind_def;
+struct tu_facts;
 
 /*
- * The architecture's part of the rules (checker/arch/<name>-rules.c):
- * the cached alternative its kernel keeps, as advice and as a rewrite.
+ * The architecture's part of the generic rules: the cached alternative
+ * its kernel keeps for a trapping read, as advice and as a rewrite.
  */
 struct arch_rules {
 	/*
-	 * rules.h: idreg_advice() for a read in @file; NULL: "cache the
-	 * value"
+	 * The advice for a trapping read of @reg in @file (@field: the field
+	 * or bit the code tests, or NULL), from the architecture's resolved
+	 * tables @t (arch.tables_load()); *@cached: 1 when its kernel keeps
+	 * a copy of @reg the code could read instead, 0 when not, -1 when
+	 * the tables were not analysed. A new string; NULL hook: "cache the
+	 * value".
 	 */
-	char *(*read_advice)(const struct cap_table *t, const char *reg,
+	char *(*read_advice)(const void *t, const char *reg,
 			     const char *field, const char *file,
-			     int *sanitised);
+			     int *cached);
 	const char *any_read_advice;	/* register chosen at run time */
 	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
-	/* rules.h: arch_fix_read(); NULL: no rewrite */
+	/* trapping-idreg-read's rewrite; NULL: no rewrite */
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
-	const char *msr_advice;		/* trapping-msr-read's */
-	/*
-	 * rules.h: fix_local_cap_check(), the rewrite of a local-CPU
-	 * capability check; NULL: no rewrite
-	 */
-	bool (*fix_cap_check)(const struct fix_ctx *ctx, struct fix_edit *e,
-			      char **why);
-};
-
-/* A global of the tree that trapcheck reads, and its enum table_kind. */
-/* What a table an architecture reads from the tree holds (tables.h). */
-enum table_kind {
-	TABLE_FTR_REGS,		/* arm64_ftr_regs[] */
-	TABLE_CAPS,		/* arm64_features[], arm64_errata[] */
-	TABLE_MSR_LIST,		/* MSRs KVM may pass through (x86) */
-	/*
-	 * Globals, by a name pattern ("*_sys_val"), that keep a copy of
-	 * a register for code that cannot read the sanitised one (arm64:
-	 * KVM's nVHE hyp code)
-	 */
-	TABLE_HYP_COPY,
-};
-
-struct arch_table {
-	const char *global;	/* "arm64_ftr_regs" */
-	int kind;
 };
 
 /*
- * The words an architecture's kernel spells its tables with (words.def
- * in its folder): clang/tables.c and graph/caps.c read the tables by
- * them. A kind may have several words.
+ * A table an architecture reads from the tree (its tables.def): the
+ * globals whose name matches @global (fnmatch(3)), and what becomes of
+ * them: TABLE_ENTRIES, each definition's initialiser given to
+ * arch.read_table(); TABLE_NAMES, the name of every variable (not extern)
+ * that matches, a row with that key. @kind is the architecture's own
+ * number for it (1 and up: kind 0 is the body words, below).
  */
-enum arch_word_kind {
-	WORD_CAP_NAME,		/* capability entry: the member naming it */
-	WORD_CAP_TYPE,		/* ... holding its scope bits */
-	WORD_CAP_MATCHES,	/* ... naming its test function */
-	WORD_CAP_REG,		/* ... naming the register it reads */
-	WORD_CAP_FIELD_POS,	/* ... giving the field's shift */
-	WORD_CAP_MIN,		/* ... giving the least value */
-	WORD_CAP_FIELDS_MACRO,	/* macro (prefix): (reg, field, min) */
-	WORD_CAP_ID_MATCH,	/* tokens (prefixes): matched on CPU identity */
-	WORD_ID_REG,		/* the register such a match reads */
-	WORD_CAP_SCOPE,		/* scope names, in bit order */
-	WORD_REG_PREFIX,	/* a register's name in the tables: "SYS_" */
-	WORD_SHIFT_SUFFIX,	/* a field's shift macro: "_SHIFT" */
-	WORD_FTR_BITS_PREFIX,	/* a sanitised register's field array */
-	WORD_FTR_BITS_MACRO,	/* its entries (suffix) */
-	WORD_FTR_NONSTRICT,	/* a field CPUs may disagree on */
-	WORD_MSR_MEMBER,	/* pass-through MSR entry: the MSR's member */
-	WORD_MSR_END,		/* ... the list's end marker */
+enum table_how { TABLE_ENTRIES, TABLE_NAMES };
+
+struct arch_table {
+	const char *global;
+	unsigned int kind;
+	enum table_how how;
 };
 
-struct arch_word {
-	enum arch_word_kind kind;
-	const char *text;
+/* The row kind of the body words (arch.outers' probes and offers). */
+#define ROW_BODY_WORD	0u
+
+/*
+ * A table's definition as extraction sees it, without libclang: the
+ * tokens of the whole declaration, and its initialiser's entries, each
+ * with its tokens (as written, macros not expanded) and the members it
+ * sets (".member = value", as the compiler sees them: entries #ifdef'd
+ * out are absent).
+ */
+struct table_member {
+	const char *name;	/* the member */
+	const char *written;	/* the identifier written at the value's
+				 * place (a macro's name), or NULL */
+	const char *ref;	/* the function or variable the value names,
+				 * or NULL */
+	long long value;	/* the value, when it is a constant */
+	bool has_value;
+};
+
+struct table_entry {
+	bool braced;		/* an initialiser list of its own: "{ ... }" */
+	unsigned int tok, end;	/* its tokens, [tok, end) of table_view */
+	const struct table_member *members;
+	size_t nr_members;
+	const char *file;	/* where it is, relative to the tree */
+	unsigned int line;
+};
+
+struct table_view {
+	const char *name;	/* the global: "arm64_features" */
+	unsigned int kind;	/* its arch_table.kind */
+	char *const *tok;	/* the declaration's tokens */
+	unsigned int nr_tok;
+	const struct table_entry *entries;
+	size_t nr_entries;
+	/*
+	 * The tokens of the definition that the value named @name in entry
+	 * @e refers to (an array an entry points at), into *@tok (freed
+	 * with tokens_release()); false when there is none.
+	 */
+	bool (*ref_tokens)(const struct table_view *v, size_t e,
+			   const char *name, char ***tok, unsigned int *n);
+	void (*tokens_release)(char **tok, unsigned int n);
+	void *priv;
+};
+
+/*
+ * What the architecture read from the tree, for the run's summary: its
+ * capabilities (how many; those whose test it could not resolve) and its
+ * cached copies of registers (how many; those of registers its table
+ * does not list). @seen: it found one of its tables.
+ */
+struct tables_stats {
+	bool seen;
+	size_t caps;
+	const char **unresolved;
+	size_t nr_unresolved, alloc_unresolved;
+	size_t copies;
+	const char **unknown;
+	size_t nr_unknown, alloc_unknown;
+	/* How the summary line names them: "capabilities", ... */
+	const char *caps_label, *unresolved_label;
+	const char *copies_label, *unknown_label;
 };
 
 /* A constant of an enum of the analysed tree. */
@@ -114,7 +149,8 @@ struct arch_enum {
  * What code under a condition needs of the outer hypervisor (outer.def
  * of an architecture): its capability probe and the functions with
  * which the outer hypervisor's code (the analysed tree's KVM) sets what
- * it offers a nested host.
+ * it offers a nested host. Extraction keeps the bit names in the bodies
+ * of both (rows of kind ROW_BODY_WORD: table the function, key the bit).
  */
 struct arch_outer {
 	const char *atom;	/* "!vmx_pt_mode_is_system()" */
@@ -126,6 +162,18 @@ struct arch_outer {
 struct arch_path {
 	const char *prefix;	/* relative to the source tree */
 	const char *text;
+};
+
+/*
+ * A trapping instruction as its machine code has it: @size bytes, read as
+ * an integer in the ELF file's byte order, equal to @value under @mask,
+ * at every @align bytes of the executable sections; for the ELF machines
+ * @machines (EM_*, 0 ends).
+ */
+struct insn_pattern {
+	unsigned short machines[3];
+	unsigned int size, align;
+	unsigned long value, mask;
 };
 
 struct arch {
@@ -147,9 +195,32 @@ struct arch {
 	 */
 	const char *idreg_prefix;
 	unsigned int idreg_trap;
-	/* The tables it reads from the analysed tree (tables.h). */
+	/*
+	 * The prefix its tables spell a register's name with ("SYS_"): a
+	 * SINK_ARG_REG_PREFIXED argument drops it.
+	 */
+	const char *reg_prefix;
+
+	/* The tables it reads from the analysed tree, and how. */
 	const struct arch_table *tables;
 	size_t nr_tables;
+	/*
+	 * One TABLE_ENTRIES definition into rows of the TU's facts
+	 * (facts_add_row()), in a parser process.
+	 */
+	void (*read_table)(const struct table_view *v, struct tu_facts *out);
+	/*
+	 * After the link: its view of the rows of the whole graph
+	 * (graph.rows), the tables resolved against the graph; freed with
+	 * tables_free(). The rules get it as graph.arch_tables.
+	 */
+	void *(*tables_load)(const struct graph *g);
+	void (*tables_free)(void *t);
+	/* --list-caps: the resolved tables, one line per entry. */
+	int (*tables_print)(FILE *out, const void *t);
+	/* The summary's counts (@s zeroed, labels set by the caller). */
+	void (*tables_stats)(const void *t, struct tables_stats *s);
+
 	/* Code no rewrite may touch, and why (fix.c). */
 	const struct arch_path *no_rewrite;
 	size_t nr_no_rewrite;
@@ -168,7 +239,15 @@ struct arch {
 	 */
 	const char *const *host_paths;
 	size_t nr_host_paths;
+	/* Functions that are cold by what they are (its cold.def). */
+	const char *const *cold_fns;
+	size_t nr_cold_fns;
+	/*
+	 * Its part of the generic rules, and rules of its own (rules.h;
+	 * the array ends with a rule whose id is NULL).
+	 */
 	const struct arch_rules *rules;
+	const struct rule *own_rules;
 	/*
 	 * What its conditions say of when code runs (conditions.h, its
 	 * conditions.def), and the modes its files imply (KVM's nVHE and
@@ -179,75 +258,68 @@ struct arch {
 	const struct mode_path *mode_paths;
 	size_t nr_mode_paths;
 	/*
-	 * The tree's names of the bits a sink's value is tested for (x86:
-	 * the X86_FEATURE_* macros of cpufeatures.h, "(word*32 + bit)",
-	 * their words numbered by the constants of enum cpuid_leafs):
-	 * feature_bit() says which word and bit sink @name (argument
-	 * @arg, value tested with the mask @mask, as written) tests, from
-	 * the enum's constants @words; false when it cannot tell.
+	 * The tree's names of the bits a sink's value is tested for: the
+	 * macros spelled with @feature_prefix, numbered by the constants of
+	 * enum @feature_enum. feature_bit() says which word and bit sink
+	 * @name (argument @arg, value tested with the mask @mask, as
+	 * written) tests, from the enum's constants @words; feature_macro()
+	 * which word and bit a macro's definition (its tokens, the name
+	 * first) stands for. False when they cannot tell.
 	 */
 	const char *feature_prefix;
 	const char *feature_enum;
-	/*
-	 * The prefix of the tree's register names ("MSR_": msr-index.h):
-	 * a register a sink names by number is named by the macro of that
-	 * value that the TU sees.
-	 */
-	const char *reg_macro_prefix;
-	/*
-	 * Registers whose value the hardware changes under the kernel
-	 * (x86/live-msrs.def): fnmatch(3) patterns, and what each is.
-	 */
-	const struct arch_path *live_regs;
-	size_t nr_live_regs;
 	bool (*feature_bit)(const char *name, const char *arg,
 			    const char *mask, const struct arch_enum *words,
 			    size_t nr_words, unsigned int *word,
 			    unsigned int *bit);
+	bool (*feature_macro)(char *const *tok, unsigned int n,
+			      unsigned int *word, unsigned int *bit);
+	/*
+	 * The prefix of the tree's register names ("MSR_"): a register a
+	 * sink names by number is named by the macro of that value that
+	 * the TU sees.
+	 */
+	const char *reg_macro_prefix;
+	/*
+	 * Registers whose value the hardware changes under the kernel:
+	 * fnmatch(3) patterns, and what each is.
+	 */
+	const struct arch_path *live_regs;
+	size_t nr_live_regs;
 	/* What KVM host code needs of the outer hypervisor (outer.def). */
 	const struct arch_outer *outers;
 	size_t nr_outers;
 	/*
-	 * The kvm_exit reasons of a host's trace its sinks cause
-	 * (kvm-exits.def), for trapcheck trace (input/trace.h).
+	 * trapcheck trace: the kinds of trap its host's trace records
+	 * (each with its trapping instruction), and the events that record
+	 * them (input/trace.h).
 	 */
-	const struct trace_exit *kvm_exits;
-	size_t nr_kvm_exits;
-	/* How its tables are spelled (words.def). */
-	const struct arch_word *words;
-	size_t nr_words;
+	const struct trace_kind_def *trace_kinds;
+	size_t nr_trace_kinds;
+	const struct trace_event *trace_events;
+	size_t nr_trace_events;
 };
 
 /*
  * The bit a mask written as "(1 << N)", "(1u << N)", "BIT(N)", "BIT_ULL(N)"
  * or a one-bit number tests, or -1.
  */
-int mask_bit(const char *mask);
+int arch_mask_bit(const char *mask);
 
 /*
  * What register @name is when the hardware changes its value under the
  * kernel ("a counter"), or NULL.
  */
-const char *live_reg(const char *name);
+const char *arch_live_reg(const char *name);
 
 /*
- * The architectures, each in its own folder checker/arch/<name>/ and
- * named by one line of checker/model/arches.def: ARCH(name) for the
- * struct arch arch_<name> its folder defines. The first is the default.
+ * The list of architectures (checker/arch/arches.c registers it before
+ * main(), in the order of checker/arch/arches.def; the first is the
+ * default). A later call replaces it.
  */
-#define ARCH(name) extern const struct arch arch_##name;
-#include "model/arches.def"
-#undef ARCH
-
-/*
- * The run's architecture's words of @kind (words.def): the @i-th, or
- * NULL past the last; does one of them start @s (end it: suffix)?
- */
-const char *arch_word(enum arch_word_kind kind, size_t i);
-bool arch_word_prefix(enum arch_word_kind kind, const char *s);
-bool arch_word_suffix(enum arch_word_kind kind, const char *s);
-/* Is @s one of them? */
-bool arch_word_is(enum arch_word_kind kind, const char *s);
+void arch_register(const struct arch *const *v, size_t n);
+/* The @i-th registered architecture, or NULL past the last. */
+const struct arch *arch_at(size_t i);
 
 /* The architecture called @name (kbuild's SRCARCH), or NULL. */
 const struct arch *arch_find(const char *name);
@@ -263,10 +335,14 @@ const struct arch *arch_of_compdb(const struct compdb *db);
 
 /*
  * The run's architecture: set once, before any parser process starts
- * (they inherit it); arm64 until then.
+ * (they inherit it); the first registered until then.
  */
 void arch_set(const struct arch *a);
 const struct arch *arch_current(void);
+
+/* Is @file under one of @paths' prefixes? */
+bool arch_path_in(const struct arch_path *paths, size_t n,
+		  const char *file);
 
 /*
  * In an architecture's struct arch initialiser: table @t and its size,
@@ -275,22 +351,26 @@ const struct arch *arch_current(void);
 #define ARCH_TABLE(t)	.t = t, .nr_##t = ARRAY_SIZE(t)
 
 /*
- * The lines of an architecture's tables (the .def files of checker/arch/<name>/), one
- * style for all; an architecture expands them with these, e.g.
+ * The lines of an architecture's tables (the .def files of
+ * checker/arch/<name>/), one style for all; an architecture expands them
+ * with these, e.g.
  *	static const struct sink_def sinks[] = {
  *	#define SINK ARCH_SINK
  *	#include "sinks.def"
  *	#undef SINK
  *	};
  * SINK(how, name, class, arg, opaque, reg)  sinks.def: how MACRO, CALL or
- *	ASM; class and arg without their SINK_ and SINK_ARG_ prefixes; reg
- *	what it reads whatever its argument, or NULL
+ *	ASM; class and arg without their SINK_ and SINK_ARG_ prefixes (a
+ *	class of the architecture's own is its SINK_<class> constant,
+ *	SINK_ARCH and up); reg what it reads whatever its argument, or NULL
  * REG(name, trap)  registers.def: trap an enumerator ARCH_TRAP_<trap> of
  *	the architecture's own enum of trap classes (0: ARCH_TRAP_NONE)
- * TABLE(global, kind)  tables.def: kind FTR_REGS, CAPS or MSR_LIST
+ * TABLE(global, kind, how)  tables.def: kind an enumerator ARCH_ROW_<kind>
+ *	of the architecture's own enum of row kinds, how ENTRIES or NAMES
  * GUARD(atom, kind)  phases.def: kind BOOT, CAPS_UNFINALIZED, ...
  * NESTED_PATH(prefix)  context.def: code that runs on a KVM host only
- * LIVE_MSR(pattern, what)  registers the hardware changes (x86)
+ * COLD_FN(name)  cold.def: a function cold by what it is
+ * LIVE_REG(pattern, what)  registers the hardware changes (live-regs.def)
  * COND(kind, pattern, when_true, when_false)  conditions.def: as
  *	checker/model/conditions.def's
  * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
@@ -300,14 +380,14 @@ const struct arch *arch_current(void);
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
 #define ARCH_REG(name, trap)		{ #name, ARCH_TRAP_##trap },
-#define ARCH_TABLE_LINE(global, kind)	{ global, TABLE_##kind },
+#define ARCH_TABLE_LINE(global, kind, how)				\
+	{ global, ARCH_ROW_##kind, TABLE_##how },
 #define ARCH_GUARD(atom, kind)		{ atom, GUARD_##kind },
 #define ARCH_NESTED_PATH(prefix)	prefix,
-#define ARCH_LIVE_MSR(pattern, what)	{ pattern, what },
+#define ARCH_COLD_FN(name)		name,
+#define ARCH_LIVE_REG(pattern, what)	{ pattern, what },
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 #define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
-#define ARCH_KVM_EXIT(reason, kind, read)	{ reason, TRACE_##kind, read },
-#define ARCH_WORD(kind, text)		{ WORD_##kind, text },
 
 #endif /* TRAPCHECK_ARCH_H */

@@ -26,7 +26,7 @@
 struct tu_func { TU_FUNC_FIELDS(FACT_DECLARE) };
 struct tu_call { TU_CALL_FIELDS(FACT_DECLARE) };
 struct tu_sink { TU_SINK_FIELDS(FACT_DECLARE) };
-struct tu_cap { TU_CAP_FIELDS(FACT_DECLARE) };
+struct tu_row { TU_ROW_FIELDS(FACT_DECLARE) };
 struct tu_assign { TU_ASSIGN_FIELDS(FACT_DECLARE) };
 struct tu_icall { TU_ICALL_FIELDS(FACT_DECLARE) };
 
@@ -53,7 +53,8 @@ struct tu_facts {
 	unsigned int nr_errors;	/* error and fatal diagnostics */
 	char *first_error;	/* "file:line:col: message" */
 	bool retried;		/* re-parsed without rejected flags */
-	bool have_ftr, have_caps; /* the arch's tables found */
+	/* Bit k: a definition of a table of row kind k was found. */
+	unsigned int tables_seen;
 
 	TU_RECORDS(FACT_ARRAY)
 	TU_STRLISTS(FACT_STRLIST)
@@ -102,6 +103,24 @@ unsigned int *fact_u32(void *elem, const struct fact_field *fd);
 int *fact_int(void *elem, const struct fact_field *fd);
 bool *fact_bool(void *elem, const struct fact_field *fd);
 
-void tu_facts_free(struct tu_facts *f);
+/*
+ * A row of a table an architecture reads from the tree (model/arch.h),
+ * as its reader makes it: @table and @key never NULL; every string is
+ * copied.
+ */
+struct table_row_in {
+	unsigned int kind;
+	const char *table, *key;
+	const char *v[5];
+	unsigned int num;
+	bool flag;
+	const char *file;
+	unsigned int line;
+};
+
+/* Append row @in to @f's, unless @f has the same row already. */
+void facts_add_row(struct tu_facts *f, const struct table_row_in *in);
+
+void facts_free(struct tu_facts *f);
 
 #endif /* TRAPCHECK_FACTS_H */

@@ -60,7 +60,7 @@ struct guard_def {
  * the atom each adds to the guards of what runs inside.
  */
 enum region_kind { REGION_IRQ, REGION_PREEMPT, REGION_LOCK, REGION_KINDS };
-extern const char *const region_atom[REGION_KINDS];
+extern const char *const guard_region_atom[REGION_KINDS];
 
 /* Does the " && "-joined @guards contain an atom of kind @kind? */
 bool guards_have(const char *guards, enum guard_kind kind);

@@ -15,22 +15,30 @@
  * the template of an inline assembly statement (its name is "asm:INSN").
  */
 enum sink_how { SINK_MACRO, SINK_CALL, SINK_ASM };
+/*
+ * What a sink does, for the rules: the generic classes, and from
+ * SINK_ARCH on an architecture's own (its rules know them).
+ */
 enum sink_class {
-	SINK_IDREG,
-	SINK_LOCAL_CAP,
-	SINK_ENTROPY,
-	SINK_SANITISED,
-	SINK_MSR,		/* reads a model-specific register (x86) */
+	SINK_IDREG,		/* reads an identification register */
+	SINK_LOCAL_CAP,		/* answers a capability for the local CPU */
+	SINK_ENTROPY,		/* executes a slow entropy instruction */
+	SINK_CACHED,		/* reads the kernel's cached copy of one */
+	SINK_ARCH,		/* the first of an architecture's own */
 };
+/* How its argument names what it reads. */
 enum sink_arg {
-	SINK_ARG_REG_BARE,
-	SINK_ARG_REG_SYS,
-	SINK_ARG_REG_LOWER,
-	SINK_ARG_CAP,
-	SINK_ARG_NONE,
-	SINK_ARG_LEAF,		/* recorded as written; reads sink_def.reg */
-	SINK_ARG_MSR,		/* an MSR, as written (a msr-index.h name) */
-	SINK_ARG_MSR_2ND,	/* the same, second argument (*_on_cpu()) */
+	SINK_ARG_REG_BARE,	/* a register, as written */
+	SINK_ARG_REG_PREFIXED,	/* ... with the arch's reg_prefix to drop */
+	SINK_ARG_REG_LOWER,	/* ... in lower case */
+	SINK_ARG_CAP,		/* a capability */
+	SINK_ARG_NONE,		/* nothing to record */
+	SINK_ARG_LEAF,		/* recorded as written (an identifier or a
+				 * literal); reads sink_def.reg */
+	SINK_ARG_WRITTEN,	/* the first argument as the function's own
+				 * tokens write it: a name or a number,
+				 * named by the arch's reg_macro_prefix */
+	SINK_ARG_WRITTEN_2ND,	/* the same, second argument */
 };
 
 struct sink_def {
@@ -78,13 +86,13 @@ bool sink_is_opaque(const char *name);
 const struct reg_def *reg_lookup_arg(const struct sink_def *def,
 				     const char *arg);
 const struct reg_def *reg_lookup(const char *name);
-const char *trap_class_name(unsigned int trap);
+const char *reg_trap_name(unsigned int trap);
 /*
  * The trap of a read of register @name that the run's architecture's
  * table does not list: its idreg_trap when @name is spelled as an
  * identification register, or is NULL (a register chosen at run time),
  * else TRAP_NONE.
  */
-unsigned int idreg_trap(const char *name);
+unsigned int reg_idreg_trap(const char *name);
 
 #endif /* TRAPCHECK_SINKS_H */

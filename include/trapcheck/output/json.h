@@ -15,8 +15,8 @@
  */
 json_t *json_text(const char *s);
 /* The configurations of a finding (trapcheck report --db NAME=FILE). */
-json_t *finding_configs_json(const struct finding *f);
+json_t *json_finding_configs(const struct finding *f);
 /* Its config_syms, a JSON array of strings. */
-json_t *finding_config_syms_json(const struct finding *f);
+json_t *json_finding_config_syms(const struct finding *f);
 
 #endif /* TRAPCHECK_JSON_H */

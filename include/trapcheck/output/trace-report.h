@@ -19,7 +19,7 @@
 struct trace_line {
 	const char *file, *func, *what;
 	int line;
-	enum trace_kind kind;
+	const char *kind;	/* the trace kind's name: "sysreg" */
 	unsigned long count;
 	/*
 	 * The finding there (its rule and root set, which outlive the
@@ -44,7 +44,7 @@ struct trace_report {
 struct trace_line *trace_report_line(struct trace_report *r,
 				     const char *file, int line,
 				     const char *func, const char *what,
-				     enum trace_kind kind);
+				     const char *kind);
 /* The busiest lines first; among equals by file and line. */
 void trace_report_sort(struct trace_report *r);
 /* @n traps as a percentage of the trace's. */

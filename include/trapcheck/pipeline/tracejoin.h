@@ -21,14 +21,14 @@ struct dwsym;
  * per source line into @r, and say of each line whether @a reports it or
  * why not; the busiest lines first.
  */
-void trace_join(struct trace_report *r, const struct trace *t,
+void tracejoin_run(struct trace_report *r, const struct trace *t,
 		struct dwsym *d, const struct analysis *a,
 		unsigned long long kaslr);
 /*
  * Each finding of @fs the count @r has at its line; with @rank, the
  * busiest first (stable: the estimate's order among equals).
  */
-void trace_measure(struct findings *fs, const struct trace_report *r,
+void tracejoin_measure(struct findings *fs, const struct trace_report *r,
 		   bool rank);
 
 #endif /* TRAPCHECK_TRACEJOIN_H */

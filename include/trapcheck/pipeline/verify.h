@@ -31,6 +31,6 @@ bool verify_reanalysis(const struct analysis *a,
 		       char **why);
 
 /* The same site: rule, function, sink and file. */
-bool finding_same_site(const struct finding *a, const struct finding *b);
+bool verify_same_site(const struct finding *a, const struct finding *b);
 
 #endif /* TRAPCHECK_VERIFY_H */

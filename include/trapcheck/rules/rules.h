@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Rules. Each rule lives in its own checker/rules/rule-*.c and has one line in
- * the table of checker/rules/rules.c; a rule looks at one sink site at a time
- * through an explicit context and, when the site is its concern, fills
- * the finding's rule-specific fields and message. Reachability and the
- * chain are filled by the engine, the same for every rule.
+ * Rules. Each rule lives in its own file: a generic one in
+ * checker/rules/rule-*.c with one line in checker/rules/rules.def, an
+ * architecture's in its folder, in its struct arch's own_rules (model/
+ * arch.h). A rule looks at one sink site at a time through an explicit
+ * context and, when the site is its concern, fills the finding's
+ * rule-specific fields and message. Reachability and the chain are
+ * filled by the engine, the same for every rule.
  */
 #ifndef TRAPCHECK_RULES_H
 #define TRAPCHECK_RULES_H
 
 #include <stdbool.h>
 
-#include "trapcheck/graph/caps.h"
 #include "trapcheck/finding/finding.h"
 #include "trapcheck/finding/edit.h"
 #include "trapcheck/graph/graph.h"
@@ -52,8 +53,16 @@ struct rule {
 		    char **why);
 };
 
-extern const struct rule rule_table[];
-extern const size_t rule_table_size;
+/*
+ * Every rule: the generic ones (rules.def), then each architecture's
+ * own, in the order of the registry (checker/arch/arches.def). The
+ * engine runs the generic ones and the run's architecture's; switches,
+ * fixes and SARIF know them all.
+ */
+size_t rules_count(void);
+const struct rule *rules_at(size_t i);
+/* The rule of id @id, or NULL. */
+const struct rule *rules_find(const char *id);
 
 /* Each rule's hooks, one file each (checker/rules/rules.def). */
 #define RULE(name, id, summary, chain, fix)				\
@@ -62,40 +71,39 @@ extern const size_t rule_table_size;
 	bool rule_##name##_chain(const struct rule_ctx *ctx,		\
 				 const struct finding *f,		\
 				 const struct root_set *set);		\
-	bool fix_##name(const struct fix_ctx *ctx, struct fix_edit *e,	\
-			char **why);
+	bool rule_##name##_fix(const struct fix_ctx *ctx,		\
+			       struct fix_edit *e, char **why);
 #include "rules/rules.def"
 #undef RULE
 
 /*
  * The architecture's advice for a trapping read of @reg in @file (@field:
- * the field the code tests, or NULL): arm64's is the sanitised copy when
- * the tree's arm64_ftr_regs[] serves the register, else a cached value;
- * in hyp code, the copy the host keeps for it. Sets
- * *@sanitised to 1, 0 or -1 (tables not analysed). A new string.
+ * the field the code tests, or NULL), from its tables as @g resolved
+ * them (arm64's is the sanitised copy when the tree's arm64_ftr_regs[]
+ * serves the register, else a cached value; in hyp code, the copy the
+ * host keeps for it). Sets *@cached to 1, 0 or -1 (tables not analysed).
+ * A new string.
  */
-char *idreg_advice(const struct cap_table *t, const char *reg,
-		   const char *field, const char *file, int *sanitised);
+char *advice_read(const struct graph *g, const char *reg,
+		   const char *field, const char *file, int *cached);
 /*
  * estimate.c: @f's estimate and its rate per operation of root set @set
  * (or per rare event), from its chain's loops.
  */
-void rules_estimate(struct finding *f, const struct root_set *set);
+void estimate_finding(struct finding *f, const struct root_set *set);
 /*
  * outer.c: why KVM as the outer hypervisor never lets chain @c (and each
  * of @others) run on a nested host, a new string, or NULL (the
- * architecture's outer.def, the tree's facts in @t).
+ * architecture's outer.def, the body words of @g's rows).
  */
-char *outer_refusal(const struct cap_table *t, const struct chain *c,
+char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others);
 /* Its advice for a read of a register chosen at run time. */
-const char *idreg_any_advice(void);
+const char *advice_any_read(void);
 /* Its advice for an identification instruction used to serialize. */
-const char *idreg_serialize_advice(void);
-/* Its advice for a read of a model-specific register. */
-const char *msr_advice(void);
+const char *advice_serialize(void);
 /* Its rewrite of a trapping read (trapping-idreg-read's fix). */
-bool arch_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
+bool advice_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		   char **why);
 
 struct rules_opts {

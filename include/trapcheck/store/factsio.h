@@ -18,13 +18,13 @@
 #include "trapcheck/base/util.h"
 
 /* Append @f, and the hash of the flags it was parsed with, to @out. */
-void facts_encode(const struct tu_facts *f, uint64_t flags_hash,
+void factsio_encode(const struct tu_facts *f, uint64_t flags_hash,
 		  struct bytes *out);
 /*
  * Fill @f and @flags_hash from @len bytes at @buf. Returns 0, or -EINVAL
  * (and @f empty) when the bytes are not one whole message.
  */
-int facts_decode(const void *buf, size_t len, struct tu_facts *f,
+int factsio_decode(const void *buf, size_t len, struct tu_facts *f,
 		 uint64_t *flags_hash);
 
 #endif /* TRAPCHECK_FACTSIO_H */

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * arch/arm64/arm64-capfix.c - arm64's rewrite for the local-cap-check
- * rule: this_cpu_has_cap() in the pre-finalization !preemptible() branch
- * becomes the test of the sanitised register field, as "arm64:
- * archrandom: avoid trapping ID register read in __cpu_has_rng()" wrote
- * it after review. struct arch reaches it (arm64_rules.fix_cap_check).
+ * rule-local-cap-check.c - local-cap-check, arm64's rule:
+ * this_cpu_has_cap() resolves a SCOPE_LOCAL_CPU capability by reading the
+ * ID register from hardware on every call ("arm64: archrandom: avoid
+ * trapping ID register read in __cpu_has_rng()": __cpu_has_rng() on every
+ * early get_random_*()). Its rewrite: this_cpu_has_cap() in the
+ * pre-finalization !preemptible() branch becomes the test of the
+ * sanitised register field, as that patch wrote it after review.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -14,12 +16,72 @@
 #include "trapcheck/base/util.h"
 #include "trapcheck/finding/edit.h"
 #include "trapcheck/finding/finding.h"
-#include "trapcheck/graph/caps.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/model/arch.h"
 #include "trapcheck/model/guards.h"
+#include "trapcheck/rules/rules.h"
 
 #include "arm64.h"
+
+static bool check(const struct rule_ctx *ctx, struct finding *f,
+		  enum rule_scope *scope)
+{
+	const struct arm64_tables *t = ctx->graph->arch_tables;
+	const char *name = ctx->site->arg ? ctx->site->arg : "...";
+	const struct arm64_cap *cap;
+	char *advice;
+
+	(void)scope;
+	if (ctx->def->class != SINK_LOCAL_CAP)
+		return false;
+	f->read.cap = ctx->site->arg;
+	f->read.cached = -1;
+	cap = ctx->site->arg ? arm64_cap_find(t, ctx->site->arg) : NULL;
+	if (cap && cap->how && !cap->reads)
+		return false;		/* its matches() reads no register */
+	if (cap && cap->reads && cap->trap == TRAP_NONE)
+		return false;		/* MIDR: virtualised, no trap */
+	if (!cap || !cap->reads) {
+		f->read.trap = reg_trap_name(reg_idreg_trap(NULL));
+		f->message = xasprintf("%s(%s) may read an ID register from "
+				       "hardware on a hot path (%s); each "
+				       "read traps under %s",
+				       ctx->def->name, name,
+				       !t || !t->have_caps ?
+				       "the capability tables were not "
+				       "analysed" :
+				       cap ? "what its matches() reads is "
+				       "not resolved" :
+				       "capability not found in the tree",
+				       f->read.trap);
+		return true;
+	}
+	f->read.reg = cap->reads;
+	f->read.field = cap->field;
+	f->read.trap = reg_trap_name(cap->trap);
+	advice = arm64_read_advice(t, cap->reads, cap->field, ctx->site->file,
+				   &f->read.cached);
+	/*
+	 * A capability each CPU answers for itself (SCOPE_LOCAL_CPU alone:
+	 * ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local errata) may differ
+	 * between CPUs: the sanitised copy is the system-wide value, not
+	 * this CPU's, so it is no stand-in; the kernel's own answer for such
+	 * features is a per-CPU record made at bring-up (amu_cpus).
+	 */
+	if (arm64_cap_per_cpu_only(cap)) {
+		free(advice);
+		advice = xasprintf("%s is a per-CPU capability, so the "
+				   "sanitised copy (the system-wide value) "
+				   "is no stand-in: record this CPU's answer "
+				   "at CPU bring-up (per-CPU data or a "
+				   "cpumask)", name);
+	}
+	f->message = xasprintf("%s(%s) reads %s (traps under %s) on a hot "
+			       "path; %s", ctx->def->name, name, cap->reads,
+			       f->read.trap, advice);
+	free(advice);
+	return true;
+}
 
 /* "ID_AA64ISAR0_EL1" -> "isar0", the reviewer's variable name. */
 static char *reg_var(const char *reg)
@@ -80,7 +142,7 @@ static bool is_comment(const char *line)
  * call graph tells. (A per-CPU capability is refused before: see
  * per_cpu_only().)
  */
-static char *outside_branch_reason(const struct cap *cap)
+static char *outside_branch_reason(const struct arm64_cap *cap)
 {
 	if (cap->scope & CAP_SCOPE_SYSTEM)
 		return xasprintf("the call is not in the pre-finalization "
@@ -113,7 +175,7 @@ static char *outside_branch_reason(const struct cap *cap)
  * SYS_FIELD_GET(), as 6.1).
  */
 /* Can the read be rewritten at all? False, and why, when not. */
-static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
+static bool can_fix(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 		    char **why)
 {
 	const struct finding *f = ctx->finding;
@@ -132,7 +194,7 @@ static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
 				 f->read.cap ? f->read.cap : "(unnamed)");
 		return false;
 	}
-	if (f->read.sanitised != 1) {
+	if (f->read.cached != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]",
 				 cap->reg);
 		return false;
@@ -141,7 +203,7 @@ static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
 	 * Even inside the pre-finalization branch: the sanitised copy is
 	 * what the CPUs up so far agree on, not this CPU's answer.
 	 */
-	if (caps_per_cpu_only(cap)) {
+	if (arm64_cap_per_cpu_only(cap)) {
 		*why = xasprintf("%s is a per-CPU capability: the sanitised "
 				 "copy is the system-wide value, not this "
 				 "CPU's; keep this CPU's answer, recorded at "
@@ -160,7 +222,7 @@ static bool can_fix(const struct fix_ctx *ctx, const struct cap *cap,
  * The branch rewritten: lines @c (its "if (...)") to the finding's
  * return, indented @ind0 and @ind, reading the sanitised field.
  */
-static void fix_lines(const struct fix_ctx *ctx, const struct cap *cap,
+static void fix_lines(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 		      size_t c, const char *ind0, const char *ind,
 		      struct fix_edit *e)
 {
@@ -206,7 +268,7 @@ static void fix_lines(const struct fix_ctx *ctx, const struct cap *cap,
 }
 
 /* The patch's subject and message. */
-static void fix_message(const struct finding *f, const struct cap *cap,
+static void fix_message(const struct finding *f, const struct arm64_cap *cap,
 			struct fix_edit *e)
 {
 	char *area = fix_area(f->file);
@@ -228,12 +290,11 @@ static void fix_message(const struct finding *f, const struct cap *cap,
 	free(area);
 }
 
-bool arm64_fix_cap_check(const struct fix_ctx *ctx, struct fix_edit *e,
-			 char **why)
+static bool fix(const struct fix_ctx *ctx, struct fix_edit *e, char **why)
 {
 	const struct finding *f = ctx->finding;
-	const struct cap *cap =
-		f->read.cap ? caps_find(&ctx->graph->caps, f->read.cap) : NULL;
+	const struct arm64_cap *cap = f->read.cap ?
+		arm64_cap_find(ctx->graph->arch_tables, f->read.cap) : NULL;
 	const char *const *lines = (const char *const *)ctx->src->lines;
 	char *ind, *ind0, *want;
 	const char *cond;
@@ -270,3 +331,10 @@ err_shape:
 			 "rewrite by hand", f->sink, f->read.cap);
 	return false;
 }
+
+const struct rule arm64_own_rules[] = {
+	{ .id = "local-cap-check",
+	  .summary = "a local-CPU capability check on a hot path",
+	  .check = check, .fix = fix },
+	{ .id = NULL },
+};

@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trapping-msr-read: a model-specific register read (x86 RDMSR through
+ * rule-trapping-msr-read.c - trapping-msr-read, x86's rule: a
+ * model-specific register read (RDMSR through
  * rdmsr(), rdmsrl(), rdmsr_safe(), rdmsrl_safe(), native_read_msr*())
  * on a hot path. RDMSR exits to the hypervisor unless it passes the MSR
  * through (its MSR bitmap); KVM's lists of the MSRs it may pass through
  * are read from the tree (checker/arch/x86/tables.def): a read of one of
  * them may not exit, and is a note, not a warning. So is a read of an MSR
  * whose value the hardware changes (a counter, a status register:
- * checker/arch/x86/live-msrs.def), for which no cached copy exists.
+ * checker/arch/x86/live-regs.def), for which no cached copy exists.
  */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
-#include "trapcheck/graph/caps.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
+
+#include "x86.h"
+
+/*
+ * The advice: the value where the kernel writes the MSR, as
+ * x86_spec_ctrl_current keeps MSR_IA32_SPEC_CTRL's
+ * (arch/x86/kernel/cpu/bugs.c).
+ */
+#define MSR_ADVICE	"keep the value in memory where the kernel writes " \
+			"the MSR (a per-CPU copy, as x86_spec_ctrl_current " \
+			"keeps MSR_IA32_SPEC_CTRL's) and read that"
 
 /* Is @arg an MSR as written, a msr-index.h name or a number? */
 static bool msr_named(const char *arg)
@@ -27,10 +38,10 @@ static bool msr_named(const char *arg)
 		       isdigit((unsigned char)arg[0]));
 }
 
-bool rule_trapping_msr_read(const struct rule_ctx *ctx, struct finding *f,
-			    enum rule_scope *scope)
+static bool check(const struct rule_ctx *ctx, struct finding *f,
+		  enum rule_scope *scope)
 {
-	const struct cap_table *t = &ctx->graph->caps;
+	const struct x86_tables *t = ctx->graph->arch_tables;
 	const char *msr = ctx->site->arg;
 	const struct reg_def *reg;
 	const char *live;
@@ -42,7 +53,7 @@ bool rule_trapping_msr_read(const struct rule_ctx *ctx, struct finding *f,
 	reg = reg_lookup_arg(ctx->def, msr);
 	if (!reg || reg->trap == TRAP_NONE)
 		return false;
-	f->read.trap = trap_class_name(reg->trap);
+	f->read.trap = reg_trap_name(reg->trap);
 	if (!msr_named(msr)) {
 		/* rdmsrl(msr, v) in a helper: the caller chooses. */
 		f->doubt.unless =
@@ -52,12 +63,12 @@ bool rule_trapping_msr_read(const struct rule_ctx *ctx, struct finding *f,
 		f->message = xasprintf("%s() reads an MSR chosen at run time "
 				       "(traps under %s) on a hot path; %s",
 				       ctx->def->name, f->read.trap,
-				       msr_advice());
+				       MSR_ADVICE);
 		return true;
 	}
 	f->read.reg = msr;
-	lists = caps_msr_lists(t, msr);
-	live = live_reg(msr);
+	lists = x86_msr_lists(t, msr);
+	live = arch_live_reg(msr);
 	if (live)
 		f->doubt.unless =
 			xasprintf("%s is %s: its value changes under the "
@@ -71,9 +82,16 @@ bool rule_trapping_msr_read(const struct rule_ctx *ctx, struct finding *f,
 				  msr, lists);
 	f->message = xasprintf("%s() reads %s (traps under %s%s) on a hot "
 			       "path; %s", ctx->def->name, msr, f->read.trap,
-			       t->nr_msrs ? "" :
+			       t && t->nr_msrs ? "" :
 			       "; KVM's pass-through lists were not analysed",
-			       msr_advice());
+			       MSR_ADVICE);
 	free(lists);
 	return true;
 }
+
+const struct rule x86_own_rules[] = {
+	{ .id = "trapping-msr-read",
+	  .summary = "an MSR read that exits to the hypervisor on a hot path",
+	  .check = check },
+	{ .id = NULL },
+};
