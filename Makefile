@@ -105,9 +105,8 @@ checker/input/flags.o: checker/input/flags.def
 checker/input/checkargs.o: checker/input/checkflags.def
 $(LIB_OBJS) $(ARCH_OBJS) $(ASAN_OBJS): checker/model/facts.def
 checker/model/guards.o: checker/model/phases.def
-checker/clang/extract-stmt.o: checker/model/cold.def
-checker/clang/extract-ops.o: checker/model/dispatch.def
-checker/clang/extract-guards.o: checker/model/regions.def
+checker/clang/extract-body.o: checker/model/cold.def \
+	checker/model/dispatch.def checker/model/regions.def
 checker/model/dispatch.o: checker/model/dispatch.def
 checker/rules/rules.o: checker/rules/rules.def
 checker/graph/graph.o: checker/model/cold.def

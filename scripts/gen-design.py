@@ -36,8 +36,12 @@ def modules_of(layer):
     if layer == 'arch':
         top = sorted(os.path.basename(f)
                      for f in glob.glob(os.path.join(TOP, 'checker/arch/*.c')))
-        dirs = sorted(os.path.basename(d) + '/'
-                      for d in glob.glob(os.path.join(TOP, 'checker/arch/*/')))
+        dirs = []
+        for d in sorted(glob.glob(os.path.join(TOP, 'checker/arch/*/'))):
+            name = os.path.basename(d.rstrip('/'))
+            srcs = sorted(os.path.basename(f)
+                          for f in glob.glob(os.path.join(d, '*.c')))
+            dirs.append('%s/ (%s)' % (name, ', '.join(srcs)))
         return top + dirs
     files = sorted(os.path.basename(f) for f in
                    glob.glob(os.path.join(TOP, 'checker', layer, '*.c')))

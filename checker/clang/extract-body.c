@@ -166,7 +166,8 @@ char *extract_cursor_name(CXCursor c)
 	return name;
 }
 
-static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p, CXClientData d)
+static enum CXChildVisitResult collect_kid(CXCursor c, CXCursor p,
+					   CXClientData d)
 {
 	struct kids *k = d;
 
@@ -198,10 +199,10 @@ static void extent_offsets(CXCursor c, unsigned int *from, unsigned int *to)
 /* The file and expansion offset where @c starts. */
 static unsigned int start_of(CXCursor c, CXFile *file)
 {
+	CXSourceLocation at = clang_getRangeStart(clang_getCursorExtent(c));
 	unsigned int off;
 
-	clang_getExpansionLocation(clang_getRangeStart(clang_getCursorExtent(c)),
-				   file, NULL, NULL, &off);
+	clang_getExpansionLocation(at, file, NULL, NULL, &off);
 	return off;
 }
 
@@ -353,7 +354,8 @@ static char *func_params(struct walk *w, CXCursor fn)
 	char *out = NULL;
 
 	for (i = 0; i < n; i++) {
-		char *name = extract_cursor_name(clang_Cursor_getArgument(fn, i));
+		CXCursor arg = clang_Cursor_getArgument(fn, i);
+		char *name = extract_cursor_name(arg);
 		char *more;
 
 		more = xasprintf("%s%s%s%s", out ? out : "", i ? "," : "",
@@ -824,8 +826,8 @@ static size_t macro_args(const struct tokens *x,
 static char *macro_if_atoms(struct walk *w, CXFile file, unsigned int off,
 		     unsigned int nth, bool negated)
 {
-	CXCursor m = clang_getCursor(w->tu, clang_getLocationForOffset(w->tu,
-								      file, off));
+	CXSourceLocation at = clang_getLocationForOffset(w->tu, file, off);
+	CXCursor m = clang_getCursor(w->tu, at);
 	CXCursor def;
 	struct tokens d, x;
 	char **cond = NULL, *atoms = NULL;
@@ -1520,7 +1522,8 @@ static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 
 		if (clang_getCursorKind(value) == CXCursor_InitListExpr) {
 			/* .member = { ... }: the object is that member. */
-			char *outer = w->init_obj, *name = extract_cursor_name(field);
+			char *outer = w->init_obj;
+			char *name = extract_cursor_name(field);
 			char *at = outer ? strchr(outer, '@') : NULL;
 
 			w->init_obj = !outer ? NULL : at ?
@@ -2314,11 +2317,12 @@ static void place_##array(struct walk *w, size_t first)		\
 	for (i = first; i < w->out->nr_##array; i++) {			\
 		typeof(*w->out->array) *s = &w->out->array[i];		\
 									\
-		s->guards = join_guards(extract_guards_at(w->regions,		\
-						  w->nr_regions, s->off), \
+		s->guards = join_guards(extract_guards_at(w->regions,	\
+							  w->nr_regions, \
+							  s->off),	\
 					s->guards);			\
-		s->loop = extract_loop_at(w->loops, w->nr_loops, s->off,	\
-				  &s->loop_guess);			\
+		s->loop = extract_loop_at(w->loops, w->nr_loops,	\
+					  s->off, &s->loop_guess);	\
 	}								\
 }
 DEFINE_PLACE_SITES(calls)

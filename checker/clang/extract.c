@@ -413,10 +413,11 @@ static void resolve_pending(struct walk *w)
 			k->line = p->line;
 			k->col = p->col;
 			k->off = p->offset;
-			k->guards = extract_guards_at(in->regions, in->nr_regions,
-					      p->offset);
-			k->loop = extract_loop_at(in->loops, in->nr_loops, p->offset,
-					  &k->loop_guess);
+			k->guards = extract_guards_at(in->regions,
+						      in->nr_regions,
+						      p->offset);
+			k->loop = extract_loop_at(in->loops, in->nr_loops,
+						  p->offset, &k->loop_guess);
 		}
 		free(p->arg);
 	}

@@ -42,14 +42,16 @@ void fix_edit_free(struct fix_edit *e)
 const char *fix_sink_call(const struct fix_ctx *ctx, const char **line)
 {
 	const struct finding *f = ctx->finding;
-	size_t n = strlen(f->sink);
+	size_t n = strlen(finding_sink(f));
 	const char *at;
 
-	if (f->line < 1 || f->line > ctx->src->nr_lines || f->col < 1)
+	if (f->site->line < 1 || f->site->line > ctx->src->nr_lines ||
+	    f->site->col < 1)
 		return NULL;
-	*line = ctx->src->lines[f->line - 1];
-	at = *line + f->col - 1;
-	if (strlen(*line) < f->col - 1 + n || strncmp(at, f->sink, n) ||
+	*line = ctx->src->lines[f->site->line - 1];
+	at = *line + f->site->col - 1;
+	if (strlen(*line) < f->site->col - 1 + n ||
+	    strncmp(at, finding_sink(f), n) ||
 	    at[n] != '(')
 		return NULL;
 	return at;

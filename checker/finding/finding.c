@@ -1,24 +1,86 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * finding.c - the finding list.
+ * finding.c - the finding list, what a finding says of itself, and the
+ * notes beside it.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/finding/finding.h"
+#include "trapcheck/model/sinks.h"
+
+/* A finding through more inferred calls than this is of low confidence. */
+#define CONFIDENT_INFERRED	1
+
+const char *finding_sink(const struct finding *f)
+{
+	return sink_at(f->site->sink)->name;
+}
+
+bool finding_per_boot(const struct finding *f)
+{
+	return f->phase && !strcmp(f->phase, "boot");
+}
+
+bool finding_rare_only(const struct finding *f)
+{
+	return f->nr_chains && f->chains[0].rare > 0;
+}
+
+double finding_estimate(const struct finding *f)
+{
+	if (finding_per_boot(f))
+		return f->rate.loops;
+	return f->rate.weight * (f->rate.paths > 1 ? f->rate.value :
+						     f->rate.loops);
+}
+
+/* Of its own chain, not its site's other root sets'. */
+static bool own_nested(const struct finding *f)
+{
+	return f->nr_chains && f->chains[0].nested;
+}
+
+static bool own_low(const struct finding *f)
+{
+	return f->doubt.inferred > CONFIDENT_INFERRED || f->doubt.only_when ||
+	       f->doubt.unless || f->doubt.not_offered ||
+	       (f->root && finding_rare_only(f));
+}
+
+const char *finding_context(const struct finding *f)
+{
+	bool nested = own_nested(f);
+	size_t i;
+
+	for (i = 0; nested && i < f->nr_also; i++)
+		nested = own_nested(&f->also[i]);
+	return nested ? "nested" : "guest";
+}
+
+bool finding_low(const struct finding *f)
+{
+	bool low = f->root && own_low(f);
+	size_t i;
+
+	for (i = 0; low && i < f->nr_also; i++)
+		low = own_low(&f->also[i]);
+	return low;
+}
 
 /* A guest's reads before a KVM host's; steady before boot; costliest. */
 static int rank(const struct finding *f)
 {
-	bool nested = f->context && !strcmp(f->context, "nested");
+	bool nested = !strcmp(finding_context(f), "nested");
 
-	return nested * 2 + f->rate.per_boot;
+	return nested * 2 + finding_per_boot(f);
 }
 
 int finding_site_cmp(const void *a, const void *b)
 {
 	const struct finding *x = a, *y = b;
-	int c = site_cmp(x->file, x->line, x->col, y->file, y->line, y->col);
+	int c = site_cmp(FINDING_AT(x),
+			 FINDING_AT(y));
 
 	if (c)
 		return c;
@@ -35,8 +97,8 @@ static int finding_cmp(const void *a, const void *b)
 	if (rank(x) != rank(y))
 		return rank(x) - rank(y);
 	/* The costliest first; then by place. */
-	if (x->rate.estimate != y->rate.estimate)
-		return x->rate.estimate > y->rate.estimate ? -1 : 1;
+	if (finding_estimate(x) != finding_estimate(y))
+		return finding_estimate(x) > finding_estimate(y) ? -1 : 1;
 	return finding_site_cmp(a, b);
 }
 
@@ -52,37 +114,89 @@ void finding_free(struct finding *f)
 	free(f->message);
 	free(f->doubt.unless);
 	free(f->doubt.not_offered);
-	free(f->report.fix_note);
-	free(f->report.waiver);
-	free(f->chain.steps);
-	for (j = 0; j < f->nr_others; j++)
-		free(f->others[j].steps);
-	free(f->others);
+	for (j = 0; j < f->nr_chains; j++)
+		free(f->chains[j].steps);
+	free(f->chains);
 	for (j = 0; j < f->nr_also; j++)
 		finding_free(&f->also[j]);
 	free(f->also);
-	free(f->report.configs);
-	strv_free(f->report.config_syms, f->report.nr_config_syms);
 }
 
-char *finding_configs_text(const struct finding *f)
+static void note_free(struct finding_note *n)
+{
+	free(n->fix_note);
+	free(n->waiver);
+	free(n->configs);
+	strv_free(n->config_syms, n->nr_config_syms);
+}
+
+/*
+ * A note's key: the finding's fingerprint and its place. The fingerprint
+ * alone does not tell apart the same site of two configurations' trees
+ * (trapcheck report --db NAME=FILE) when their lines differ.
+ */
+static char *note_key(const struct finding *f)
+{
+	char *fp = finding_fingerprint(f);
+	char *key = xasprintf("%s %s:%u:%u", fp, FINDING_AT(f));
+
+	free(fp);
+	return key;
+}
+
+struct finding_note *finding_note(struct findings *fs,
+				  const struct finding *f)
+{
+	char *fp = note_key(f);
+	int i;
+
+	if (!fs->note_index.slots)
+		strmap_init(&fs->note_index);
+	i = strmap_get(&fs->note_index, fp);
+	if (i < 0) {
+		struct finding_note *n = PUSH(fs->notes, fs->nr_notes,
+					      fs->alloc_notes);
+
+		memset(n, 0, sizeof(*n));
+		i = (int)(fs->nr_notes - 1);
+		strmap_put(&fs->note_index, fp, i);
+	}
+	free(fp);
+	return &fs->notes[i];
+}
+
+const struct finding_note *finding_note_of(const struct findings *fs,
+					   const struct finding *f)
+{
+	char *fp;
+	int i;
+
+	if (!fs || !fs->nr_notes)
+		return NULL;
+	fp = note_key(f);
+	i = strmap_get(&fs->note_index, fp);
+	free(fp);
+	return i < 0 ? NULL : &fs->notes[i];
+}
+
+char *finding_configs_text(const struct finding_note *n)
 {
 	char *s, *t;
 	size_t i;
 
-	if (!f->report.nr_configs || f->report.in_all_configs)
+	if (!n || !n->nr_configs || n->in_all_configs)
 		return xstrdup("");
 	s = xstrdup(" (");
-	for (i = 0; i < f->report.nr_configs; i++) {
-		t = xasprintf("%s%s%s", s, i ? ", " : "", f->report.configs[i]);
+	for (i = 0; i < n->nr_configs; i++) {
+		t = xasprintf("%s%s%s", s, i ? ", " : "", n->configs[i]);
 		free(s);
 		s = t;
 	}
 	t = xasprintf("%s only", s);
 	free(s);
-	for (i = 0; i < f->report.nr_config_syms; i++) {
+	for (i = 0; i < n->nr_config_syms; i++) {
 		s = xasprintf("%s%s%s", t, i ? ", " : ": ",
-			      f->report.config_syms[i]);
+			      n->config_syms[i]);
 		free(t);
 		t = s;
 	}
@@ -113,23 +227,29 @@ char *finding_chain_text(const struct chain *c, bool calls)
 	return s;
 }
 
+char *finding_fingerprint_as(const struct finding *f, const char *file,
+			     unsigned int ordinal)
+{
+	const char *arg = f->site->arg ? f->site->arg : "-";
+	unsigned int n = ordinal ? ordinal : 1;
+
+	if (f->fn->is_static && file)
+		return xasprintf("%s:%s@%s:%s:%s:%s:%u", f->rule, f->fn->name,
+				 file, finding_sink(f), arg,
+				 f->root ? f->root : "-", n);
+	return xasprintf("%s:%s:%s:%s:%s:%u", f->rule, f->fn->name,
+			 finding_sink(f), arg, f->root ? f->root : "-", n);
+}
+
 char *finding_fingerprint(const struct finding *f)
 {
-	const char *arg = f->site_arg ? f->site_arg : "-";
-	unsigned int n = f->ordinal ? f->ordinal : 1;
-
-	if (f->func_static && f->func_file)
-		return xasprintf("%s:%s@%s:%s:%s:%s:%u", f->rule, f->function,
-				 f->func_file, f->sink, arg,
-				 f->root ? f->root : "-", n);
-	return xasprintf("%s:%s:%s:%s:%s:%u", f->rule, f->function, f->sink,
-			 arg, f->root ? f->root : "-", n);
+	return finding_fingerprint_as(f, f->fn->file, f->site->ordinal);
 }
 
 char *finding_fingerprint_v1(const struct finding *f)
 {
-	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->function, f->sink,
-			 f->read.reg ? f->read.reg : "-",
+	return xasprintf("%s:%s:%s:%s:%s", f->rule, f->fn->name,
+			 finding_sink(f), f->read.reg ? f->read.reg : "-",
 			 f->root ? f->root : "-");
 }
 
@@ -164,25 +284,12 @@ void findings_free(struct findings *fs)
 	for (i = 0; i < fs->nr; i++)
 		finding_free(&fs->v[i]);
 	free(fs->v);
-	if (fs->pool) {
-		strpool_free(fs->pool);
-		free(fs->pool);
-	}
+	for (i = 0; i < fs->nr_notes; i++)
+		note_free(&fs->notes[i]);
+	free(fs->notes);
+	if (fs->note_index.slots)
+		strmap_free(&fs->note_index);
 	memset(fs, 0, sizeof(*fs));
-}
-
-void run_summary_free(struct run_summary *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_problems; i++) {
-		free(s->problems[i].file);
-		free(s->problems[i].first_error);
-	}
-	free(s->problems);
-	free(s->tables.unresolved);
-	free(s->tables.unknown);
-	memset(s, 0, sizeof(*s));
 }
 
 /*
@@ -215,7 +322,7 @@ struct mode_count *finding_modes(const struct finding *f, size_t *nr)
 	for (i = 0; i <= f->nr_also; i++) {
 		const struct finding *g = i ? &f->also[i - 1] : f;
 
-		n += g->root ? 1 + g->nr_others : 0;
+		n += g->root ? g->nr_chains : 0;
 	}
 	v = xcalloc(n + 1, sizeof(*v));
 	*nr = 0;
@@ -224,23 +331,23 @@ struct mode_count *finding_modes(const struct finding *f, size_t *nr)
 
 		if (!g->root)
 			continue;
-		count_mode(v, nr, g, &g->chain);
-		for (j = 0; j < g->nr_others; j++)
-			count_mode(v, nr, g, &g->others[j]);
+		for (j = 0; j < g->nr_chains; j++)
+			count_mode(v, nr, g, &g->chains[j]);
 	}
 	return v;
 }
 
 char *finding_rate_text(const struct finding *f)
 {
+	const struct chain *c = &f->chains[0];
 	double v = f->rate.value;
 
-	if (f->rate.per_boot)
+	if (finding_per_boot(f))
 		return xasprintf("boot phase: about %.0f read%s per call from "
 				 "%s until the guard flips (loops %.0f%s); not "
 				 "a rate",
-				 f->rate.estimate,
-				 f->rate.estimate == 1 ? "" : "s", f->root,
+				 finding_estimate(f),
+				 finding_estimate(f) == 1 ? "" : "s", f->root,
 				 f->rate.loops,
 				 f->rate.loop_guess ? ", a guess" : "");
 	char paths[48] = "";
@@ -251,9 +358,9 @@ char *finding_rate_text(const struct finding *f)
 	return xasprintf(
 		"about %.0f read%s per %s (%s%s%s%s; loops %.0f%s%s)", v,
 		v == 1 ? "" : "s", f->rate.per ? f->rate.per : "call",
-		f->chain.mode ? "mode: " : "",
-		f->chain.mode ? f->chain.mode : "", f->chain.mode ? "; " : "",
-		f->rate.rare_only ? "only when that happens" :
+		c->mode ? "mode: " : "", c->mode ? c->mode : "",
+		c->mode ? "; " : "",
+		finding_rare_only(f) ? "only when that happens" :
 				    "its root set's operation",
 		f->rate.loops,
 		f->rate.loop_guess ? ", a guess: a loop of unknown bound" : "",

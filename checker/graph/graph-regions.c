@@ -14,7 +14,7 @@
  * el0_svc() itself, after the handler, where one function shows it.
  *
  * Only closes whose arguments are constants mark a function entered
- * masked (extract-guards.c, unmasks_all()).
+ * masked (clang/extract-body.c, unmasks_all()).
  *
  * A caller that opens or closes no region of any kind and calls no
  * function that returns with interrupts masked, calling a function

@@ -25,6 +25,29 @@ void graph_init(struct graph *g)
 	g->pairs = xcalloc(g->pairs_mask + 1, sizeof(*g->pairs));
 }
 
+void graph_stats(const struct graph *g, struct graph_stats *s)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < g->nr_edges; i++)
+		s->rate_limited += g->edges[i].periodic;
+	for (i = 0; i < g->nr_sinks; i++)
+		s->rate_limited += g->sinks[i].periodic;
+	s->masked_across = g->region_sites;
+	s->ruled_out = g->ruled_out;
+	s->features = g->features;
+	s->inferred = g->inferred_edges;
+	s->have_dispatch = true;
+	s->dispatch = g->dispatch;
+	s->pruned = g->pruned;
+	s->nr_pruned = g->nr_pruned;
+	s->max_targets = g->max_targets;
+	s->functions = g->nr_nodes;
+	s->edges = g->nr_edges;
+	s->sinks = g->nr_sinks;
+}
+
 void graph_free(struct graph *g)
 {
 	size_t i;

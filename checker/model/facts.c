@@ -128,6 +128,31 @@ void facts_add_row(struct tu_facts *f, const struct table_row_in *in)
 	r->line = in->line;
 }
 
+void facts_add_problem(struct tu_stats *s, char *file,
+		       unsigned int nr_errors, char *first_error,
+		       int parse_error)
+{
+	struct tu_problem *pr = PUSH(s->problems, s->nr_problems,
+				     s->alloc_problems);
+
+	pr->file = file;
+	pr->nr_errors = nr_errors;
+	pr->first_error = first_error;
+	pr->parse_error = parse_error;
+}
+
+void facts_stats_free(struct tu_stats *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_problems; i++) {
+		free(s->problems[i].file);
+		free(s->problems[i].first_error);
+	}
+	free(s->problems);
+	memset(s, 0, sizeof(*s));
+}
+
 void facts_free(struct tu_facts *f)
 {
 	size_t i, j, k;

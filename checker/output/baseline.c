@@ -74,8 +74,10 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 			o = json_object();
 			json_object_set_new(o, "fingerprint",
 					    json_text(fps[k]));
-			json_object_set_new(o, "file", json_text(f->file));
-			json_object_set_new(o, "line", json_integer(f->line));
+			json_object_set_new(o, "file",
+					    json_text(f->site->file));
+			json_object_set_new(o, "line",
+					    json_integer(f->site->line));
 			json_array_append_new(arr, o);
 		}
 		strv_free(fps, n);
@@ -124,7 +126,7 @@ struct base_filter {
 static struct v1_entry *v1_match(struct base_filter *b,
 				 const struct finding *f, const char *fp)
 {
-	char *file = f->file ? utf8_escape(f->file) : NULL;
+	char *file = f->site->file ? utf8_escape(f->site->file) : NULL;
 	struct v1_entry *best = NULL;
 	long dist = -1;
 	size_t i;
@@ -136,7 +138,7 @@ static struct v1_entry *v1_match(struct base_filter *b,
 		if (e->used || strcmp(e->fp, fp))
 			continue;
 		if (e->file && file && !strcmp(e->file, file))
-			d = labs(e->line - (long)f->line);
+			d = labs(e->line - (long)f->site->line);
 		else
 			d = LONG_MAX / 2;
 		if (dist < 0 || d < dist) {
@@ -184,7 +186,7 @@ static bool not_in_baseline(const struct finding *f, void *data)
 }
 
 int baseline_apply(const char *path, struct findings *fs,
-		   struct run_summary *sum, char *err, size_t errlen)
+		   struct baseline_stats *sum, char *err, size_t errlen)
 {
 	struct base_filter b = { .known = 0 };
 	json_error_t jerr;
@@ -393,9 +395,10 @@ static bool is_comment_line(const char *line)
 }
 
 struct waive_ctx {
+	struct findings *fs;	/* their notes get the waivers */
 	const struct waivers *w;
 	const char *root;
-	struct run_summary *sum;
+	struct baseline_stats *sum;
 	bool keep;
 	int errors;
 };
@@ -403,7 +406,8 @@ struct waive_ctx {
 static bool not_waived(const struct finding *cf, void *data)
 {
 	struct waive_ctx *c = data;
-	struct finding *f = (struct finding *)cf;
+	const struct finding *f = cf;
+	struct finding_note *n;
 	char *reason = NULL, *line;
 	unsigned int l;
 	size_t i;
@@ -415,15 +419,15 @@ static bool not_waived(const struct finding *cf, void *data)
 
 		if (strcmp(v->rule, f->rule))
 			continue;
-		if ((v->func && !strcmp(v->func, f->function)) ||
-		    (v->file && v->line == f->line &&
-		     !strcmp(v->file, f->file)))
+		if ((v->func && !strcmp(v->func, f->fn->name)) ||
+		    (v->file && v->line == f->site->line &&
+		     !strcmp(v->file, f->site->file)))
 			reason = xasprintf("%s (%s)", v->reason, v->origin);
 	}
 	/* On the sink's line, then the comment block heading the function. */
 	for (l = 0; !reason && l < 9; l++) {
-		const char *file = l ? f->func_file : f->file;
-		unsigned int at = l ? f->func_line - (l - 1) : f->line;
+		const char *file = l ? f->fn->file : f->site->file;
+		unsigned int at = l ? f->fn->line - (l - 1) : f->site->line;
 		bool stop;
 
 		if (l && (!file || at < 1))
@@ -452,14 +456,16 @@ static bool not_waived(const struct finding *cf, void *data)
 	if (!reason)
 		return true;
 	c->sum->waived++;
-	f->report.waiver = reason;
+	n = finding_note(c->fs, f);
+	free(n->waiver);
+	n->waiver = reason;
 	return c->keep;
 }
 
 int waivers_apply(const struct waivers *w, const char *root,
-		  struct findings *fs, struct run_summary *sum, bool keep)
+		  struct findings *fs, struct baseline_stats *sum, bool keep)
 {
-	struct waive_ctx c = { w, root, sum, keep, 0 };
+	struct waive_ctx c = { fs, w, root, sum, keep, 0 };
 
 	findings_filter(fs, not_waived, &c);
 	return c.errors ? -EINVAL : 0;

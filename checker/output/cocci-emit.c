@@ -474,13 +474,13 @@ static char *check_site(const struct fix_site *site)
 
 	if (!e->first || e->last < e->first || e->last > src->nr_lines)
 		return xstrdup("the edit is outside the file");
-	if (f->func_file && strcmp(f->func_file, f->file))
+	if (f->fn->file && strcmp(f->fn->file, f->site->file))
 		return xasprintf("the site is in %s, the function %s() in %s",
-				 f->file, f->function, f->func_file);
-	if (!f->func_line || f->func_line > src->nr_lines ||
-	    !find_call(src->lines[f->func_line - 1], f->function))
+				 f->site->file, f->fn->name, f->fn->file);
+	if (!f->fn->line || f->fn->line > src->nr_lines ||
+	    !find_call(src->lines[f->fn->line - 1], f->fn->name))
 		return xasprintf("the definition of %s() does not spell its "
-				 "name (a macro defines it)", f->function);
+				 "name (a macro defines it)", f->fn->name);
 	return NULL;
 }
 
@@ -746,7 +746,7 @@ static char *build_rule(const struct fix_site *site, struct site_rule *r)
 							     &in_comment,
 							     bind_one, r) :
 					      xstrdup(new.v[j]));
-	find_lines(r, &code, nr_own, site->f->sink);
+	find_lines(r, &code, nr_own, finding_sink(site->f));
 	declare_names(r, &code);
 out_free:
 	strs_free(&old);
@@ -872,8 +872,8 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	size_t i;
 
 	/* One line, whatever its length: "// fixN: <file>:<line>:<col>". */
-	msg = xasprintf("fix%u: %s:%u:%u in %s() [%s]", n, f->file, f->line,
-			f->col, f->function, f->rule);
+	msg = xasprintf("fix%u: %s:%u:%u in %s() [%s]", n, FINDING_AT(f),
+			f->fn->name, f->rule);
 	chain = comment_safe(msg);
 	fprintf(out, "// %s\n", chain);
 	free(chain);
@@ -881,7 +881,7 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	msg = xstrdup(f->message ? f->message : "");
 	put_wrapped(out, "//   ", "//   ", msg);
 	if (f->root) {
-		chain = finding_chain_text(&f->chain, false);
+		chain = finding_chain_text(&f->chains[0], false);
 		msg = (free(msg), xasprintf("%s: %s", f->root, chain));
 		put_wrapped(out, "//   ", "//   ", msg);
 		free(chain);
@@ -897,23 +897,23 @@ static void put_rule(FILE *out, unsigned int n, const struct fix_site *site,
 	fprintf(out, "@fix%u depends on patch%s@\n"
 		"position tc_fn : script:python() { trapcheck_in(tc_fn, ",
 		n, iso);
-	put_py_string(out, f->file);
+	put_py_string(out, f->site->file);
 	fputs(") };\ntype tc_T;\n", out);
 	for (i = 0; i < r->nr_z; i++)
 		fprintf(out, "%s%s%s", i ? ", " : "expression ", r->z[i].meta,
 			i + 1 == r->nr_z ? ";\n" : "");
 	put_decls(out, r, false);
-	fprintf(out, "@@\n\ntc_T %s@tc_fn(...)\n{\n<...\n", f->function);
+	fprintf(out, "@@\n\ntc_T %s@tc_fn(...)\n{\n<...\n", f->fn->name);
 	put_body(out, r, false);
 	fputs("...>\n}\n\n", out);
 
 	fprintf(out, "@find%u depends on !patch%s@\n"
 		"position tc_fn : script:python() { trapcheck_in(tc_fn, ",
 		n, iso);
-	put_py_string(out, f->file);
+	put_py_string(out, f->site->file);
 	fputs(") };\nposition tc_sink;\ntype tc_T;\n", out);
 	put_decls(out, r, true);
-	fprintf(out, "@@\n\ntc_T %s@tc_fn(...)\n{\n<...\n", f->function);
+	fprintf(out, "@@\n\ntc_T %s@tc_fn(...)\n{\n<...\n", f->fn->name);
 	put_body(out, r, true);
 	fputs("...>\n}\n\n", out);
 
@@ -960,9 +960,9 @@ static void put_header(FILE *out, const struct fix_sites *sites, char **why,
 		if (why[i])
 			continue;
 		n++;
-		headers |= is_header_file(sites->v[i].f->file);
-		if (!strs_has(&names, sites->v[i].f->function))
-			strs_push(&names, xstrdup(sites->v[i].f->function));
+		headers |= is_header_file(sites->v[i].f->site->file);
+		if (!strs_has(&names, sites->v[i].f->fn->name))
+			strs_push(&names, xstrdup(sites->v[i].f->fn->name));
 	}
 	if (o->tree) {
 		base = strrchr(o->tree, '/');
@@ -996,8 +996,8 @@ static void put_header(FILE *out, const struct fix_sites *sites, char **why,
 
 		if (!why[i])
 			continue;
-		t = xasprintf("Left out: %s:%u:%u in %s(): %s", f->file,
-			      f->line, f->col, f->function, why[i]);
+		t = xasprintf("Left out: %s:%u:%u in %s(): %s", f->site->file,
+			      f->site->line, f->site->col, f->fn->name, why[i]);
 		put_wrapped(out, "//# ", "//#   ", t);
 		free(t);
 	}
@@ -1028,11 +1028,11 @@ static char *overlap(const struct fix_sites *sites, struct site_rule *rules,
 	for (i = 0; i < k; i++) {
 		const struct fix_site *t = &sites->v[i];
 
-		if (why[i] || strcmp(s->f->file, t->f->file))
+		if (why[i] || strcmp(s->f->site->file, t->f->site->file))
 			continue;
 		if (s->e.first <= rules[i].last && t->e.first <= rules[k].last)
 			return xasprintf("its lines overlap the fix of %s:%u",
-					 t->f->file, t->f->line);
+					 t->f->site->file, t->f->site->line);
 	}
 	return NULL;
 }
@@ -1079,13 +1079,13 @@ int cocci_emit(const char *path, const struct fix_sites *sites,
 		goto out_free;
 	}
 	for (i = 0; i < sites->nr; i++) {
-		struct finding *f = sites->v[i].f;
+		struct finding_note *n;
 
-		if (!why[i])
+		if (!why[i] || !sites->list)
 			continue;
-		free(f->report.fix_note);
-		f->report.fix_note =
-			xasprintf("fix not in %s: %s", path, why[i]);
+		n = finding_note(sites->list, sites->v[i].f);
+		free(n->fix_note);
+		n->fix_note = xasprintf("fix not in %s: %s", path, why[i]);
 	}
 	ret = (int)n;
 out_free:

@@ -136,13 +136,15 @@ static json_t *text_obj(const char *text)
  * the best one) a codeFlow. A KVM host's read (it traps only under
  * nested virtualisation) and a site of low confidence are notes.
  */
-static json_t *sarif_result(const struct finding *f)
+static json_t *sarif_result(const struct findings *fs,
+			    const struct finding *f)
 {
+	const struct finding_note *n = finding_note_of(fs, f);
 	json_t *res = json_object(), *locs = json_array();
 	json_t *flows = json_array(), *fps = json_object();
 	json_t *props = json_object(), *roots = json_array();
 	char *fp = finding_fingerprint_hash(f);
-	bool note = f->doubt.low || !strcmp(f->context, "nested");
+	bool note = finding_low(f) || !strcmp(finding_context(f), "nested");
 	size_t j, k;
 
 	for (k = 0; rules_at(k); k++)
@@ -154,18 +156,18 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(res, "level", json_text(note ? "note" :
 						      "warning"));
 	json_object_set_new(res, "message", text_obj(f->message));
-	json_array_append_new(locs, sarif_location(f->file, f->line,
-						   f->col, NULL));
+	json_array_append_new(locs, sarif_location(FINDING_AT(f), NULL));
 	json_object_set_new(res, "locations", locs);
 	if (f->root) {
-		json_array_append_new(flows, sarif_flow(&f->chain));
+		json_array_append_new(flows, sarif_flow(&f->chains[0]));
 		json_array_append_new(roots, json_text(f->root));
-		for (j = 0; j < f->nr_others; j++)
+		for (j = 1; j < f->nr_chains; j++)
 			json_array_append_new(flows,
-					      sarif_flow(&f->others[j]));
+					      sarif_flow(&f->chains[j]));
 	}
 	for (j = 0; j < f->nr_also; j++) {
-		json_array_append_new(flows, sarif_flow(&f->also[j].chain));
+		json_array_append_new(flows,
+				      sarif_flow(&f->also[j].chains[0]));
 		json_array_append_new(roots, json_text(f->also[j].root));
 	}
 	json_object_set_new(res, "codeFlows", flows);
@@ -174,39 +176,38 @@ static json_t *sarif_result(const struct finding *f)
 	json_object_set_new(props, "root", json_text(f->root));
 	json_object_set_new(props, "roots", roots);
 	json_object_set_new(props, "phase", json_text(f->phase));
-	json_object_set_new(props, "context", json_text(f->context));
-	if (f->report.nr_configs)
+	json_object_set_new(props, "context", json_text(finding_context(f)));
+	if (n && n->nr_configs)
 		json_object_set_new(props, "configs",
-				    json_finding_configs(f));
-	if (f->report.nr_config_syms)
+				    json_finding_configs(n));
+	if (n && n->nr_config_syms)
 		json_object_set_new(props, "config_symbols",
-				    json_finding_config_syms(f));
+				    json_finding_config_syms(n));
 	json_object_set_new(props, "confidence",
-			    json_text(f->doubt.low ? "low" : "high"));
+			    json_text(finding_low(f) ? "low" : "high"));
 	json_object_set_new(props, "register", json_text(f->read.reg));
 	json_object_set_new(props, "trapClass", json_text(f->read.trap));
 	json_object_set_new(props, "capability", json_text(f->read.cap));
-	json_object_set_new(props, "function", json_text(f->function));
-	if (f->report.waiver)
-		json_object_set_new(props, "waiver",
-				    json_text(f->report.waiver));
-	if (f->report.patch)
-		json_object_set_new(props, "patch", json_text(f->report.patch));
-	if (f->trace.has_measured)
+	json_object_set_new(props, "function", json_text(f->fn->name));
+	if (n && n->waiver)
+		json_object_set_new(props, "waiver", json_text(n->waiver));
+	if (n && n->patch)
+		json_object_set_new(props, "patch", json_text(n->patch));
+	if (n && n->has_measured)
 		json_object_set_new(
 			props, "measured",
-			f->trace.measured ?
+			n->measured ?
 				json_pack("{s:I, s:f}", "count",
-					  (json_int_t)f->trace.measured,
-					  "share", f->trace.measured_share) :
+					  (json_int_t)n->measured,
+					  "share", n->measured_share) :
 				json_null());
 	json_object_set_new(res, "properties", props);
-	if (f->report.waiver) {
+	if (n && n->waiver) {
 		json_t *sups = json_array(), *sup = json_object();
 
 		json_object_set_new(sup, "kind", json_text("inSource"));
 		json_object_set_new(sup, "justification",
-				    json_text(f->report.waiver));
+				    json_text(n->waiver));
 		json_array_append_new(sups, sup);
 		json_object_set_new(res, "suppressions", sups);
 	}
@@ -215,14 +216,14 @@ static json_t *sarif_result(const struct finding *f)
 }
 
 int emit_sarif(FILE *out, const struct findings *fs,
-	       const struct findings *low, const struct run_summary *sum,
+	       const struct findings *low, const struct summary *sum,
 	       const char *root)
 {
 	return emit_sarif_more(out, fs, low, sum, root, NULL, NULL);
 }
 
 int emit_sarif_more(FILE *out, const struct findings *fs,
-		    const struct findings *low, const struct run_summary *sum,
+		    const struct findings *low, const struct summary *sum,
 		    const char *root, json_t *more_rules, json_t *more_results)
 {
 	json_t *log = json_object(), *runs = json_array(), *run = json_object();
@@ -272,9 +273,9 @@ int emit_sarif_more(FILE *out, const struct findings *fs,
 	json_object_set_new(run, "originalUriBaseIds", bases);
 
 	for (i = 0; i < fs->nr; i++)
-		json_array_append_new(results, sarif_result(&fs->v[i]));
+		json_array_append_new(results, sarif_result(fs, &fs->v[i]));
 	for (i = 0; low && i < low->nr; i++)
-		json_array_append_new(results, sarif_result(&low->v[i]));
+		json_array_append_new(results, sarif_result(low, &low->v[i]));
 	for (i = 0; more_results && i < json_array_size(more_results); i++) {
 		json_t *r = json_deep_copy(json_array_get(more_results, i));
 		const char *id = json_string_value(json_object_get(r,

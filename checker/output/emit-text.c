@@ -32,7 +32,7 @@ static void print_estimate(FILE *out, const struct finding *f)
 {
 	char *rate = finding_rate_text(f);
 
-	fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line, f->col, rate);
+	fprintf(out, "%s:%u:%u: note: %s\n", FINDING_AT(f), rate);
 	free(rate);
 }
 
@@ -64,7 +64,7 @@ static void print_conditions(FILE *out, const struct finding *f,
 				continue;
 			if (!any)
 				fprintf(out, "%s:%u:%u: note: under: ",
-					f->file, f->line, f->col);
+					FINDING_AT(f));
 			any = true;
 			text = cond_text(atoms[j]);
 			fprintf(out, "%s%s in %s() [%s%s%s]", sep, text,
@@ -92,8 +92,7 @@ static void print_modes(FILE *out, const struct finding *f)
 	for (i = 0; i < nr; i++)
 		any |= v[i].mode != NULL;
 	if (any) {
-		fprintf(out, "%s:%u:%u: note: by mode:", f->file, f->line,
-			f->col);
+		fprintf(out, "%s:%u:%u: note: by mode:", FINDING_AT(f));
 		for (i = 0; i < nr; i++)
 			fprintf(out, "%s %s: %u chain%s from %s (per %s)",
 				i ? ";" : "", v[i].mode ? v[i].mode :
@@ -112,57 +111,58 @@ int emit_text(FILE *out, const struct findings *fs,
 
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
-		char *only = finding_configs_text(f);
+		const struct finding_note *n = finding_note_of(fs, f);
+		char *only = finding_configs_text(n);
 		bool error = o && o->errors &&
 			     switches_level(o->errors, f->rule) == RULE_ERROR;
 
-		fprintf(out, "%s:%u:%u: %s: %s%s [%s]\n", f->file, f->line,
-			f->col, error ? "error" : "warning", f->message, only,
+		fprintf(out, "%s:%u:%u: %s: %s%s [%s]\n", FINDING_AT(f),
+			error ? "error" : "warning", f->message, only,
 			f->rule);
 		free(only);
-		if (f->report.patch)
+		if (n && n->patch)
 			fprintf(out, "%s:%u:%u: note: brought by %s\n",
-				f->file, f->line, f->col, f->report.patch);
-		if (f->report.fix_note)
-			fprintf(out, "%s:%u:%u: note: %s\n", f->file, f->line,
-				f->col, f->report.fix_note);
-		if (f->report.waiver)
-			fprintf(out, "%s:%u:%u: note: waived: %s\n", f->file,
-				f->line, f->col, f->report.waiver);
+				FINDING_AT(f), n->patch);
+		if (n && n->fix_note)
+			fprintf(out, "%s:%u:%u: note: %s\n", FINDING_AT(f),
+				n->fix_note);
+		if (n && n->waiver)
+			fprintf(out, "%s:%u:%u: note: waived: %s\n",
+				FINDING_AT(f), n->waiver);
 		if (!f->root)
 			continue;	/* a site on no hot path */
 		fprintf(out, "%s:%u:%u: note: reached from %s (%s phase%s): ",
-			f->file, f->line, f->col, f->root, f->phase,
-			f->doubt.low ? ", low confidence" : "");
-		print_chain(out, &f->chain);
+			FINDING_AT(f), f->root, f->phase,
+			finding_low(f) ? ", low confidence" : "");
+		print_chain(out, &f->chains[0]);
 		fputc('\n', out);
-		print_conditions(out, f, &f->chain, false);
+		print_conditions(out, f, &f->chains[0], false);
 		print_estimate(out, f);
 		print_modes(out, f);
-		for (j = 0; j < f->nr_others; j++) {
+		for (j = 1; j < f->nr_chains; j++) {
 			fprintf(out, "%s:%u:%u: note: also reached from %s: ",
-				f->file, f->line, f->col, f->root);
-			print_chain(out, &f->others[j]);
+				FINDING_AT(f), f->root);
+			print_chain(out, &f->chains[j]);
 			fputc('\n', out);
-			print_conditions(out, f, &f->others[j], true);
+			print_conditions(out, f, &f->chains[j], true);
 		}
 		for (j = 0; j < f->nr_also; j++) {
 			const struct finding *a = &f->also[j];
 
 			fprintf(out, "%s:%u:%u: note: also reached from %s "
-				"(%s phase%s%s): ", f->file, f->line, f->col,
+				"(%s phase%s%s): ", FINDING_AT(f),
 				a->root, a->phase,
-				strcmp(a->context, "nested") ? "" :
-				", on a KVM host", a->doubt.low ?
+				strcmp(finding_context(a), "nested") ? "" :
+				", on a KVM host", finding_low(a) ?
 				", low confidence" : "");
-			print_chain(out, &a->chain);
+			print_chain(out, &a->chains[0]);
 			fputc('\n', out);
 		}
 		if (!o->verbose)
 			continue;
-		for (j = 0; j + 1 < f->chain.len; j++) {
-			const struct chain_step *s = &f->chain.steps[j];
-			const struct chain_step *n = &f->chain.steps[j + 1];
+		for (j = 0; j + 1 < f->chains[0].len; j++) {
+			const struct chain_step *s = &f->chains[0].steps[j];
+			const struct chain_step *n = &f->chains[0].steps[j + 1];
 
 			fprintf(out, "%s:%u:%u: note: %s() calls %s()",
 				s->file, s->line, s->col, s->function,
@@ -190,45 +190,45 @@ void emit_low(FILE *out, const struct findings *low)
 		if (f->doubt.unless)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s, but %s: ",
-				f->file, f->line, f->col, f->function,
+				FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.unless);
 		else if (f->doubt.not_offered)
 			fprintf(out, "%s:%u:%u: note: not on a nested host, "
 				"not warned of: %s() reached from %s, but %s: ",
-				f->file, f->line, f->col, f->function,
+				FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.not_offered);
-		else if (f->rate.rare_only)
+		else if (finding_rare_only(f))
 			fprintf(out, "%s:%u:%u: note: rare, not warned of: "
 				"%s() reached from %s only under a rare "
 				"condition (%s): about %.0f read%s per %s: ",
-				f->file, f->line, f->col, f->function, f->root,
-				f->chain.rare_label, f->rate.value,
+				FINDING_AT(f), f->fn->name, f->root,
+				f->chains[0].rare_label, f->rate.value,
 				f->rate.value == 1 ? "" : "s", f->rate.per);
 		else if (arg)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s only when "
 				"%s (no way in is known to pass it): ",
-				f->file, f->line, f->col, f->function,
+				FINDING_AT(f), f->fn->name,
 				f->root, arg);
 		else
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
 				"warned of: %s() reached from %s through %u "
-				"inferred calls: ", f->file, f->line, f->col,
-				f->function, f->root, f->doubt.inferred);
+				"inferred calls: ", FINDING_AT(f),
+				f->fn->name, f->root, f->doubt.inferred);
 		free(arg);
-		print_chain(out, &f->chain);
+		print_chain(out, &f->chains[0]);
 		fprintf(out, " [%s]\n", f->rule);
 	}
 	fflush(out);
 }
 
 /* The TUs with errors, each a note naming the file. */
-static void emit_problems(FILE *diag, const struct run_summary *sum)
+static void emit_problems(FILE *diag, const struct tu_stats *tu)
 {
 	size_t i;
 
-	for (i = 0; i < sum->nr_problems; i++) {
-		const struct tu_problem *p = &sum->problems[i];
+	for (i = 0; i < tu->nr_problems; i++) {
+		const struct tu_problem *p = &tu->problems[i];
 
 		if (p->parse_error)
 			fprintf(diag, "%s: note: not analysed: %s\n", p->file,
@@ -240,18 +240,27 @@ static void emit_problems(FILE *diag, const struct run_summary *sum)
 	}
 }
 
-void emit_summary(FILE *diag, const struct run_summary *sum,
-		  size_t nr_findings)
+void emit_summary(FILE *diag, const struct summary *s, size_t nr_findings)
 {
-	const struct tables_stats *t = &sum->tables;
+	static const struct tu_stats no_tus;
+	static const struct graph_stats no_graph;
+	static const struct rules_stats no_rules;
+	static const struct tables_stats no_tables;
+	static const struct baseline_stats no_baseline;
+	const struct tu_stats *tu = s->tus ? s->tus : &no_tus;
+	const struct graph_stats *g = s->graph ? s->graph : &no_graph;
+	const struct rules_stats *r = s->rules ? s->rules : &no_rules;
+	const struct tables_stats *t = s->tables ? s->tables : &no_tables;
+	const struct baseline_stats *b = s->baseline ? s->baseline :
+						       &no_baseline;
 	size_t i;
 
-	emit_problems(diag, sum);
-	if (sum->ruled_out)
+	emit_problems(diag, tu);
+	if (g->ruled_out)
 		fprintf(diag, "trapcheck: %zu call and sink site%s under a "
 			"feature test the machine fails (--features) ruled "
-			"out\n", sum->ruled_out,
-			sum->ruled_out == 1 ? "" : "s");
+			"out\n", g->ruled_out,
+			g->ruled_out == 1 ? "" : "s");
 	if (t->seen && t->caps_label) {
 		fprintf(diag, "trapcheck: from the tree: %zu %s (%zu %s",
 			t->caps, t->caps_label, t->nr_unresolved,
@@ -265,17 +274,17 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			fprintf(diag, "%s%s", i ? ", " : ": ", t->unknown[i]);
 		fputs(")\n", diag);
 	}
-	if (sum->nr_pruned) {
+	if (g->nr_pruned) {
 		fprintf(diag, "trapcheck: %zu call%s through struct members "
-			"not followed (more than %zu targets):", sum->nr_pruned,
-			sum->nr_pruned == 1 ? "" : "s", sum->max_targets);
-		for (i = 0; i < sum->nr_pruned; i++)
+			"not followed (more than %zu targets):", g->nr_pruned,
+			g->nr_pruned == 1 ? "" : "s", g->max_targets);
+		for (i = 0; i < g->nr_pruned; i++)
 			fprintf(diag, "%s %s (%zu)", i ? "," : "",
-				sum->pruned[i].member, sum->pruned[i].targets);
+				g->pruned[i].member, g->pruned[i].targets);
 		fputc('\n', diag);
 	}
-	if (sum->dispatch) {
-		const struct dispatch_stats *d = sum->dispatch;
+	if (g->have_dispatch) {
+		const struct dispatch_stats *d = &g->dispatch;
 
 		fprintf(diag, "trapcheck: calls through struct members: %zu "
 			"by ops table, %zu with no target; by object: %zu on "
@@ -289,48 +298,48 @@ void emit_summary(FILE *diag, const struct run_summary *sum,
 			fprintf(diag, "%s%s", i ? ", " : " (", d->examples[i]);
 		fputs(d->nr_examples ? ")\n" : "\n", diag);
 	}
-	if (sum->rate_limited)
+	if (g->rate_limited)
 		fprintf(diag, "trapcheck: %zu call and sink site%s under a "
 			"deadline test (rate-limited) not walked from the root "
-			"sets\n", sum->rate_limited,
-			sum->rate_limited == 1 ? "" : "s");
-	if (sum->masked_across)
+			"sets\n", g->rate_limited,
+			g->rate_limited == 1 ? "" : "s");
+	if (g->masked_across)
 		fprintf(diag, "trapcheck: %zu call and sink site%s run with "
 			"interrupts masked, known across calls\n",
-			sum->masked_across, sum->masked_across == 1 ? "" : "s");
-	if (sum->stopped)
+			g->masked_across, g->masked_across == 1 ? "" : "s");
+	if (r->stopped)
 		fprintf(diag, "trapcheck: %zu calls into another root set's "
-			"entry point left to that root set\n", sum->stopped);
-	if (sum->args_refuted) {
+			"entry point left to that root set\n", r->stopped);
+	if (r->args_refuted) {
 		size_t i;
 
 		fprintf(diag, "trapcheck: %zu site%s not reported: every way "
 			"in passes a value that makes its condition false",
-			sum->args_refuted, sum->args_refuted == 1 ? "" : "s");
-		for (i = 0; i < sum->nr_refuted_ex; i++)
+			r->args_refuted, r->args_refuted == 1 ? "" : "s");
+		for (i = 0; i < r->nr_refuted_ex; i++)
 			fprintf(diag, "%s%s", i ? ", " : " (",
-				sum->refuted_ex[i]);
+				r->refuted_ex[i]);
 		fprintf(diag, "%s\n", i ? ")" : "");
 	}
-	if (sum->low)
+	if (r->low)
 		fprintf(diag, "trapcheck: %zu site%s of low confidence "
 			"(more than one inferred call, one argument value, "
 			"or a read that may not exit): notes, not warnings "
 			"(--all-chains warns of "
-			"them)\n", sum->low, sum->low == 1 ? "" : "s");
-	if (sum->baseline)
+			"them)\n", r->low, r->low == 1 ? "" : "s");
+	if (b->baseline)
 		fprintf(diag, "trapcheck: baseline: %zu new, %zu known, %zu "
-			"fixed\n", nr_findings, sum->known, sum->fixed);
-	if (sum->waived)
-		fprintf(diag, "trapcheck: %zu waived\n", sum->waived);
-	if (sum->from_db)
+			"fixed\n", nr_findings, b->known, b->fixed);
+	if (b->waived)
+		fprintf(diag, "trapcheck: %zu waived\n", b->waived);
+	if (tu->from_db)
 		fprintf(diag, "trapcheck: %zu TUs parsed, %zu from the database"
-			"%s%s\n", sum->parsed, sum->from_db,
-			sum->stored_link ? ", linked as stored" : "",
-			sum->removed ? " (some removed from it)" : "");
+			"%s%s\n", tu->parsed, tu->from_db,
+			tu->stored_link ? ", linked as stored" : "",
+			tu->removed ? " (some removed from it)" : "");
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
-		"findings\n", sum->tus, sum->nr_problems, sum->skipped,
-		sum->functions, sum->edges, sum->sinks, nr_findings);
+		"findings\n", tu->tus, tu->nr_problems, tu->skipped,
+		g->functions, g->edges, g->sinks, nr_findings);
 	fflush(diag);
 }

@@ -69,8 +69,8 @@ unsigned long trace_report_count(const struct trace_report *j,
 	size_t i;
 
 	for (i = 0; i < j->nr; i++)
-		if (j->v[i].line == (int)f->line &&
-		    !strcmp(j->v[i].file, f->file))
+		if (j->v[i].line == (int)f->site->line &&
+		    !strcmp(j->v[i].file, f->site->file))
 			n += j->v[i].count;
 	return n;
 }
@@ -95,21 +95,22 @@ int trace_report_text(FILE *out, const struct trace_report *j,
 	}
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
+		const struct finding_note *n = finding_note_of(fs, f);
 
 		if (!f->read.trap)
 			continue;	/* preempt-guard, slow-entropy */
-		if (f->trace.measured)
+		if (n && n->measured)
 			fprintf(out,
 				"%s:%u: measured %lu trap%s (%.1f%%): %s "
 				"in %s() [%s]\n",
-				f->file, f->line, f->trace.measured,
-				f->trace.measured == 1 ? "" : "s",
-				100 * f->trace.measured_share, f->rule,
-				f->function, f->root ? f->root : "-");
+				f->site->file, f->site->line, n->measured,
+				n->measured == 1 ? "" : "s",
+				100 * n->measured_share, f->rule,
+				f->fn->name, f->root ? f->root : "-");
 		else
 			fprintf(out, "%s:%u: not observed: %s in %s() [%s]\n",
-				f->file, f->line, f->rule, f->function,
-				f->root ? f->root : "-");
+				f->site->file, f->site->line, f->rule,
+				f->fn->name, f->root ? f->root : "-");
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -181,12 +182,12 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		json_t *o = json_object();
 
 		json_object_set_new(o, "rule", json_text(f->rule));
-		json_object_set_new(o, "file", json_text(f->file));
-		json_object_set_new(o, "line", json_integer(f->line));
-		json_object_set_new(o, "function", json_text(f->function));
+		json_object_set_new(o, "file", json_text(f->site->file));
+		json_object_set_new(o, "line", json_integer(f->site->line));
+		json_object_set_new(o, "function", json_text(f->fn->name));
 		json_object_set_new(o, "root", json_text(f->root));
 		json_object_set_new(o, "confidence",
-				    json_text(f->doubt.low ? "low" : "high"));
+				    json_text(finding_low(f) ? "low" : "high"));
 		if (n) {
 			json_t *mo = json_object();
 
@@ -260,7 +261,7 @@ static void trace_sarif_missed(const struct trace_report *j, json_t **rules,
 
 int trace_report_sarif(FILE *out, const struct trace_report *r,
 		       const struct findings *fs, const struct findings *low,
-		       const struct run_summary *sum, const char *root)
+		       const struct summary *sum, const char *root)
 {
 	json_t *rules, *results;
 	int ret;

@@ -146,12 +146,13 @@ static json_t *rate_json(const struct finding *f)
 {
 	json_t *r = json_object();
 
-	json_object_set_new(r, "per", json_text(f->rate.per_boot ?
+	json_object_set_new(r, "per", json_text(finding_per_boot(f) ?
 		"call until the guard flips" : f->rate.per));
 	json_object_set_new(r, "value", json_real(f->rate.value));
-	json_object_set_new(r, "how", json_text(f->rate.how));
-	if (f->rate.rare_only)
-		json_object_set_new(r, "rare", json_text(f->chain.rare_label));
+	json_object_set_new(r, "how", json_text("modelled"));
+	if (finding_rare_only(f))
+		json_object_set_new(r, "rare",
+				    json_text(f->chains[0].rare_label));
 	return r;
 }
 
@@ -159,12 +160,12 @@ static json_t *estimate_json(const struct finding *f)
 {
 	json_t *est = json_object();
 
-	json_object_set_new(est, "unit", json_text(f->rate.per_boot ?
+	json_object_set_new(est, "unit", json_text(finding_per_boot(f) ?
 		"reads_per_call_until_guard" : "reads_per_second"));
-	if (!f->rate.per_boot)
+	if (!finding_per_boot(f))
 		json_object_set_new(est, "per_second",
-				    json_real(f->rate.estimate));
-	json_object_set_new(est, "value", json_real(f->rate.estimate));
+				    json_real(finding_estimate(f)));
+	json_object_set_new(est, "value", json_real(finding_estimate(f)));
 	json_object_set_new(est, "root_weight", json_real(f->rate.weight));
 	json_object_set_new(est, "loop_factor", json_real(f->rate.loops));
 	json_object_set_new(est, "loop_factor_guessed",
@@ -191,17 +192,20 @@ static void why_low_json(json_t *o, const struct finding *f)
 	}
 }
 
-static json_t *finding_json(const struct finding *f)
+/* @f of list @fs (its note is there). */
+static json_t *finding_json(const struct findings *fs,
+			    const struct finding *f)
 {
+	const struct finding_note *n = finding_note_of(fs, f);
 	json_t *o = json_object(), *others = json_array();
 	size_t i;
 
 	json_object_set_new(o, "rule", json_text(f->rule));
-	json_object_set_new(o, "file", json_text(f->file));
-	json_object_set_new(o, "line", json_integer(f->line));
-	json_object_set_new(o, "column", json_integer(f->col));
-	json_object_set_new(o, "function", json_text(f->function));
-	json_object_set_new(o, "sink", json_text(f->sink));
+	json_object_set_new(o, "file", json_text(f->site->file));
+	json_object_set_new(o, "line", json_integer(f->site->line));
+	json_object_set_new(o, "column", json_integer(f->site->col));
+	json_object_set_new(o, "function", json_text(f->fn->name));
+	json_object_set_new(o, "sink", json_text(finding_sink(f)));
 	json_object_set_new(o, "register", json_text(f->read.reg));
 	json_object_set_new(o, "trap_class", json_text(f->read.trap));
 	json_object_set_new(o, "capability", json_text(f->read.cap));
@@ -217,31 +221,31 @@ static json_t *finding_json(const struct finding *f)
 	why_low_json(o, f);
 	json_object_set_new(o, "root", json_text(f->root));
 	json_object_set_new(o, "phase", json_text(f->phase));
-	json_object_set_new(o, "context", json_text(f->context));
-	json_object_set_new(o, "confidence", json_text(f->doubt.low ? "low" :
+	json_object_set_new(o, "context", json_text(finding_context(f)));
+	json_object_set_new(o, "confidence", json_text(finding_low(f) ? "low" :
 							     "high"));
 	json_object_set_new(o, "inferred_calls",
 			    json_integer(f->doubt.inferred));
-	if (f->report.nr_configs)
-		json_object_set_new(o, "configs", json_finding_configs(f));
-	if (f->report.nr_config_syms)
+	if (n && n->nr_configs)
+		json_object_set_new(o, "configs", json_finding_configs(n));
+	if (n && n->nr_config_syms)
 		json_object_set_new(o, "config_symbols",
-				    json_finding_config_syms(f));
+				    json_finding_config_syms(n));
 	if (f->root) {
 		json_object_set_new(o, "estimate", estimate_json(f));
 		json_object_set_new(o, "rate", rate_json(f));
-		json_object_set_new(o, "mode", json_text(f->chain.mode));
+		json_object_set_new(o, "mode", json_text(f->chains[0].mode));
 		json_object_set_new(o, "modes", modes_json(f));
 		json_object_set_new(o, "conditions",
-				    chain_conditions_json(&f->chain));
+				    chain_conditions_json(&f->chains[0]));
 	}
 	json_object_set_new(o, "message", json_text(f->message));
-	if (f->report.patch)
-		json_object_set_new(o, "patch", json_text(f->report.patch));
-	if (f->report.fix_note)
-		json_object_set_new(o, "fix", json_text(f->report.fix_note));
-	if (f->report.waiver)
-		json_object_set_new(o, "waived", json_text(f->report.waiver));
+	if (n && n->patch)
+		json_object_set_new(o, "patch", json_text(n->patch));
+	if (n && n->fix_note)
+		json_object_set_new(o, "fix", json_text(n->fix_note));
+	if (n && n->waiver)
+		json_object_set_new(o, "waived", json_text(n->waiver));
 	{
 		char *fp = finding_fingerprint(f);
 		json_t *fps = json_array(), *roots = json_array();
@@ -263,9 +267,9 @@ static json_t *finding_json(const struct finding *f)
 			json_object_set_new(r, "root", json_text(a->root));
 			json_object_set_new(r, "phase", json_text(a->phase));
 			json_object_set_new(r, "context",
-					    json_text(a->context));
+					    json_text(finding_context(a)));
 			json_object_set_new(r, "confidence",
-					    json_text(a->doubt.low ? "low" :
+					    json_text(finding_low(a) ? "low" :
 								     "high"));
 			json_object_set_new(r, "inferred_calls",
 					    json_integer(a->doubt.inferred));
@@ -274,18 +278,19 @@ static json_t *finding_json(const struct finding *f)
 						    estimate_json(a));
 				json_object_set_new(r, "rate", rate_json(a));
 				json_object_set_new(r, "conditions",
-					chain_conditions_json(&a->chain));
+					chain_conditions_json(&a->chains[0]));
 			}
-			json_object_set_new(r, "chain", chain_json(&a->chain));
+			json_object_set_new(r, "chain",
+					    chain_json(&a->chains[0]));
 			json_array_append_new(reached, r);
 		}
 		json_object_set_new(o, "fingerprints", fps);
 		json_object_set_new(o, "roots", roots);
 		json_object_set_new(o, "also_reached", reached);
 	}
-	json_object_set_new(o, "chain", chain_json(&f->chain));
-	for (i = 0; i < f->nr_others; i++)
-		json_array_append_new(others, chain_json(&f->others[i]));
+	json_object_set_new(o, "chain", chain_json(&f->chains[0]));
+	for (i = 1; i < f->nr_chains; i++)
+		json_array_append_new(others, chain_json(&f->chains[i]));
 	json_object_set_new(o, "other_chains", others);
 	return o;
 }
@@ -296,35 +301,9 @@ struct json_count {
 	size_t offset;
 };
 
-#define SUMMARY_COUNT(name, field) \
-	{ name, offsetof(struct run_summary, field) }
 #define DISPATCH_COUNT(name, field) \
 	{ name, offsetof(struct dispatch_stats, field) }
 
-/* The summary's counts, in the order they are written. */
-static const struct json_count run_counts[] = {
-	SUMMARY_COUNT("entries", entries),
-	SUMMARY_COUNT("tus_analysed", tus),
-	SUMMARY_COUNT("tus_parsed", parsed),
-	SUMMARY_COUNT("tus_with_errors", nr_problems),
-	SUMMARY_COUNT("tus_skipped", skipped),
-	SUMMARY_COUNT("functions", functions),
-	SUMMARY_COUNT("edges", edges),
-	SUMMARY_COUNT("sinks", sinks),
-};
-static const struct json_count link_counts[] = {
-	SUMMARY_COUNT("waived", waived),
-	SUMMARY_COUNT("inferred_edges", inferred),
-	SUMMARY_COUNT("root_entries_left", stopped),
-	SUMMARY_COUNT("argument_refuted_sites", args_refuted),
-	SUMMARY_COUNT("rate_limited_sites", rate_limited),
-	SUMMARY_COUNT("masked_across_calls", masked_across),
-	SUMMARY_COUNT("low_confidence_sites", low),
-};
-static const struct json_count baseline_counts[] = {
-	SUMMARY_COUNT("baseline_known", known),
-	SUMMARY_COUNT("baseline_fixed", fixed),
-};
 static const struct json_count dispatch_counts[] = {
 	DISPATCH_COUNT("by_ops_table", by_table),
 	DISPATCH_COUNT("no_target", no_target),
@@ -368,28 +347,56 @@ static json_t *pruned_json(const void *elem)
 	return o;
 }
 
-/* The "summary" object; @findings: how many findings were reported. */
-static json_t *summary_json(const struct run_summary *sum, size_t findings)
+static void count(json_t *o, const char *name, size_t n)
 {
-	json_t *s = json_object();
+	json_object_set_new(o, name, json_integer((json_int_t)n));
+}
 
-	put_counts(s, sum, run_counts, ARRAY_SIZE(run_counts));
-	json_object_set_new(s, "findings", json_integer(findings));
+/*
+ * The "summary" object, the stages' counts in the order they are written
+ * (a stage that did not run counts nothing); @findings: how many findings
+ * were reported.
+ */
+static json_t *summary_json(const struct summary *sum, size_t findings)
+{
+	static const struct tu_stats no_tus;
+	static const struct graph_stats no_graph;
+	static const struct rules_stats no_rules;
+	static const struct tables_stats no_tables;
+	static const struct baseline_stats no_baseline;
+	const struct tu_stats *t = sum->tus ? sum->tus : &no_tus;
+	const struct graph_stats *g = sum->graph ? sum->graph : &no_graph;
+	const struct rules_stats *r = sum->rules ? sum->rules : &no_rules;
+	const struct tables_stats *tb = sum->tables ? sum->tables : &no_tables;
+	const struct baseline_stats *b = sum->baseline ? sum->baseline :
+							 &no_baseline;
+	json_t *s = json_object(), *ex = json_array();
+	size_t i;
+
+	count(s, "entries", t->entries);
+	count(s, "tus_analysed", t->tus);
+	count(s, "tus_parsed", t->parsed);
+	count(s, "tus_with_errors", t->nr_problems);
+	count(s, "tus_skipped", t->skipped);
+	count(s, "functions", g->functions);
+	count(s, "edges", g->edges);
+	count(s, "sinks", g->sinks);
+	count(s, "findings", findings);
 	json_object_set_new(s, "errors",
-			    objects_json(sum->problems, sum->nr_problems,
-					 sizeof(*sum->problems),
-					 problem_json));
-	put_counts(s, sum, link_counts, ARRAY_SIZE(link_counts));
-	{
-		json_t *ex = json_array();
-		size_t i;
-
-		for (i = 0; i < sum->nr_refuted_ex; i++)
-			json_array_append_new(ex, json_text(sum->refuted_ex[i]));
-		json_object_set_new(s, "argument_refuted_examples", ex);
-	}
-	if (sum->dispatch) {
-		const struct dispatch_stats *d = sum->dispatch;
+			    objects_json(t->problems, t->nr_problems,
+					 sizeof(*t->problems), problem_json));
+	count(s, "waived", b->waived);
+	count(s, "inferred_edges", g->inferred);
+	count(s, "root_entries_left", r->stopped);
+	count(s, "argument_refuted_sites", r->args_refuted);
+	count(s, "rate_limited_sites", g->rate_limited);
+	count(s, "masked_across_calls", g->masked_across);
+	count(s, "low_confidence_sites", r->low);
+	for (i = 0; i < r->nr_refuted_ex; i++)
+		json_array_append_new(ex, json_text(r->refuted_ex[i]));
+	json_object_set_new(s, "argument_refuted_examples", ex);
+	if (g->have_dispatch) {
+		const struct dispatch_stats *d = &g->dispatch;
 		json_t *o = json_object();
 
 		put_counts(o, d, dispatch_counts, ARRAY_SIZE(dispatch_counts));
@@ -398,32 +405,28 @@ static json_t *summary_json(const struct run_summary *sum, size_t findings)
 		json_object_set_new(s, "dispatch", o);
 	}
 	json_object_set_new(s, "pruned",
-			    objects_json(sum->pruned, sum->nr_pruned,
-					 sizeof(*sum->pruned), pruned_json));
+			    objects_json(g->pruned, g->nr_pruned,
+					 sizeof(*g->pruned), pruned_json));
 	/* What the rates are for: the machine's features (--features). */
-	if (sum->features) {
-		json_object_set_new(s, "features", json_text(sum->features));
-		json_object_set_new(s, "ruled_out_sites",
-				    json_integer(sum->ruled_out));
+	if (g->features) {
+		json_object_set_new(s, "features", json_text(g->features));
+		count(s, "ruled_out_sites", g->ruled_out);
 	}
-	if (sum->baseline)
-		put_counts(s, sum, baseline_counts,
-			   ARRAY_SIZE(baseline_counts));
-	json_object_set_new(s, "capabilities",
-			    json_integer(sum->tables.caps));
+	if (b->baseline) {
+		count(s, "baseline_known", b->known);
+		count(s, "baseline_fixed", b->fixed);
+	}
+	count(s, "capabilities", tb->caps);
 	json_object_set_new(s, "capabilities_unresolved",
-			    str_array(sum->tables.unresolved,
-				      sum->tables.nr_unresolved));
-	json_object_set_new(s, "sanitised_registers",
-			    json_integer(sum->tables.copies));
+			    str_array(tb->unresolved, tb->nr_unresolved));
+	count(s, "sanitised_registers", tb->copies);
 	json_object_set_new(s, "registers_unknown",
-			    str_array(sum->tables.unknown,
-				      sum->tables.nr_unknown));
+			    str_array(tb->unknown, tb->nr_unknown));
 	return s;
 }
 
 int emit_json(FILE *out, const struct findings *fs,
-	      const struct findings *low, const struct run_summary *sum)
+	      const struct findings *low, const struct summary *sum)
 {
 	json_t *root = json_object(), *arr = json_array();
 	json_t *lows = json_array();
@@ -431,9 +434,9 @@ int emit_json(FILE *out, const struct findings *fs,
 	int ret = 0;
 
 	for (i = 0; i < fs->nr; i++)
-		json_array_append_new(arr, finding_json(&fs->v[i]));
+		json_array_append_new(arr, finding_json(fs, &fs->v[i]));
 	for (i = 0; low && i < low->nr; i++)
-		json_array_append_new(lows, finding_json(&low->v[i]));
+		json_array_append_new(lows, finding_json(low, &low->v[i]));
 	json_object_set_new(root, "findings", arr);
 	json_object_set_new(root, "low_confidence", lows);
 	json_object_set_new(root, "summary", summary_json(sum, fs->nr));

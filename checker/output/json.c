@@ -34,13 +34,13 @@ static json_t *strings_json(const char *const *v, size_t n)
 	return a;
 }
 
-json_t *json_finding_configs(const struct finding *f)
+json_t *json_finding_configs(const struct finding_note *n)
 {
-	return strings_json(f->report.configs, f->report.nr_configs);
+	return strings_json(n->configs, n->nr_configs);
 }
 
-json_t *json_finding_config_syms(const struct finding *f)
+json_t *json_finding_config_syms(const struct finding_note *n)
 {
-	return strings_json((const char *const *)f->report.config_syms,
-			    f->report.nr_config_syms);
+	return strings_json((const char *const *)n->config_syms,
+			    n->nr_config_syms);
 }

@@ -49,7 +49,7 @@ char *patch_format(const struct finding *f, const struct fix_edit *e,
 	gmtime_r(&m->date, &tm);
 	/* As git writes it: "Thu, 1 Jan 1970 00:00:00 +0000". */
 	strftime(date, sizeof(date), "%a, %-d %b %Y %H:%M:%S +0000", &tm);
-	chain = finding_chain_text(&f->chain, true);
+	chain = finding_chain_text(&f->chains[0], true);
 	fprintf(out, "From 0000000000000000000000000000000000000000 Mon Sep "
 		"17 00:00:00 2001\nFrom: %s\nDate: %s\nSubject: [PATCH] %s\n\n",
 		m->author, date, e->subject);
@@ -61,14 +61,15 @@ char *patch_format(const struct finding *f, const struct fix_edit *e,
 		  "The site, as trapcheck found it:");
 	fprintf(out, "\n  %s:", f->root ? f->root : "site");
 	put_chain(out, chain, strlen(f->root ? f->root : "site") + 3);
-	fprintf(out, "  %s:%u (rule %s)\n", f->file, f->line, f->rule);
+	fprintf(out, "  %s:%u (rule %s)\n", f->site->file, f->site->line,
+		f->rule);
 	if (g && g->fixes)
 		fprintf(out, "\n%s\n", g->fixes);
 	if (m->signoff)
 		fprintf(out, "%sSigned-off-by: %s\n", g && g->fixes ? "" : "\n",
 			m->signoff);
 	fprintf(out, "---\n %s | %zu %.*s%.*s\n 1 file changed, %zu "
-		"insertion%s(+), %zu deletion%s(-)\n\n", f->file,
+		"insertion%s(+), %zu deletion%s(-)\n\n", f->site->file,
 		added + removed, (int)added,
 		"++++++++++++++++++++++++++++++++++++++++", (int)removed,
 		"----------------------------------------", added,

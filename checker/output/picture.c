@@ -43,8 +43,8 @@ void picture_dot(FILE *out, const struct finding *f)
 	      "\tedge [fontname=\"monospace\", fontsize=10];\n", out);
 	fputs("\tlabel=", out);
 	{
-		char *l = xasprintf("%s:%u: %s [%s]", f->file, f->line,
-				    f->sink, f->rule);
+		char *l = xasprintf("%s:%u: %s [%s]", f->site->file,
+				    f->site->line, finding_sink(f), f->rule);
 
 		dot_str(out, l);
 		free(l);
@@ -56,31 +56,32 @@ void picture_dot(FILE *out, const struct finding *f)
 		dot_str(out, f->root);
 		fputs("];\n", out);
 	}
-	for (i = 0; i < f->chain.len; i++) {
-		const struct chain_step *s = &f->chain.steps[i];
+	for (i = 0; i < f->chains[0].len; i++) {
+		const struct chain_step *s = &f->chains[0].steps[i];
 
 		fprintf(out, "\tn%zu [label=", i);
 		dot_str(out, s->function);
-		if (i + 1 == f->chain.len)
+		if (i + 1 == f->chains[0].len)
 			fputs(", fillcolor=\"#ffd6d6\"", out);
 		fputs("];\n", out);
 	}
 	fprintf(out, "\tsink [shape=note, fillcolor=\"#ff9f9f\", label=");
 	{
-		char *l = xasprintf("%s%s%s%s\n%s:%u", f->sink,
+		char *l = xasprintf("%s%s%s%s\n%s:%u", finding_sink(f),
 				    f->read.reg ? "(" : "",
 				    f->read.reg ? f->read.reg : "",
-				    f->read.reg ? ")" : "", f->file, f->line);
+				    f->read.reg ? ")" : "", f->site->file,
+				    f->site->line);
 
 		dot_str(out, l);
 		free(l);
 	}
 	fputs("];\n", out);
-	if (f->root && f->chain.len)
+	if (f->root && f->chains[0].len)
 		fputs("\troot -> n0 [style=bold];\n", out);
-	for (i = 0; i + 1 < f->chain.len; i++) {
-		const struct chain_step *s = &f->chain.steps[i];
-		const struct chain_step *n = &f->chain.steps[i + 1];
+	for (i = 0; i + 1 < f->chains[0].len; i++) {
+		const struct chain_step *s = &f->chains[0].steps[i];
+		const struct chain_step *n = &f->chains[0].steps[i + 1];
 		bool boot = guards_boot(s->guards);
 		char *label = xasprintf("%s:%u%s%s%s%s", s->file, s->line,
 					!n->via ? "" : n->inferred ?
@@ -97,10 +98,12 @@ void picture_dot(FILE *out, const struct finding *f)
 			"");
 		free(label);
 	}
-	if (f->chain.len) {
-		const struct chain_step *last = &f->chain.steps[f->chain.len - 1];
+	if (f->chains[0].len) {
+		const struct chain *c = &f->chains[0];
+		const struct chain_step *last = &c->steps[c->len - 1];
 
-		fprintf(out, "\tn%zu -> sink [color=\"#dc2626\"", f->chain.len - 1);
+		fprintf(out, "\tn%zu -> sink [color=\"#dc2626\"",
+			f->chains[0].len - 1);
 		if (last->guards) {
 			fputs(", label=", out);
 			dot_str(out, last->guards);
@@ -161,7 +164,7 @@ static int make_svg(const char *dot, char *svg, bool *svg_on, char *err,
 static char *graph_name(const char *dir, size_t i, const struct finding *f,
 			const char *ext)
 {
-	return xasprintf("%s/%04zu-%s-%s%s", dir, i + 1, f->rule, f->function,
+	return xasprintf("%s/%04zu-%s-%s%s", dir, i + 1, f->rule, f->fn->name,
 			 ext);
 }
 
@@ -228,7 +231,7 @@ static void html_str(FILE *out, const char *s)
 /* A few lines around the sink, the sink's line marked. */
 static void html_excerpt(FILE *out, const char *root, const struct finding *f)
 {
-	char *path = path_join(root, f->file), buf[1024];
+	char *path = path_join(root, f->site->file), buf[1024];
 	FILE *in = fopen(path, "r");
 	unsigned int n = 0;
 
@@ -238,11 +241,11 @@ static void html_excerpt(FILE *out, const char *root, const struct finding *f)
 	fputs("<pre class=\"src\">", out);
 	while (fgets(buf, sizeof(buf), in)) {
 		n++;
-		if (n + 4 < f->line || n > f->line + 3)
+		if (n + 4 < f->site->line || n > f->site->line + 3)
 			continue;
 		buf[strcspn(buf, "\n")] = '\0';
 		fprintf(out, "<span class=\"%s\"><b>%5u</b> ",
-			n == f->line ? "hit" : "ln", n);
+			n == f->site->line ? "hit" : "ln", n);
 		html_str(out, buf);
 		fputs("</span>", out);
 	}
@@ -289,7 +292,7 @@ static void html_chain(FILE *out, const struct finding *f, const char *root,
 		fputs("</span>", out);
 	}
 	fputs("<span class=\"arrow\">&rarr;</span><span class=\"sink\">", out);
-	html_str(out, f->sink);
+	html_str(out, finding_sink(f));
 	if (f->read.cap || f->read.reg) {
 		fputs("(", out);
 		html_str(out, f->read.cap ? f->read.cap : f->read.reg);
@@ -329,18 +332,16 @@ static void html_rate(FILE *out, const struct finding *f)
 
 	html_str(out, rate);
 	free(rate);
-	if (f->rate.how && !f->rate.per_boot) {
-		fputs(", ", out);
-		html_str(out, f->rate.how);
-	}
+	if (f->root && !finding_per_boot(f))
+		fputs(", modelled", out);
 }
 
 /* The fix's fate, when fixes were asked for. */
-static void html_fix(FILE *out, const struct finding *f)
+static void html_fix(FILE *out, const struct finding_note *n)
 {
-	html_str(out, f->report.fix_note ? f->report.fix_note :
-		      f->report.waiver	 ? "waived" :
-					   "not asked for (--fix, --fix-dir)");
+	html_str(out, n && n->fix_note ? n->fix_note :
+		      n && n->waiver   ? "waived" :
+					 "not asked for (--fix, --fix-dir)");
 }
 
 /* The index: one row per finding, linking to it. */
@@ -356,30 +357,31 @@ static void html_index(FILE *out, const struct findings *fs)
 
 		fprintf(out, "<tr><td><a href=\"#f%zu\">%zu</a></td><td>", i + 1,
 			i + 1);
-		html_str(out, f->file);
-		fprintf(out, ":%u</td><td>", f->line);
+		html_str(out, f->site->file);
+		fprintf(out, ":%u</td><td>", f->site->line);
 		html_str(out, f->rule);
 		fputs("</td><td>", out);
 		html_str(out, f->root ? f->root : "-");
 		fputs("</td><td>", out);
 		html_rate(out, f);
 		fputs("</td><td>", out);
-		html_fix(out, f);
+		html_fix(out, finding_note_of(fs, f));
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table>\n", out);
 }
 
 /* One finding: its place, message, rate, fix, chains and source. */
-static void html_finding(FILE *out, const struct finding *f, size_t n,
-			 const char *root)
+static void html_finding(FILE *out, const struct findings *fs,
+			 const struct finding *f, size_t n, const char *root)
 {
 	size_t j;
 
 	fprintf(out, "<div class=\"f\" id=\"f%zu\"><div><span "
 		"class=\"loc\">", n);
-	html_str(out, f->file);
-	fprintf(out, ":%u:%u</span> <span class=\"rule\">", f->line, f->col);
+	html_str(out, f->site->file);
+	fprintf(out, ":%u:%u</span> <span class=\"rule\">", f->site->line,
+		f->site->col);
 	html_str(out, f->rule);
 	fprintf(out, "</span><span class=\"phase %s\">%s phase</span>"
 		"</div>\n<p>", f->phase, f->phase);
@@ -387,26 +389,26 @@ static void html_finding(FILE *out, const struct finding *f, size_t n,
 	fputs("</p>\n<p class=\"rate\">", out);
 	html_rate(out, f);
 	fputs("</p>\n<p class=\"fix\">fix: ", out);
-	html_fix(out, f);
+	html_fix(out, finding_note_of(fs, f));
 	fputs("</p>\n", out);
-	html_chain(out, f, f->root, &f->chain);
-	html_conditions(out, &f->chain);
-	for (j = 0; j < f->nr_others; j++) {
+	html_chain(out, f, f->root, &f->chains[0]);
+	html_conditions(out, &f->chains[0]);
+	for (j = 1; j < f->nr_chains; j++) {
 		fputs("<p class=\"other\">another way in:</p>\n", out);
-		html_chain(out, f, f->root, &f->others[j]);
+		html_chain(out, f, f->root, &f->chains[j]);
 	}
 	for (j = 0; j < f->nr_also; j++) {
 		fputs("<p class=\"other\">also reached from ", out);
 		html_str(out, f->also[j].root);
 		fputs(":</p>\n", out);
-		html_chain(out, f, f->also[j].root, &f->also[j].chain);
+		html_chain(out, f, f->also[j].root, &f->also[j].chains[0]);
 	}
 	html_excerpt(out, root, f);
 	fputs("</div>\n", out);
 }
 
 int picture_html(const char *path, const struct findings *fs,
-		 const struct run_summary *sum, const char *root, char *err,
+		 const struct summary *sum, const char *root, char *err,
 		 size_t errlen)
 {
 	struct out_file o;
@@ -455,11 +457,13 @@ int picture_html(const char *path, const struct findings *fs,
 	      ".hit{background:#fff3b0;display:block}.ln{display:block}\n"
 	      "</style></head><body>\n<h1>trapcheck findings</h1>\n", out);
 	fprintf(out, "<p>%zu findings; %zu TUs analysed, %zu functions, %zu "
-		"call edges%s.</p>\n", fs->nr, sum->tus, sum->functions,
-		sum->edges, sum->waived ? "; some waived" : "");
+		"call edges%s.</p>\n", fs->nr, sum->tus ? sum->tus->tus : 0,
+		sum->graph ? sum->graph->functions : 0,
+		sum->graph ? sum->graph->edges : 0,
+		sum->baseline && sum->baseline->waived ? "; some waived" : "");
 	html_index(out, fs);
 	for (i = 0; i < fs->nr; i++)
-		html_finding(out, &fs->v[i], i + 1, root);
+		html_finding(out, fs, &fs->v[i], i + 1, root);
 	fputs("</body></html>\n", out);
 	ret = out_close(&o);
 	if (ret) {

@@ -85,11 +85,11 @@ uint64_t analyze_flags_hash(const struct clang_args *args, const char *root);
 char *analyze_tu_key(struct pool *p, uint64_t h, const char *rel,
 		     char **includes, size_t nr);
 
-/* analyze.c, for a run from databases too: the end of every run. */
-void analyze_add_problem(struct run_summary *s, char *file,
-			 unsigned int nr_errors, char *first_error,
-			 int parse_error);
-void analyze_summary_graph(struct run_summary *s, const struct graph *g);
+/*
+ * analyze.c, for a run from databases too: the end of every run, what
+ * the graph and the architecture's tables count, and the rules.
+ */
+void analyze_stats(struct analysis *a);
 void analyze_rules(struct analysis *a, const struct analysis_opts *o,
 		   const struct root_sets *roots);
 void analyze_graph_start(struct analysis *a, const struct analysis_opts *o);

@@ -160,8 +160,9 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 			claims_take(&p->claims, facts->funcs[k].key, (int)i);
 	if (p->fdb && p->store) {
 		/* Stored now (one transaction), read back at the link. */
-		char *key = analyze_tu_key(p, fhash, facts->file, facts->includes,
-				   facts->nr_includes);
+		char *key = analyze_tu_key(p, fhash, facts->file,
+					   facts->includes,
+					   facts->nr_includes);
 
 		pthread_mutex_lock(&p->db_lock);
 		/* A failed write ends the run: nothing after it is parsed. */

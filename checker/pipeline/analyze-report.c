@@ -28,7 +28,7 @@
 static int link_stored(struct analysis *a, struct db *fdb,
 		       struct strmap *seen)
 {
-	struct run_summary *s = &a->summary;
+	struct tu_stats *s = &a->tus;
 	char **tus;
 	size_t n, i;
 	int ret = 0;
@@ -48,10 +48,10 @@ static int link_stored(struct analysis *a, struct db *fdb,
 			if (!f.parse_error)
 				s->tus++;
 			if (f.parse_error || f.nr_errors)
-				analyze_add_problem(s, xstrdup(tus[i]), f.nr_errors,
-					    f.first_error ?
-					    xstrdup(f.first_error) : NULL,
-					    f.parse_error);
+				facts_add_problem(s, xstrdup(tus[i]),
+						  f.nr_errors, f.first_error ?
+						  xstrdup(f.first_error) :
+						  NULL, f.parse_error);
 			if (!f.parse_error)
 				graph_merge(&a->graph, &f);
 			facts_free(&f);
@@ -103,7 +103,7 @@ static int link_dbs(struct analysis *a, const struct analysis_opts *o,
 		return ret;
 	a->graph.features = o->features;
 	graph_finish(&a->graph);
-	analyze_summary_graph(&a->summary, &a->graph);
+	analyze_stats(a);
 	analyze_rules(a, o, roots);
 	return 0;
 }
@@ -178,6 +178,7 @@ static int dbs_arch(const char *const *paths, size_t nr, char *err,
 static void join_findings(struct analysis *a, struct findings *dst,
 			  bool low, bool per_root)
 {
+	struct finding_note *n;
 	struct strmap at;
 	size_t c, i;
 
@@ -189,7 +190,7 @@ static void join_findings(struct analysis *a, struct findings *dst,
 		for (i = 0; i < src->nr; i++) {
 			struct finding *f = &src->v[i], *d;
 			char *key = xasprintf("%s|%s|%u|%u|%s", f->rule,
-					      f->file, f->line, f->col,
+					      FINDING_AT(f),
 					      per_root && f->root ? f->root :
 					      "-");
 			int k = strmap_get(&at, key);
@@ -203,17 +204,17 @@ static void join_findings(struct analysis *a, struct findings *dst,
 				d = &dst->v[k];
 			}
 			free(key);
-			d->report.configs =
-				xrealloc(d->report.configs,
-					 (d->report.nr_configs + 1) *
-						 sizeof(*d->report.configs));
-			d->report.configs[d->report.nr_configs++] =
-				a->configs[c];
+			n = finding_note(dst, d);
+			n->configs = xrealloc(n->configs,
+					      (n->nr_configs + 1) *
+					      sizeof(*n->configs));
+			n->configs[n->nr_configs++] = a->configs[c];
 		}
 	}
-	for (i = 0; i < dst->nr; i++)
-		dst->v[i].report.in_all_configs =
-			dst->v[i].report.nr_configs == a->nr_configs;
+	for (i = 0; i < dst->nr; i++) {
+		n = finding_note(dst, &dst->v[i]);
+		n->in_all_configs = n->nr_configs == a->nr_configs;
+	}
 	strmap_free(&at);
 	findings_sort(dst);
 }
@@ -267,27 +268,26 @@ static void explain_configs(struct analysis *a, struct findings *fs)
 		all_loaded &= !kconfig_load(&k[c], a->parts[c].root);
 	for (i = 0; all_loaded && i < fs->nr; i++) {
 		struct finding *f = &fs->v[i];
+		struct finding_note *n = finding_note(fs, f);
 		struct kconfig_syms cand = { NULL };
 		const char *root = NULL;
 
-		if (!f->report.nr_configs || f->report.in_all_configs)
+		if (!n->nr_configs || n->in_all_configs)
 			continue;
 		for (c = 0; c < a->nr_configs; c++) {
 			have[c] = false;
-			for (j = 0; j < f->report.nr_configs; j++)
-				have[c] |= f->report.configs[j] ==
-					   a->configs[c];
+			for (j = 0; j < n->nr_configs; j++)
+				have[c] |= n->configs[j] == a->configs[c];
 			if (have[c] && !root)
 				root = a->parts[c].root;
 		}
-		chain_symbols(root, &f->chain, &cand);
+		chain_symbols(root, &f->chains[0], &cand);
 		for (j = 0; j < f->nr_also; j++)
-			chain_symbols(root, &f->also[j].chain, &cand);
+			chain_symbols(root, &f->also[j].chains[0], &cand);
 		for (j = 0; j < cand.nr; j++)
 			if (differs(a, k, have, cand.v[j]))
-				*PUSH(f->report.config_syms,
-				      f->report.nr_config_syms,
-				      f->report.alloc_config_syms) =
+				*PUSH(n->config_syms, n->nr_config_syms,
+				      n->alloc_config_syms) =
 					xstrdup(cand.v[j]);
 		kconfig_syms_free(&cand);
 	}
@@ -300,43 +300,44 @@ static void explain_configs(struct analysis *a, struct findings *fs)
 /* The run's counts: the configurations' added up. */
 static void join_summaries(struct analysis *a)
 {
-	struct run_summary *s = &a->summary;
+	struct graph_stats *g = &a->graph_stats;
+	struct tables_stats *t = &a->tables;
+	struct rules_stats *r = &a->rules;
 	size_t c, i;
 
 	for (c = 0; c < a->nr_configs; c++) {
-		const struct run_summary *p = &a->parts[c].summary;
+		const struct analysis *p = &a->parts[c];
 
-		s->entries += p->entries;
-		s->tus += p->tus;
-		s->duplicates += p->duplicates;
-		s->functions += p->functions;
-		s->edges += p->edges;
-		s->sinks += p->sinks;
-		s->tables.seen |= p->tables.seen;
-		s->tables.caps = s->tables.caps > p->tables.caps ?
-				 s->tables.caps : p->tables.caps;
-		s->tables.copies = s->tables.copies > p->tables.copies ?
-				   s->tables.copies : p->tables.copies;
+		a->tus.entries += p->tus.entries;
+		a->tus.tus += p->tus.tus;
+		a->tus.duplicates += p->tus.duplicates;
+		g->functions += p->graph_stats.functions;
+		g->edges += p->graph_stats.edges;
+		g->sinks += p->graph_stats.sinks;
+		g->inferred += p->graph_stats.inferred;
+		g->rate_limited += p->graph_stats.rate_limited;
+		g->ruled_out += p->graph_stats.ruled_out;
+		g->features = p->graph_stats.features;
+		g->masked_across += p->graph_stats.masked_across;
+		g->max_targets = p->graph_stats.max_targets;
+		t->seen |= p->tables.seen;
+		t->caps = t->caps > p->tables.caps ? t->caps : p->tables.caps;
+		t->copies = t->copies > p->tables.copies ? t->copies :
+							   p->tables.copies;
 		if (p->tables.caps_label) {
-			s->tables.caps_label = p->tables.caps_label;
-			s->tables.unresolved_label =
-				p->tables.unresolved_label;
-			s->tables.copies_label = p->tables.copies_label;
-			s->tables.unknown_label = p->tables.unknown_label;
+			t->caps_label = p->tables.caps_label;
+			t->unresolved_label = p->tables.unresolved_label;
+			t->copies_label = p->tables.copies_label;
+			t->unknown_label = p->tables.unknown_label;
 		}
-		s->inferred += p->inferred;
-		s->stopped += p->stopped;
-		s->args_refuted += p->args_refuted;
-		for (i = 0; i < p->nr_refuted_ex &&
-		     s->nr_refuted_ex < ARRAY_SIZE(s->refuted_ex); i++)
-			memcpy(s->refuted_ex[s->nr_refuted_ex++],
-			       p->refuted_ex[i], sizeof(s->refuted_ex[0]));
-		s->rate_limited += p->rate_limited;
-		s->ruled_out += p->ruled_out;
-		s->features = p->features;
-		s->masked_across += p->masked_across;
-		s->low += p->low;
-		s->max_targets = p->max_targets;
+		r->stopped += p->rules.stopped;
+		r->args_refuted += p->rules.args_refuted;
+		for (i = 0; i < p->rules.nr_refuted_ex &&
+		     r->nr_refuted_ex < ARRAY_SIZE(r->refuted_ex); i++)
+			memcpy(r->refuted_ex[r->nr_refuted_ex++],
+			       p->rules.refuted_ex[i],
+			       sizeof(r->refuted_ex[0]));
+		r->low += p->rules.low;
 	}
 }
 

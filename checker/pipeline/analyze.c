@@ -121,8 +121,8 @@ static char *key_text(uint64_t h, uint64_t c)
 }
 
 /* "flags-hash:contents-hash" of a TU: what makes its facts stale. */
-char *analyze_tu_key(struct pool *p, uint64_t h, const char *rel, char **includes,
-	     size_t nr)
+char *analyze_tu_key(struct pool *p, uint64_t h, const char *rel,
+		     char **includes, size_t nr)
 {
 	uint64_t c = 0xcbf29ce484222325ULL;
 	size_t i;
@@ -172,69 +172,37 @@ static char *tu_key_unchanged(uint64_t h, const char *stored)
  * summary of what was analysed (analyze-internal.h); freeing an analysis.
  */
 
-/* What the architecture read from the tree's own tables. */
-static void summary_tables(const struct graph *g, struct run_summary *s)
+/*
+ * What the linked graph and the architecture's tables say of themselves,
+ * for the summary.
+ */
+void analyze_stats(struct analysis *a)
 {
-	const struct arch *a = arch_current();
+	const struct arch *arch = arch_current();
 
-	if (a->tables_stats && g->arch_tables)
-		a->tables_stats(g->arch_tables, &s->tables);
+	graph_stats(&a->graph, &a->graph_stats);
+	if (arch->tables_stats && a->graph.arch_tables)
+		arch->tables_stats(a->graph.arch_tables, &a->tables);
 }
 
-/* A TU with errors, or not analysed: @file and @first_error are taken. */
-void analyze_add_problem(struct run_summary *s, char *file,
-			unsigned int nr_errors, char *first_error,
-			int parse_error)
-{
-	struct tu_problem *pr = PUSH(s->problems, s->nr_problems,
-				     s->alloc_problems);
-
-	pr->file = file;
-	pr->nr_errors = nr_errors;
-	pr->first_error = first_error;
-	pr->parse_error = parse_error;
-}
-
-/* What the summary says of the linked graph. */
-void analyze_summary_graph(struct run_summary *s, const struct graph *g)
-{
-	size_t i;
-
-	summary_tables(g, s);
-	for (i = 0; i < g->nr_edges; i++)
-		s->rate_limited += g->edges[i].periodic;
-	for (i = 0; i < g->nr_sinks; i++)
-		s->rate_limited += g->sinks[i].periodic;
-	s->masked_across = g->region_sites;
-	s->ruled_out = g->ruled_out;
-	s->features = g->features;
-
-	s->inferred = g->inferred_edges;
-	s->dispatch = &g->dispatch;
-	s->pruned = g->pruned;
-	s->nr_pruned = g->nr_pruned;
-	s->max_targets = g->max_targets;
-	s->functions = g->nr_nodes;
-	s->edges = g->nr_edges;
-	s->sinks = g->nr_sinks;
-}
-
-/* The rules over the linked graph, and what the summary says of them. */
+/* The rules over the linked graph, and what they counted. */
 void analyze_rules(struct analysis *a, const struct analysis_opts *o,
-		      const struct root_sets *roots)
+		   const struct root_sets *roots)
 {
 	struct rules_opts ro = { o->per_root, o->all_chains, o->outer_any };
-	struct rules_stats st = { 0 };
 
 	regroots_find(&a->graph, roots);
-	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &st);
-	a->summary.stopped = st.stopped;
-	a->summary.args_refuted = st.args_refuted;
-	memcpy(a->summary.refuted_ex, st.refuted_ex,
-	       sizeof(a->summary.refuted_ex));
-	a->summary.nr_refuted_ex = st.args_refuted < RULES_REFUTED_EXAMPLES ?
-				   st.args_refuted : RULES_REFUTED_EXAMPLES;
-	a->summary.low = a->low.nr;
+	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &a->rules);
+	a->rules.low = a->low.nr;
+}
+
+void analysis_summary(const struct analysis *a, struct summary *s)
+{
+	s->tus = &a->tus;
+	s->graph = &a->graph_stats;
+	s->rules = &a->rules;
+	s->tables = &a->tables;
+	s->baseline = &a->baseline;
 }
 
 void analyze_graph_start(struct analysis *a, const struct analysis_opts *o)
@@ -250,7 +218,9 @@ void analysis_free(struct analysis *a)
 
 	findings_free(&a->findings);
 	findings_free(&a->low);
-	run_summary_free(&a->summary);
+	facts_stats_free(&a->tus);
+	free(a->tables.unresolved);
+	free(a->tables.unknown);
 	graph_free(&a->graph);
 	free(a->root);
 	for (i = 0; i < a->nr_configs; i++) {
@@ -577,9 +547,10 @@ static void plan_entries(struct pool *p)
  * path and stored key, in order, and of what the bytes depend on besides
  * (the facts' and the format's version, this build of trapcheck); storing
  * any TU's facts or a file's new hash drops it (store/db.c), and it is
- * written only if no TU's key changed while the run read the facts. So it is read only when the same
- * facts would be merged in the same order: the run's output is the same
- * byte for byte either way (tests/e2e/db.t compares).
+ * written only if no TU's key changed while the run read the facts. So
+ * it is read only when the same facts would be merged in the same order:
+ * the run's output is the same byte for byte either way (tests/e2e/db.t
+ * compares).
  */
 
 /* Every entry that is linked: a TU of the compile database to parse. */
@@ -682,11 +653,11 @@ static bool read_stored(struct pool *p, const char *key)
 			continue;
 		if (db_load_head(p->fdb, st->dbkey, &st->facts))
 			continue;	/* the database's failure is said */
-		p->a->summary.from_db++;
+		p->a->tus.from_db++;
 		take_errors(st);
 		facts_free(&st->facts);
 	}
-	p->a->summary.stored_link = true;
+	p->a->tus.stored_link = true;
 	return true;
 }
 
@@ -757,7 +728,7 @@ static void link_from_db(struct pool *p)
 		 */
 		if ((st->reused || p->store) &&
 		    !db_load_linked(p->fdb, st->dbkey, &st->facts)) {
-			a->summary.from_db += st->reused;
+			a->tus.from_db += st->reused;
 			take_errors(st);
 		} else {
 			whole = false;
@@ -767,7 +738,7 @@ static void link_from_db(struct pool *p)
 		facts_free(&st->facts);
 	}
 	if (p->store && !db_error(p->fdb, NULL, 0))
-		a->summary.removed = db_prune(p->fdb, keep, nr_keep);
+		a->tus.removed = db_prune(p->fdb, keep, nr_keep);
 	free(keep);
 	if (!stored)
 		write_stored(p, key, whole);
@@ -776,7 +747,7 @@ static void link_from_db(struct pool *p)
 
 static void summarise(struct pool *p)
 {
-	struct run_summary *s = &p->a->summary;
+	struct tu_stats *s = &p->a->tus;
 	size_t i;
 
 	s->entries = p->db->nr;
@@ -795,12 +766,13 @@ static void summarise(struct pool *p)
 			continue;
 		}
 		/* The first error is the summary's now. */
-		analyze_add_problem(s, path_relative(p->db->entries[i].file,
-					     p->a->root),
-			    st->nr_errors, st->first_error, st->parse_error);
+		facts_add_problem(s, path_relative(p->db->entries[i].file,
+						   p->a->root),
+				  st->nr_errors, st->first_error,
+				  st->parse_error);
 		st->first_error = NULL;
 	}
-	analyze_summary_graph(s, &p->a->graph);
+	analyze_stats(p->a);
 }
 
 /* The pool of a run over @db, with libclang's view of the unsaved files. */
@@ -873,7 +845,7 @@ static void parse_all(struct pool *p, struct strmap *prev_owned)
 			memmove(p->work, p->work + first,
 				(p->nr_work - first) * sizeof(*p->work));
 			p->nr_work -= first;
-			p->a->summary.parsed += p->nr_work;
+			p->a->tus.parsed += p->nr_work;
 			analyze_workers(p);
 		}
 	}
@@ -942,7 +914,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		}
 	}
 	if (o->shard_n)
-		a->summary.shard_of = compdb_shard(&db, o->shard_k,
+		a->tus.shard_of = compdb_shard(&db, o->shard_k,
 						   o->shard_n);
 	a->root = xstrdup(db.srctree);
 	analyze_graph_start(a, o);
@@ -961,7 +933,7 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 	for (i = 0; i < db.nr; i++)
 		if (p.status[i].parse)
 			p.work[p.nr_work++] = i;
-	a->summary.parsed = p.nr_work;
+	a->tus.parsed = p.nr_work;
 
 	ret = p.fdb ? db_error(p.fdb, err, errlen) : 0;
 	if (!ret)

@@ -29,8 +29,19 @@ static const struct rule *rule_of(const char *id)
 	return rules_find(id);
 }
 
+/* What became of the fix of @f (@note taken), in its note of @list. */
+static void fix_note(struct findings *list, const struct finding *f,
+		     char *note)
+{
+	struct finding_note *n = finding_note(list, f);
+
+	free(n->fix_note);
+	n->fix_note = note;
+}
+
 /* A rewrite on its way: computed, then checked, then written. */
 struct candidate {
+	struct findings *list;	/* @f's; its note: what became of it */
 	struct finding *f;
 	struct fix_edit e;
 	char *diff, *patch;
@@ -41,7 +52,7 @@ struct candidate {
 static int cand_order(const void *a, const void *b)
 {
 	const struct candidate *x = a, *y = b;
-	int c = strcmp(x->f->file, y->f->file);
+	int c = strcmp(x->f->site->file, y->f->site->file);
 
 	/* Per file, bottom up: an edit never moves the lines above it. */
 	return c ? c : (x->e.first < y->e.first) - (x->e.first > y->e.first);
@@ -57,12 +68,12 @@ static char *edited_text(const char *tree, struct candidate *c, size_t n)
 	char *text = NULL;
 	size_t i;
 
-	if (src_load(&src, tree, c[0].f->file))
+	if (src_load(&src, tree, c[0].f->site->file))
 		return NULL;
 	for (i = 0; i < n; i++) {
 		text = edit_apply(&src, &c[i].e);
 		src_free(&src);
-		src_from_text(&src, c[0].f->file, xstrdup(text));
+		src_from_text(&src, c[0].f->site->file, xstrdup(text));
 		if (i + 1 < n)
 			free(text);
 	}
@@ -79,7 +90,8 @@ static unsigned int unsaved_of(const char *tree, struct candidate *c,
 	size_t i = from, j;
 
 	while (i < to) {
-		for (j = i; j < to && !strcmp(c[j].f->file, c[i].f->file); j++)
+		for (j = i; j < to && !strcmp(c[j].f->site->file,
+					      c[i].f->site->file); j++)
 			;
 		texts[nr] = edited_text(tree, c + i, j - i);
 		if (texts[nr]) {
@@ -133,7 +145,7 @@ static void git_parts(const struct analysis *a, const struct finding *f,
 		      const struct src_file *src, const struct fix_edit *e,
 		      char **index, char **fixes)
 {
-	char *path = path_join(a->root, f->file), *old, *new, *o, *n;
+	char *path = path_join(a->root, f->site->file), *old, *new, *o, *n;
 	struct stat st;
 	size_t len;
 
@@ -145,7 +157,7 @@ static void git_parts(const struct analysis *a, const struct finding *f,
 	if (o && n && !stat(path, &st))
 		*index = xasprintf("index %s..%s %s", o, n,
 				   st.st_mode & 0111 ? "100755" : "100644");
-	*fixes = gitinfo_fixes_tag(a->root, f->file, f->line);
+	*fixes = gitinfo_fixes_tag(a->root, f->site->file, f->site->line);
 	free(o);
 	free(n);
 	free(old);
@@ -165,32 +177,33 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	char *why = NULL;
 
 	memset(c, 0, sizeof(*c));
+	c->list = &a->findings;
 	c->f = f;
 	if (!rule)
 		return false;
 	if (!rule->fix) {
-		f->report.fix_note =
-			xstrdup("no fix: this rule has no automatic "
-				"rewrite");
+		fix_note(c->list, f, xstrdup("no fix: this rule has no "
+					     "automatic rewrite"));
 		return false;
 	}
 	/* Code the rewrites must not touch, whatever the rule. */
 	for (i = 0; i < arch->nr_no_rewrite; i++) {
 		const struct arch_path *np = &arch->no_rewrite[i];
 
-		if (!strncmp(f->file, np->prefix, strlen(np->prefix))) {
-			f->report.fix_note = xasprintf("no fix: %s", np->text);
+		if (!strncmp(f->site->file, np->prefix, strlen(np->prefix))) {
+			fix_note(c->list, f, xasprintf("no fix: %s",
+							np->text));
 			return false;
 		}
 	}
-	if (src_load(&src, a->root, f->file)) {
-		f->report.fix_note =
-			xasprintf("no fix: %s: cannot read", f->file);
+	if (src_load(&src, a->root, f->site->file)) {
+		fix_note(c->list, f, xasprintf("no fix: %s: cannot read",
+					       f->site->file));
 		return false;
 	}
 	ctx.src = &src;
 	if (!rule->fix(&ctx, &c->e, &why)) {
-		f->report.fix_note = xasprintf("no fix: %s", why);
+		fix_note(c->list, f, xasprintf("no fix: %s", why));
 		free(why);
 		fix_edit_free(&c->e);
 		src_free(&src);
@@ -212,19 +225,18 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 		c->patch = patch_format(f, &c->e, c->diff, added, removed,
 					&fo->meta, NULL);
 	}
-	c->path = path_join(a->root, f->file);
+	c->path = path_join(a->root, f->site->file);
 	if (!verify_applies(&src, c->diff, &c->why))
-		f->report.fix_note =
-			xasprintf("fix not written: verification failed: "
-				  "%s",
-				  c->why);
+		fix_note(c->list, f,
+			 xasprintf("fix not written: verification failed: "
+				   "%s", c->why));
 	src_free(&src);
 	return !c->why;
 }
 
 static void note_at(const struct finding *f, const char *note)
 {
-	char *where = xasprintf("%s:%u:%u", f->file, f->line, f->col);
+	char *where = xasprintf("%s:%u:%u", FINDING_AT(f));
 
 	diag_at(where, "note", "%s", note);
 	free(where);
@@ -241,17 +253,19 @@ static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 	while (i < nr) {
 		char *text;
 
-		for (j = i; j < nr && !strcmp(c[j].f->file, c[i].f->file); j++)
+		for (j = i; j < nr && !strcmp(c[j].f->site->file,
+					      c[i].f->site->file); j++)
 			;
 		text = edited_text(tree, c + i, j - i);
 		if (!text || write_atomic(c[i].path, text)) {
 			for (k = i; k < j; k++) {
-				free(c[k].f->report.fix_note);
-				c[k].f->report.fix_note = xasprintf(
-					"fix not applied: "
-					"%s: %s",
-					c[k].f->file, strerror(errno));
-				note_at(c[k].f, c[k].f->report.fix_note);
+				char *note = xasprintf("fix not applied: "
+						       "%s: %s",
+						       c[k].f->site->file,
+						       strerror(errno));
+
+				note_at(c[k].f, note);
+				fix_note(c[k].list, c[k].f, note);
 				failed++;
 			}
 		}
@@ -275,10 +289,9 @@ static size_t collect_candidates(struct analysis *a,
 
 		/* One fix per site: the first finding of the site owns it. */
 		for (j = 0; j < i && !done; j++)
-			done = a->findings.v[j].line == f->line &&
-			       a->findings.v[j].col == f->col &&
-			       !strcmp(a->findings.v[j].rule, f->rule) &&
-			       !strcmp(a->findings.v[j].file, f->file);
+			done = !site_cmp(FINDING_AT(&a->findings.v[j]),
+					 FINDING_AT(f)) &&
+			       !strcmp(a->findings.v[j].rule, f->rule);
 		if (done)
 			continue;
 		GROW(c, alloc, nr + 1);
@@ -311,9 +324,9 @@ static size_t verify_candidates(const struct analysis *a,
 			for (k = 0; k < nr; k++)
 				if (!verify_range(a, ao, roots, c, k, k + 1,
 						  &c[k].why))
-					c[k].f->report.fix_note = xasprintf(
+					fix_note(c[k].list, c[k].f, xasprintf(
 						"fix not written: verification "
-						"failed: %s", c[k].why);
+						"failed: %s", c[k].why));
 		}
 		free(why);
 	}
@@ -352,8 +365,7 @@ static int write_patch_file(const char *dir, unsigned int n,
 		free(out);
 		return -EIO;
 	}
-	free(c->f->report.fix_note);
-	c->f->report.fix_note = xasprintf("fix: %s", out);
+	fix_note(c->list, c->f, xasprintf("fix: %s", out));
 	free(out);
 	return 0;
 }
@@ -375,7 +387,7 @@ static int write_fixes(struct analysis *a, const struct fix_opts *fo,
 		if (!k)
 			continue;
 		(*written)++;
-		k->f->report.fix_note = xasprintf("fix: %s", k->e.subject);
+		fix_note(k->list, k->f, xasprintf("fix: %s", k->e.subject));
 		if (fo->print)
 			fputs(k->diff, stdout);
 		if (fo->dir && write_patch_file(fo->dir, *written, k, err,
@@ -393,6 +405,7 @@ static int keep_sites(struct analysis *a, struct fix_sites *sites,
 	size_t i;
 	int ret;
 
+	sites->list = &a->findings;
 	for (i = 0; i < a->findings.nr; i++) {
 		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
 		struct fix_site *site;
@@ -402,10 +415,10 @@ static int keep_sites(struct analysis *a, struct fix_sites *sites,
 		site = PUSH(sites->v, sites->nr, sites->alloc);
 		site->f = k->f;
 		fix_edit_copy(&site->e, &k->e);
-		ret = src_load(&site->src, a->root, k->f->file);
+		ret = src_load(&site->src, a->root, k->f->site->file);
 		if (ret) {
 			snprintf(err, errlen, "%s: cannot read: %s",
-				 k->f->file, strerror(-ret));
+				 k->f->site->file, strerror(-ret));
 			fix_edit_free(&site->e);
 			sites->nr--;
 			return ret;

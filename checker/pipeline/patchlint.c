@@ -44,14 +44,13 @@ struct reach_key {
  */
 static char *site_key(const struct lint *l, const struct finding *g)
 {
-	struct finding t = *g;
+	const char *file = g->fn->file;
 	size_t i;
 
-	t.ordinal = 0;
-	for (i = 0; l && t.func_file && i < l->nr_renames; i++)
-		if (!strcmp(t.func_file, l->renames[i].from))
-			t.func_file = l->renames[i].to;
-	return finding_fingerprint(&t);
+	for (i = 0; l && file && i < l->nr_renames; i++)
+		if (!strcmp(file, l->renames[i].from))
+			file = l->renames[i].to;
+	return finding_fingerprint_as(g, file, 0);
 }
 
 /* Reaches of the tree with @key; a steady one only for a steady @phase. */
@@ -85,10 +84,10 @@ static bool on_added_line(const struct lint *l, const struct finding *f)
 	for (i = 0; i < l->nr_files; i++) {
 		const struct pfile *pf = &l->files[i];
 
-		if (strcmp(pf->rel, f->file))
+		if (strcmp(pf->rel, f->site->file))
 			continue;
 		for (k = 0; k < pf->nr_added; k++)
-			if (pf->added[k] == f->line)
+			if (pf->added[k] == f->site->line)
 				return true;
 	}
 	return false;
@@ -104,8 +103,8 @@ static int key_order(const void *a, const void *b)
 	if (x->on_added != y->on_added)
 		return x->on_added ? -1 : 1;
 	/* Then the last ones first. */
-	return x->g->ordinal > y->g->ordinal ? -1 :
-	       x->g->ordinal < y->g->ordinal;
+	return x->g->site->ordinal > y->g->site->ordinal ? -1 :
+	       x->g->site->ordinal < y->g->site->ordinal;
 }
 
 static void collect(const struct lint *l, const struct findings *fs,
@@ -426,7 +425,11 @@ static int analyse_overlay(const struct analysis *a,
 	return ret;
 }
 
-/* Move @from's findings to the end of @to (the structs, not copies). */
+/*
+ * Move @from's findings and their notes to the end of @to (the structs,
+ * not copies); a note says @patch brought it, unless an earlier patch of
+ * the series did.
+ */
 static void move_findings(struct findings *to, struct findings *from,
 			  const char *patch)
 {
@@ -434,9 +437,17 @@ static void move_findings(struct findings *to, struct findings *from,
 
 	for (i = 0; i < from->nr; i++) {
 		struct finding *f = PUSH(to->v, to->nr, to->alloc);
+		struct finding_note *was, *n;
 
 		*f = from->v[i];
-		f->report.patch = patch;
+		was = (struct finding_note *)finding_note_of(from, f);
+		n = finding_note(to, f);
+		if (was && !n->patch) {
+			*n = *was;
+			memset(was, 0, sizeof(*was));
+		}
+		if (!n->patch)
+			n->patch = patch;
 	}
 	from->nr = 0;
 }
@@ -457,9 +468,6 @@ static void join_steps(struct step *st, size_t n, struct part *parts,
 			last = k;
 	*b = st[last].b;
 	memset(&st[last].b, 0, sizeof(st[last].b));
-	/* The summary points into its own analysis's graph. */
-	if (b->summary.dispatch)
-		b->summary.dispatch = &b->graph.dispatch;
 	for (k = 0; k < n; k++) {
 		struct analysis *s = k == last ? b : &st[k].b;
 		const char *who = NULL;
@@ -485,8 +493,6 @@ static void join_steps(struct step *st, size_t n, struct part *parts,
 			continue;
 		e = &b->earlier[b->nr_earlier++];
 		*e = st[k].b;
-		if (e->summary.dispatch)
-			e->summary.dispatch = &e->graph.dispatch;
 	}
 }
 

@@ -33,8 +33,8 @@ static const struct finding *finding_at(const struct findings *fs,
 	size_t i;
 
 	for (i = 0; i < fs->nr; i++)
-		if (fs->v[i].line == (unsigned int)line &&
-		    !strcmp(fs->v[i].file, file))
+		if (fs->v[i].site->line == (unsigned int)line &&
+		    !strcmp(fs->v[i].site->file, file))
 			return &fs->v[i];
 	return NULL;
 }
@@ -121,25 +121,31 @@ void tracejoin_run(struct trace_report *j, const struct trace *t,
 }
 
 void tracejoin_measure(struct findings *fs, const struct trace_report *j,
-		   bool rank)
+		       bool rank)
 {
+	unsigned long *count;
 	size_t i, k;
 
+	count = xcalloc(fs->nr ? fs->nr : 1, sizeof(*count));
 	for (i = 0; i < fs->nr; i++) {
-		struct finding *f = &fs->v[i];
+		struct finding_note *n = finding_note(fs, &fs->v[i]);
 
-		f->trace.has_measured = true;
-		f->trace.measured = trace_report_count(j, f);
-		f->trace.measured_share =
-			trace_report_share(j, f->trace.measured) / 100;
+		n->has_measured = true;
+		n->measured = trace_report_count(j, &fs->v[i]);
+		n->measured_share = trace_report_share(j, n->measured) / 100;
+		count[i] = n->measured;
 	}
 	/* Insertion sort: stable, the estimate's order among equals. */
 	for (i = 1; rank && i < fs->nr; i++) {
 		struct finding f = fs->v[i];
+		unsigned long c = count[i];
 
-		for (k = i; k && fs->v[k - 1].trace.measured < f.trace.measured;
-		     k--)
+		for (k = i; k && count[k - 1] < c; k--) {
 			fs->v[k] = fs->v[k - 1];
+			count[k] = count[k - 1];
+		}
 		fs->v[k] = f;
+		count[k] = c;
 	}
+	free(count);
 }

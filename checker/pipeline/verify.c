@@ -90,7 +90,7 @@ bool verify_applies(const struct src_file *s, const char *patch,
 	return ok;
 }
 
-static unsigned int errors_of(const struct run_summary *s, const char *tu)
+static unsigned int errors_of(const struct tu_stats *s, const char *tu)
 {
 	size_t i;
 
@@ -103,8 +103,10 @@ static unsigned int errors_of(const struct run_summary *s, const char *tu)
 
 bool verify_same_site(const struct finding *a, const struct finding *b)
 {
-	return !strcmp(a->rule, b->rule) && !strcmp(a->function, b->function) &&
-	       !strcmp(a->sink, b->sink) && !strcmp(a->file, b->file);
+	return !strcmp(a->rule, b->rule) &&
+	       !strcmp(a->fn->name, b->fn->name) &&
+	       !strcmp(finding_sink(a), finding_sink(b)) &&
+	       !strcmp(a->site->file, b->site->file);
 }
 
 /*
@@ -132,9 +134,9 @@ bool verify_reanalysis(const struct analysis *a,
 		*why = xasprintf("re-analysis failed: %s", err);
 		return false;
 	}
-	for (i = 0; ok && i < b.summary.nr_problems; i++) {
-		const struct tu_problem *p = &b.summary.problems[i];
-		unsigned int before = errors_of(&a->summary, p->file);
+	for (i = 0; ok && i < b.tus.nr_problems; i++) {
+		const struct tu_problem *p = &b.tus.problems[i];
+		unsigned int before = errors_of(&a->tus, p->file);
 		unsigned int after = p->parse_error ? ~0u : p->nr_errors;
 
 		if (after > before) {
@@ -150,8 +152,8 @@ bool verify_reanalysis(const struct analysis *a,
 		for (j = 0; ok && j < nr_fixed; j++) {
 			if (verify_same_site(g, fixed[j])) {
 				*why = xasprintf("re-analysis: the finding is "
-						 "still there (%s:%u)", g->file,
-						 g->line);
+						 "still there (%s:%u)",
+						 g->site->file, g->site->line);
 				ok = false;
 			}
 		}
@@ -159,8 +161,8 @@ bool verify_reanalysis(const struct analysis *a,
 			known = verify_same_site(&a->findings.v[j], g);
 		if (ok && !known) {
 			*why = xasprintf("re-analysis: new finding %s:%u: %s "
-					 "[%s]", g->file, g->line, g->message,
-					 g->rule);
+					 "[%s]", g->site->file, g->site->line,
+					 g->message, g->rule);
 			ok = false;
 		}
 	}

@@ -49,13 +49,13 @@ static void fix_notes(const struct findings *fs)
 
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
+		const struct finding_note *n = finding_note_of(fs, f);
 		char *where;
 
-		if (!f->report.fix_note ||
-		    !strncmp(f->report.fix_note, "fix:", 4))
+		if (!n || !n->fix_note || !strncmp(n->fix_note, "fix:", 4))
 			continue;
-		where = xasprintf("%s:%u:%u", f->file, f->line, f->col);
-		diag_at(where, "note", "%s", f->report.fix_note);
+		where = xasprintf("%s:%u:%u", FINDING_AT(f));
+		diag_at(where, "note", "%s", n->fix_note);
 		free(where);
 	}
 }

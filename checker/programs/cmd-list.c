@@ -142,6 +142,7 @@ static bool load_config(const struct prog *p, struct kconfig *k)
 /* --list-roots with a tree or a database, or --list-caps. */
 static int list(struct prog *p, struct analysis *a)
 {
+	struct summary sum;
 	int ret;
 
 	if (p->list_roots) {
@@ -156,8 +157,9 @@ static int list(struct prog *p, struct analysis *a)
 	}
 	ret = list_tables(stdout, &a->graph) ? TC_EXIT_OUTPUT :
 						 TC_EXIT_CLEAN;
+	analysis_summary(a, &sum);
 	if (!p->quiet)
-		emit_summary(stderr, &a->summary, a->findings.nr);
+		emit_summary(stderr, &sum, a->findings.nr);
 	return ret;
 }
 

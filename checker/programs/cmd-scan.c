@@ -11,7 +11,7 @@
 
 static int shard_stored(struct prog *p, struct analysis *a)
 {
-	const struct run_summary *s = &a->summary;
+	const struct tu_stats *s = &a->tus;
 
 	if (!p->quiet)
 		diag_status("shard %u/%u: %zu of %zu compile-database entries "
@@ -27,10 +27,10 @@ static int shard_stored(struct prog *p, struct analysis *a)
 /* Joined databases that overlap: said, since one copy was dropped. */
 static int scan_report(struct prog *p, struct analysis *a)
 {
-	if (a->summary.duplicates)
+	if (a->tus.duplicates)
 		diag_warning("%zu TUs are in more than one database: the "
 			     "facts of the first that holds each were used",
-			     a->summary.duplicates);
+			     a->tus.duplicates);
 	return prog_report(p, a);
 }
 

@@ -56,6 +56,7 @@ static int trace_mode(struct prog *p, struct analysis *a)
 	struct trace_report j = { 0 };
 	struct dwsym *d = NULL;
 	struct out_file of = { 0 };
+	struct summary sum;
 	unsigned long long kaslr = 0;
 	char err[1024];
 	FILE *out = stdout;
@@ -94,11 +95,12 @@ static int trace_mode(struct prog *p, struct analysis *a)
 		}
 		out = of.f;
 	}
+	analysis_summary(a, &sum);
 	if (!strcmp(p->format, "json"))
 		ret = trace_report_json(out, &j, &a->findings, &a->low);
 	else if (!strcmp(p->format, "sarif"))
 		ret = trace_report_sarif(out, &j, &a->findings, &a->low,
-					 &a->summary, a->root);
+					 &sum, a->root);
 	else
 		ret = trace_report_text(out, &j, &a->findings);
 	if (p->output) {

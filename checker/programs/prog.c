@@ -84,7 +84,7 @@ char *prog_compdb(const char *path)
 /* --context: guest, or nested (a KVM host's reads). */
 static bool in_context(const struct finding *f, void *context)
 {
-	return !strcmp(f->context, context);
+	return !strcmp(finding_context(f), context);
 }
 
 /* --only DIR: a file under one of the directories (or that file). */
@@ -103,8 +103,8 @@ static bool under_only(const struct finding *f, void *data)
 			n--;
 		if (!n || !strcmp(d, "."))
 			return true;
-		if (f->file && !strncmp(f->file, d, n) &&
-		    (!f->file[n] || f->file[n] == '/'))
+		if (f->site->file && !strncmp(f->site->file, d, n) &&
+		    (!f->site->file[n] || f->site->file[n] == '/'))
 			return true;
 	}
 	return false;
@@ -155,7 +155,7 @@ int prog_analyse(struct prog *p, struct analysis *a)
  * Fail closed: a run that analysed nothing, or fewer TUs than asked, must
  * not pass a CI gate. True (and why in one line) when it is incomplete.
  */
-static bool incomplete(const struct run_summary *s,
+static bool incomplete(const struct tu_stats *s,
 		       const struct min_analysed *m)
 {
 	size_t tried = s->entries - s->skipped;
@@ -191,7 +191,7 @@ int prog_analysed(struct prog *p,
 
 int prog_status(const struct prog *p, const struct analysis *a)
 {
-	if (incomplete(&a->summary, &p->min))
+	if (incomplete(&a->tus, &p->min))
 		return TC_EXIT_INCOMPLETE;
 	/* -Wno-error=RULE: printed, not failing. */
 	return switches_errors(&p->sw, &a->findings) ? TC_EXIT_FINDINGS :
@@ -206,13 +206,14 @@ int prog_status(const struct prog *p, const struct analysis *a)
 static int report_stage(const struct prog *p, struct analysis *a)
 {
 	struct waivers w = { 0 };
+	struct summary sum;
 	char err[1024] = "";
 	int ret = 0;
 
 	if (p->waivers && waivers_load(&w, p->waivers, err, sizeof(err)))
 		return prog_fail(err, TC_EXIT_USAGE);
 	/* Each bad waiver is said where it is. */
-	ret = waivers_apply(&w, a->root, &a->findings, &a->summary,
+	ret = waivers_apply(&w, a->root, &a->findings, &a->baseline,
 			    p->no_waivers);
 	waivers_free(&w);
 	if (ret)
@@ -221,14 +222,15 @@ static int report_stage(const struct prog *p, struct analysis *a)
 	    baseline_write(p->write_baseline, &a->findings, err, sizeof(err)))
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (p->baseline &&
-	    baseline_apply(p->baseline, &a->findings, &a->summary, err,
+	    baseline_apply(p->baseline, &a->findings, &a->baseline, err,
 			   sizeof(err)))
 		return prog_fail(err, TC_EXIT_USAGE);
 	if (p->graph_dir &&
 	    picture_graphs(p->graph_dir, &a->findings, err, sizeof(err)))
 		return prog_fail(err, TC_EXIT_OUTPUT);
+	analysis_summary(a, &sum);
 	if (p->html &&
-	    picture_html(p->html, &a->findings, &a->summary, a->root, err,
+	    picture_html(p->html, &a->findings, &sum, a->root, err,
 			 sizeof(err)))
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	return 0;
@@ -236,15 +238,16 @@ static int report_stage(const struct prog *p, struct analysis *a)
 
 static int emit(FILE *out, const struct prog *p, const struct analysis *a)
 {
+	struct summary sum;
 	int ret;
 
+	analysis_summary(a, &sum);
 	if (!strcmp(p->format, "json"))
-		return emit_json(out, &a->findings, &a->low, &a->summary);
+		return emit_json(out, &a->findings, &a->low, &sum);
 	if (!strcmp(p->format, "codequality"))
 		return emit_codequality(out, &a->findings, &a->low);
 	if (!strcmp(p->format, "sarif"))
-		return emit_sarif(out, &a->findings, &a->low, &a->summary,
-				  a->root);
+		return emit_sarif(out, &a->findings, &a->low, &sum, a->root);
 	ret = emit_text(out, &a->findings, &p->eo);
 	emit_low(out, &a->low);
 	return ret || ferror(out) ? -EIO : 0;
@@ -253,6 +256,7 @@ static int emit(FILE *out, const struct prog *p, const struct analysis *a)
 int prog_report(struct prog *p, struct analysis *a)
 {
 	struct out_file o = { .f = stdout };
+	struct summary sum;
 	int ret = report_stage(p, a);
 
 	if (ret)
@@ -274,7 +278,8 @@ int prog_report(struct prog *p, struct analysis *a)
 			   "<stdout>");
 		return TC_EXIT_OUTPUT;
 	}
+	analysis_summary(a, &sum);
 	if (!p->quiet)
-		emit_summary(stderr, &a->summary, a->findings.nr);
+		emit_summary(stderr, &sum, a->findings.nr);
 	return prog_status(p, a);
 }

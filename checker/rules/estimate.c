@@ -76,14 +76,13 @@ static bool chains_add_up(const struct chain *a, const struct chain *b)
 
 void estimate_finding(struct finding *f, const struct root_set *set)
 {
+	const struct chain *c = &f->chains[0];
+	bool rare_only = c->rare > 0;
 	size_t i;
 	bool guess;
 
-	f->rate.loops = loops_from(&f->chain, 0, &f->rate.loop_guess);
+	f->rate.loops = loops_from(c, 0, &f->rate.loop_guess);
 	f->rate.weight = set->weight;
-	f->rate.per_boot = !strcmp(f->phase, "boot");
-	f->rate.estimate = f->rate.per_boot ? f->rate.loops :
-					      set->weight * f->rate.loops;
 	/*
 	 * Per operation: the root set's ("page fault"); when the chain
 	 * needs a rare condition, per that event ("SError exit"), counting
@@ -91,24 +90,20 @@ void estimate_finding(struct finding *f, const struct root_set *set)
 	 * run loop that takes each exit) repeat the event, not the read
 	 * within it.
 	 */
-	f->rate.rare_only = f->chain.rare > 0;
-	f->rate.per = f->rate.rare_only ? f->chain.rare_label :
+	f->rate.per = rare_only ? c->rare_label :
 		      set->per ? set->per : set->name;
 	f->rate.value = f->rate.loops;
-	f->rate.how = "modelled";
-	for (i = 0; f->rate.rare_only && i < f->chain.len; i++)
-		if (f->chain.steps[i].rare) {
-			f->rate.value = loops_from(&f->chain, i, &guess);
+	for (i = 0; rare_only && i < c->len; i++)
+		if (c->steps[i].rare) {
+			f->rate.value = loops_from(c, i, &guess);
 			break;
 		}
 	f->rate.paths = 1;
-	for (i = 0; !f->rate.rare_only && !f->rate.per_boot &&
-		    i < f->nr_others; i++)
-		if (chains_add_up(&f->chain, &f->others[i])) {
-			f->rate.value += loops_from(&f->others[i], 0, &guess);
+	for (i = 1; !rare_only && !finding_per_boot(f) && i < f->nr_chains;
+	     i++)
+		if (chains_add_up(c, &f->chains[i])) {
+			f->rate.value += loops_from(&f->chains[i], 0, &guess);
 			f->rate.loop_guess |= guess;
 			f->rate.paths++;
 		}
-	if (f->rate.paths > 1)
-		f->rate.estimate = set->weight * f->rate.value;
 }

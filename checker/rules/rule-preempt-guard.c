@@ -65,8 +65,8 @@ bool rule_preempt_guard_chain(const struct rule_ctx *ctx,
 	/* Roots that run with preemption disabled ("context: atomic"). */
 	if (set->atomic)
 		return false;
-	for (i = 0; i < f->chain.len; i++) {
-		const struct chain_step *s = &f->chain.steps[i];
+	for (i = 0; i < f->chains[0].len; i++) {
+		const struct chain_step *s = &f->chains[0].steps[i];
 
 		if (guards_have(s->guards, GUARD_NOT_PREEMPTIBLE))
 			return false;

@@ -36,7 +36,7 @@ bool rule_slow_entropy_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 {
 	const struct finding *f = ctx->finding;
 	const char *line;
-	size_t col = f->col - 1, i;
+	size_t col = f->site->col - 1, i;
 	bool have = false;
 	char *area;
 
@@ -44,29 +44,29 @@ bool rule_slow_entropy_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 		have = strstr(ctx->src->lines[i], "crng_ready()") != NULL;
 	if (!have) {
 		*why = xasprintf("crng_ready() is not used in %s: no readiness "
-				 "test to gate the call with", f->file);
+				 "test to gate the call with", f->site->file);
 		return false;
 	}
-	if (f->line > ctx->src->nr_lines)
+	if (f->site->line > ctx->src->nr_lines)
 		goto err_shape;
-	line = ctx->src->lines[f->line - 1];
+	line = ctx->src->lines[f->site->line - 1];
 	if (col < 4 || strlen(line) < col ||
 	    strncmp(line + col - 4, "if (", 4) ||
-	    strncmp(line + col, f->sink, strlen(f->sink)))
+	    strncmp(line + col, finding_sink(f), strlen(finding_sink(f))))
 		goto err_shape;
-	e->first = e->last = f->line;
+	e->first = e->last = f->site->line;
 	fix_edit_add_line(e, "%.*sunlikely(!crng_ready()) && %s", (int)col,
 			  line, line + col);
-	area = fix_area(f->file);
+	area = fix_area(f->site->file);
 	e->subject = xasprintf("%s: avoid %s() in %s() once the CRNG is ready",
-			       area, f->sink, f->function);
+			       area, finding_sink(f), f->fn->name);
 	free(area);
 	e->body = xasprintf("%s() calls %s() on every call, which executes a "
 			    "slow entropy instruction (RDRAND/RNDR class, "
 			    "hundreds of cycles). Once the CRNG is ready its "
 			    "output does not need it; before that, every bit "
 			    "helps. Only make the call while the CRNG is not "
-			    "ready.", f->function, f->sink);
+			    "ready.", f->fn->name, finding_sink(f));
 	return true;
 
 err_shape:

@@ -277,6 +277,32 @@ static bool pick_primary(const struct graph *g, const struct reach *r,
 	return true;
 }
 
+/* Code that runs on a KVM host (the architecture's context.def). */
+static bool nested_file(const char *file)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; file && i < a->nr_host_paths; i++)
+		if (!strncmp(file, a->host_paths[i], strlen(a->host_paths[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Where the read traps: a chain that runs through KVM host or hyp code
+ * executes on a host, which traps only when it is itself a guest.
+ */
+static bool chain_nested(const struct chain *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (nested_file(c->steps[i].file))
+			return true;
+	return false;
+}
+
 static bool fill_chains(const struct graph *g, const struct reach *r,
 			const struct gsink *s, struct finding *f)
 {
@@ -291,8 +317,10 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 		return false;
 	}
 	q = xcalloc(64, sizeof(*q));
-	build_chain(g, primary, n, s, &f->chain);
-	f->chain.args_hold = v == ARGS_HOLD;
+	f->chains = xcalloc(1, sizeof(*f->chains));
+	f->nr_chains = 1;
+	build_chain(g, primary, n, s, &f->chains[0]);
+	f->chains[0].args_hold = v == ARGS_HOLD;
 	q[0].node = s->func;
 	q[0].edges = NULL;
 	q[0].len = 0;
@@ -306,7 +334,7 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 	 * finish_fault() and from filemap_map_pages() through
 	 * vm_ops->map_pages().
 	 */
-	for (head = 0; head < nq && f->nr_others < FINDING_MAX_OTHER_CHAINS;
+	for (head = 0; head < nq && f->nr_chains <= FINDING_MAX_OTHER_CHAINS;
 	     head++) {
 		struct tail *t = &q[head];
 		const struct gnode *fn = &g->nodes[t->node];
@@ -314,7 +342,7 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 		if (t->len >= OTHER_CHAIN_DEPTH)
 			continue;
 		for (i = 0; i < fn->nr_in &&
-		     f->nr_others < FINDING_MAX_OTHER_CHAINS; i++) {
+		     f->nr_chains <= FINDING_MAX_OTHER_CHAINS; i++) {
 			int e = fn->in[i], caller = g->edges[e].caller;
 			size_t m, j;
 			bool seen = caller == s->func;
@@ -343,11 +371,11 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 				seen = same_edges(alt, m + 1 + t->len, done[j],
 						  done_len[j]);
 			if (!seen) {
-				f->others = xrealloc(f->others,
-						     (f->nr_others + 1) *
-						     sizeof(*f->others));
+				f->chains = xrealloc(f->chains,
+						     (f->nr_chains + 1) *
+						     sizeof(*f->chains));
 				build_chain(g, alt, m + 1 + t->len, s,
-					    &f->others[f->nr_others++]);
+					    &f->chains[f->nr_chains++]);
 				done[nd] = alt;
 				done_len[nd++] = m + 1 + t->len;
 			} else {
@@ -375,7 +403,11 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 		free(done[i]);
 	free(q);
 	free(primary);
-	sort_n(f->others, f->nr_others, sizeof(*f->others), chain_order);
+	/* The other chains in order, after the shortest. */
+	sort_n(f->chains + 1, f->nr_chains - 1, sizeof(*f->chains),
+	       chain_order);
+	for (i = 0; i < f->nr_chains; i++)
+		f->chains[i].nested = chain_nested(&f->chains[i]);
 	return true;
 }
 
@@ -391,17 +423,8 @@ static struct finding *new_finding(struct findings *out,
 	f->doubt.unless = proto->doubt.unless ? xstrdup(proto->doubt.unless) :
 						NULL;
 	f->rule = rule->id;
-	f->file = ctx->site->file;
-	f->line = ctx->site->line;
-	f->col = ctx->site->col;
-	f->function = ctx->func->name;
-	f->func_static = ctx->func->is_static;
-	f->func_file = ctx->func->file;
-	f->func_line = ctx->func->line;
-	f->sink = ctx->def->name;
-	f->site_arg = ctx->site->arg;
-	f->ordinal = ctx->site->ordinal;
-	f->context = "guest";
+	f->site = ctx->site;
+	f->fn = ctx->func;
 	return f;
 }
 
@@ -424,32 +447,6 @@ static const struct reach *pick(const struct reach *steady,
 	if (reach_has(steady, s->func) && !s->boot)
 		return steady;
 	return reach_has(any, s->func) ? any : NULL;
-}
-
-/* Code that runs on a KVM host (the architecture's context.def). */
-static bool nested_file(const char *file)
-{
-	const struct arch *a = arch_current();
-	size_t i;
-
-	for (i = 0; file && i < a->nr_host_paths; i++)
-		if (!strncmp(file, a->host_paths[i], strlen(a->host_paths[i])))
-			return true;
-	return false;
-}
-
-/*
- * Where the read traps: a chain that runs through KVM host or hyp code
- * executes on a host, which traps only when it is itself a guest.
- */
-static const char *chain_context(const struct chain *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->len; i++)
-		if (nested_file(c->steps[i].file))
-			return "nested";
-	return "guest";
 }
 
 /*
@@ -482,26 +479,28 @@ static unsigned int chain_inferred(const struct chain *c)
 /* Which of two root sets' findings of one site explains it better? */
 static bool better(const struct finding *a, const struct finding *b)
 {
-	bool ga = !strcmp(a->context, "guest"), gb = !strcmp(b->context,
-							       "guest");
+	bool ga = !strcmp(finding_context(a), "guest");
+	bool gb = !strcmp(finding_context(b), "guest");
+	const struct chain *ca = &a->chains[0], *cb = &b->chains[0];
 
 	if (ga != gb)
 		return ga;
-	if (a->chain.rare != b->chain.rare)
-		return a->chain.rare < b->chain.rare;
-	if (a->doubt.low != b->doubt.low)
-		return !a->doubt.low;
+	if (ca->rare != cb->rare)
+		return ca->rare < cb->rare;
+	if (finding_low(a) != finding_low(b))
+		return !finding_low(a);
 	if (a->doubt.inferred != b->doubt.inferred)
 		return a->doubt.inferred < b->doubt.inferred;
-	if (a->chain.len != b->chain.len)
-		return a->chain.len < b->chain.len;
-	return a->rate.estimate > b->rate.estimate;
+	if (ca->len != cb->len)
+		return ca->len < cb->len;
+	return finding_estimate(a) > finding_estimate(b);
 }
 
 static bool same_site(const struct finding *a, const struct finding *b)
 {
-	return a->rule == b->rule && a->line == b->line &&
-	       a->col == b->col && !strcmp(a->file, b->file);
+	return a->rule == b->rule && a->site->line == b->site->line &&
+	       a->site->col == b->site->col &&
+	       !strcmp(a->site->file, b->site->file);
 }
 
 /* On a KVM host the read traps only under nested virtualisation. */
@@ -511,7 +510,7 @@ static void say_nested(struct finding *f)
 	const char *at = strstr(f->message, hot);
 	char *m;
 
-	if (strcmp(f->context, "nested") || !at)
+	if (strcmp(finding_context(f), "nested") || !at)
 		return;
 	m = xasprintf("%.*s on a hot path of a KVM host (traps only under "
 		      "nested virtualisation)%s", (int)(at - f->message),
@@ -547,17 +546,11 @@ static void group_sites(struct findings *in, struct findings *out)
 			if (i == best)
 				continue;
 			f->also[f->nr_also++] = in->v[i];
-			if (!strcmp(in->v[i].context, "guest"))
-				f->context = "guest";
-			if (!in->v[i].doubt.low)
-				f->doubt.low = false;
 		}
 	}
 	in->nr = 0;
 }
 
-/* A finding through more inferred calls than this is of low confidence. */
-#define CONFIDENT_INFERRED	1
 
 /* Per root set: [2j] steady paths only, [2j + 1] any path. */
 static struct reach *compute_reaches(const struct graph *g,
@@ -579,16 +572,20 @@ static void site_alone(struct findings *all, const struct finding *proto,
 {
 	struct finding *f = new_finding(all, proto, rule, ctx);
 	const struct gsink *s = ctx->site;
+	struct chain *c;
 
 	f->phase = s->boot ? "boot" : "steady";
-	f->chain.len = 1;
-	f->chain.steps = xcalloc(1, sizeof(*f->chain.steps));
-	f->chain.steps[0].function = ctx->func->name;
-	f->chain.steps[0].file = s->file;
-	f->chain.steps[0].line = s->line;
-	f->chain.steps[0].col = s->col;
-	f->chain.steps[0].guards = s->guards;
-	f->context = chain_context(&f->chain);
+	f->chains = xcalloc(1, sizeof(*f->chains));
+	f->nr_chains = 1;
+	c = &f->chains[0];
+	c->len = 1;
+	c->steps = xcalloc(1, sizeof(*c->steps));
+	c->steps[0].function = ctx->func->name;
+	c->steps[0].file = s->file;
+	c->steps[0].line = s->line;
+	c->steps[0].col = s->col;
+	c->steps[0].guards = s->guards;
+	c->nested = chain_nested(c);
 }
 
 /* One rule at one site: a finding per root set that reaches it. */
@@ -620,19 +617,15 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			refuted = true;
 			continue;
 		}
-		f->doubt.inferred = chain_inferred(&f->chain);
-		f->doubt.only_when = chain_only_when(&f->chain);
-		f->doubt.low = f->doubt.inferred > CONFIDENT_INFERRED ||
-			       f->doubt.only_when || f->doubt.unless;
-		f->context = chain_context(&f->chain);
+		f->doubt.inferred = chain_inferred(&f->chains[0]);
+		f->doubt.only_when = chain_only_when(&f->chains[0]);
 		/* Code KVM as the outer hypervisor never lets run there. */
-		if (!(o && o->outer_any) && !strcmp(f->context, "nested"))
+		if (!(o && o->outer_any) && f->chains[0].nested)
 			f->doubt.not_offered = outer_refusal(
-				g, &f->chain, f->others, f->nr_others);
-		f->doubt.low |= f->doubt.not_offered != NULL;
+				g, &f->chains[0], f->chains + 1,
+				f->nr_chains - 1);
+		/* A rare branch only, the others: notes (finding_low()). */
 		estimate_finding(f, &roots->sets[j]);
-		/* Only when a rare branch is taken: a note, not a warning. */
-		f->doubt.low |= f->rate.rare_only;
 		if (rule->check_chain &&
 		    !rule->check_chain(ctx, f, &roots->sets[j])) {
 			drop_last(all);
@@ -643,8 +636,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			break;
 	}
 	if (refuted && !reported && st) {
-		if (st->args_refuted < RULES_REFUTED_EXAMPLES)
-			snprintf(st->refuted_ex[st->args_refuted],
+		if (st->nr_refuted_ex < RULES_REFUTED_EXAMPLES)
+			snprintf(st->refuted_ex[st->nr_refuted_ex++],
 				 sizeof(st->refuted_ex[0]), "%s:%u in %s()",
 				 s->file, s->line, ctx->func->name);
 		st->args_refuted++;
@@ -674,7 +667,7 @@ static void sort_out(struct findings *all, const struct rules_opts *o,
 		struct finding *f = &grouped.v[i];
 
 		say_nested(f);
-		if (f->doubt.low && !(o && o->all_chains) && low)
+		if (finding_low(f) && !(o && o->all_chains) && low)
 			*PUSH(low->v, low->nr, low->alloc) = *f;
 		else
 			*PUSH(out->v, out->nr, out->alloc) = *f;

@@ -141,7 +141,8 @@ d = {key(f) for f in one['findings']}
 c = {key(f) for f in cloud['findings']}
 want = {k: [n for n, s in (('defconfig', d), ('cloud', c)) if k in s]
         for k in d | c}
-assert got == want, set(got.items()) ^ set(want.items())
+assert got == want, [(k, got.get(k), want.get(k)) for k in
+                     sorted(set(got) | set(want)) if got.get(k) != want.get(k)]
 assert any(v == ['defconfig'] for v in want.values())
 assert any(v == ['cloud'] for v in want.values())
 rng = [f['root'] for f in one['findings'] + cloud['findings']

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "trapcheck/model/sinks.h"
 #include "trapcheck/output/cocci-emit.h"
 #include "trapcheck/base/util.h"
 
@@ -21,6 +22,7 @@
 struct one {
 	struct finding f;
 	struct fix_sites sites;
+	struct findings list;	/* the notes --emit-cocci leaves */
 	char path[64];
 	char *out;
 };
@@ -51,27 +53,41 @@ static void add_site(struct one *o, struct finding *f, const char *text,
 
 	memset(s, 0, sizeof(*s));
 	s->f = f;
-	split(&s->src, f->file, text);
+	split(&s->src, f->site->file, text);
 	s->e.first = first;
 	s->e.last = last;
 	for (; *new; new++)
 		fix_edit_add_line(&s->e, "%s", *new);
-	s->e.subject = xasprintf("fix %s()", f->function);
+	s->e.subject = xasprintf("fix %s()", f->fn->name);
 }
+
+/* The graph's side of the test's findings: a few at a time. */
+static struct gsink sites[8];
+static struct gnode fns[8];
+static unsigned int nr_made;
 
 static void init_finding(struct finding *f, const char *file,
 			 const char *function, unsigned int func_line,
 			 unsigned int line, const char *sink)
 {
+	struct gsink *s = &sites[nr_made % ARRAY_SIZE(sites)];
+	struct gnode *n = &fns[nr_made++ % ARRAY_SIZE(fns)];
+
 	memset(f, 0, sizeof(*f));
+	memset(s, 0, sizeof(*s));
+	memset(n, 0, sizeof(*n));
+	n->name = function;
+	n->file = file;
+	n->line = func_line;
+	n->defined = true;
+	s->file = file;
+	s->line = line;
+	s->col = 2;
+	s->sink = sink_lookup_name(sink);
+	assert_true(s->sink >= 0);
 	f->rule = "trapping-idreg-read";
-	f->file = file;
-	f->func_file = file;
-	f->function = function;
-	f->func_line = func_line;
-	f->line = line;
-	f->col = 2;
-	f->sink = sink;
+	f->site = s;
+	f->fn = n;
 	f->message = "a message";
 }
 
@@ -88,6 +104,7 @@ static int emit(struct one *o)
 	ret = mkstemp(o->path);
 	assert_true(ret >= 0);
 	close(ret);
+	o->sites.list = &o->list;
 	ret = cocci_emit(o->path, &o->sites, &co, err, sizeof(err));
 	assert_true(ret >= 0);
 	fp = fopen(o->path, "r");
@@ -104,12 +121,17 @@ static int emit(struct one *o)
 
 static void done(struct one *o)
 {
-	size_t i;
-
-	for (i = 0; i < o->sites.nr; i++)
-		free(o->sites.v[i].f->report.fix_note);
+	findings_free(&o->list);
 	fix_sites_free(&o->sites);
 	free(o->out);
+}
+
+/* What --emit-cocci said of @f: why it left its fix out, or NULL. */
+static const char *fix_note(const struct one *o, const struct finding *f)
+{
+	const struct finding_note *n = finding_note_of(&o->list, f);
+
+	return n ? n->fix_note : NULL;
 }
 
 static void has(const char *text, const char *want)
@@ -164,7 +186,7 @@ static void test_statement(void **state)
 	has(o.out, "/// - fix cpu_has_hw_af()\n");
 	has(o.out, "from the analysis of linux.");
 	lacks(o.out, "// raw");
-	assert_null(f.report.fix_note);
+	assert_null(fix_note(&o, &f));
 	done(&o);
 }
 
@@ -304,11 +326,12 @@ static void check_left_out(const char *text, unsigned int func_line,
 	assert_int_equal(emit(&o), 0);
 	lacks(o.out, "@fix1");
 	has(o.out, "//# Left out: a/b.c:");
-	assert_non_null(f.report.fix_note);
-	if (strncmp(f.report.fix_note, "fix not in ", 11) ||
-	    !strstr(f.report.fix_note, why))
-		print_error("fix_note: %s\nwant: %s\n", f.report.fix_note, why);
-	assert_non_null(strstr(f.report.fix_note, why));
+	assert_non_null(fix_note(&o, &f));
+	if (strncmp(fix_note(&o, &f), "fix not in ", 11) ||
+	    !strstr(fix_note(&o, &f), why))
+		print_error("fix_note: %s\nwant: %s\n", fix_note(&o, &f),
+			    why);
+	assert_non_null(strstr(fix_note(&o, &f), why));
 	done(&o);
 }
 
@@ -345,12 +368,14 @@ static void test_overlap(void **state)
 		     "cpu_has_hw_af", 1, 6, "read_cpuid");
 	init_finding(&g, "arch/arm64/include/asm/cpufeature.h",
 		     "cpu_has_hw_af", 1, 6, "read_cpuid");
+	/* The second site of the same read in that function. */
+	((struct gsink *)g.site)->ordinal = 2;
 	add_site(&o, &f, hw_af, 6, 6, new);
 	add_site(&o, &g, hw_af, 6, 7, new);
 	assert_int_equal(emit(&o), 1);
-	assert_null(f.report.fix_note);
-	assert_non_null(g.report.fix_note);
-	assert_non_null(strstr(g.report.fix_note, "overlap the fix of"));
+	assert_null(fix_note(&o, &f));
+	assert_non_null(fix_note(&o, &g));
+	assert_non_null(strstr(fix_note(&o, &g), "overlap the fix of"));
 	done(&o);
 }
 

@@ -614,26 +614,26 @@ static void test_rules_local_cap(void **state)
 			    "preempt-guard");
 	assert_string_equal(f->rule, "local-cap-check");
 	assert_string_equal(f->root, "crng");
-	assert_string_equal(f->function, "target");
-	assert_string_equal(f->sink, "this_cpu_has_cap");
+	assert_string_equal(f->fn->name, "target");
+	assert_string_equal(finding_sink(f), "this_cpu_has_cap");
 	assert_non_null(f->read.cap);
 	assert_string_equal(f->read.cap, "ARM64_HAS_RNG");
-	assert_string_equal(f->file, MEMORY_C);
-	assert_int_equal(f->line, 52);
-	assert_int_equal(f->col, 9);
+	assert_string_equal(f->site->file, MEMORY_C);
+	assert_int_equal(f->site->line, 52);
+	assert_int_equal(f->site->col, 9);
 	assert_non_null(f->message);
 	assert_non_null(strstr(f->message, "ARM64_HAS_RNG"));
 
 	/* The shortest chain, root first; each step at its call site. */
-	assert_int_equal(f->chain.len, 3);
-	assert_string_equal(f->chain.steps[0].function, "root_fn");
-	assert_string_equal(f->chain.steps[1].function, "mid");
-	assert_string_equal(f->chain.steps[2].function, "target");
-	assert_int_equal(f->chain.steps[0].line, 12);
-	assert_int_equal(f->chain.steps[1].line, 21);
-	assert_int_equal(f->chain.steps[2].line, 52);
-	assert_null(f->chain.steps[0].via);
-	assert_string_equal(f->chain.steps[1].via, "mid_alias");
+	assert_int_equal(f->chains[0].len, 3);
+	assert_string_equal(f->chains[0].steps[0].function, "root_fn");
+	assert_string_equal(f->chains[0].steps[1].function, "mid");
+	assert_string_equal(f->chains[0].steps[2].function, "target");
+	assert_int_equal(f->chains[0].steps[0].line, 12);
+	assert_int_equal(f->chains[0].steps[1].line, 21);
+	assert_int_equal(f->chains[0].steps[2].line, 52);
+	assert_null(f->chains[0].steps[0].via);
+	assert_string_equal(f->chains[0].steps[1].via, "mid_alias");
 	findings_free(&fs);
 	graph_free(&g);
 }
@@ -669,15 +669,15 @@ static void test_rules_trapping_idreg(void **state)
 	f = &fs.v[0];
 	assert_string_equal(f->rule, "trapping-idreg-read");
 	assert_string_equal(f->root, "crng");
-	assert_string_equal(f->sink, "read_cpuid");
+	assert_string_equal(finding_sink(f), "read_cpuid");
 	assert_non_null(f->read.reg);
 	assert_string_equal(f->read.reg, "ID_AA64MMFR1_EL1");
 	assert_non_null(f->read.trap);
 	assert_string_equal(f->read.trap, "HCR_EL2.TID3");
 	assert_null(f->read.cap);
-	assert_int_equal(f->chain.len, 2);
-	assert_string_equal(f->chain.steps[0].function, "root_fn");
-	assert_string_equal(f->chain.steps[1].function, "mid");
+	assert_int_equal(f->chains[0].len, 2);
+	assert_string_equal(f->chains[0].steps[0].function, "root_fn");
+	assert_string_equal(f->chains[0].steps[1].function, "mid");
 	findings_free(&fs);
 	graph_free(&g);
 }
@@ -715,9 +715,9 @@ static void test_rules_header_sink_once(void **state)
 	run_rules(sinks, ARRAY_SIZE(sinks), &g, &fs);
 	assert_int_equal(g.nr_sinks, 1);
 	assert_int_equal(fs.nr, 1);
-	assert_string_equal(fs.v[0].function, "hdr_inline");
-	assert_string_equal(fs.v[0].file, CPUFEATURE_H);
-	assert_int_equal(fs.v[0].chain.len, 2);
+	assert_string_equal(fs.v[0].fn->name, "hdr_inline");
+	assert_string_equal(fs.v[0].site->file, CPUFEATURE_H);
+	assert_int_equal(fs.v[0].chains[0].len, 2);
 	findings_free(&fs);
 	graph_free(&g);
 }

@@ -167,7 +167,7 @@ static void test_argument(void **state)
 	assert_false(guards_have("x<argument reg is A>", GUARD_ARGUMENT));
 }
 
-/* A site the configuration compiles out (extract-guards.c). */
+/* A site the configuration compiles out (clang/extract-body.c). */
 static void test_never(void **state)
 {
 	assert_true(guards_never("x && <never: 0&&y>"));

@@ -841,7 +841,7 @@ static bool fields_served(const struct fix_ctx *ctx, const char *reg,
 	const struct arm64_tables *t = ctx->graph->arch_tables;
 	size_t i;
 
-	fields_tested(ctx->src, ctx->finding->line, reg, tf);
+	fields_tested(ctx->src, ctx->finding->site->line, reg, tf);
 	for (i = 0; i < tf->nr; i++) {
 		switch (arm64_ftr_field(t, reg, tf->shift[i])) {
 		case FTR_FIELD_ABSENT:
@@ -850,7 +850,7 @@ static bool fields_served(const struct fix_ctx *ctx, const char *reg,
 					 "describe: read_sanitised_ftr_reg() "
 					 "returns 0 there; keep this CPU's "
 					 "value, cached at CPU bring-up",
-					 ctx->finding->function, tf->shift[i],
+					 ctx->finding->fn->name, tf->shift[i],
 					 reg);
 			return false;
 		case FTR_FIELD_NONSTRICT:
@@ -874,8 +874,9 @@ static void tested_fields_free(struct tested_fields *tf)
 
 /*
  * The fix of commit a89c6bcdac22: the read becomes
- * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when the tree's arm64_ftr_regs[] serves the
- * register and the read is written on one line.
+ * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when
+ * the tree's arm64_ftr_regs[] serves the register and the read is written
+ * on one line.
  */
 static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		     char **why)
@@ -888,7 +889,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	if (!f->read.reg) {
 		*why = xasprintf("%s() reads a register chosen at run time: "
 				 "no single sanitised register to read",
-				 f->sink);
+				 finding_sink(f));
 		return false;
 	}
 	if (f->read.cached != 1) {
@@ -896,7 +897,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 				 "no sanitised copy to read", f->read.reg);
 		return false;
 	}
-	if (f->line > ctx->src->nr_lines)
+	if (f->site->line > ctx->src->nr_lines)
 		goto err_shape;
 	if (!fields_served(ctx, f->read.reg, &tf, why)) {
 		tested_fields_free(&tf);
@@ -909,7 +910,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	if (!close)
 		goto err_shape;
 	ind = line_indent(line);
-	e->first = e->last = f->line;
+	e->first = e->last = f->site->line;
 	fix_edit_add_line(e, "%s/*", ind);
 	fix_edit_add_line(e, "%s * Use cached version to avoid emulated msr "
 			  "operation on KVM", ind);
@@ -918,9 +919,9 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	fix_edit_add_line(e, "%.*sread_sanitised_ftr_reg(SYS_%s)%s",
 			  (int)(at - line), line, f->read.reg, close + 1);
 	free(ind);
-	area = fix_area(f->file);
+	area = fix_area(f->site->file);
 	e->subject = xasprintf("%s: avoid trapping ID register read in %s()",
-			       area, f->function);
+			       area, f->fn->name);
 	free(area);
 	e->body = xasprintf("%s() reads %s from hardware with %s(). Under "
 			    "virtualization the hypervisor traps guest reads "
@@ -929,8 +930,8 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			    "and the kernel keeps its sanitised value in "
 			    "arm64_ftr_regs[]: read_sanitised_ftr_reg() "
 			    "returns it from memory, with no register access "
-			    "and hence no trap.%s", f->function, f->read.reg,
-			    f->sink, f->read.trap, tf.nonstrict ?
+			    "and hence no trap.%s", f->fn->name, f->read.reg,
+			    finding_sink(f), f->read.trap, tf.nonstrict ?
 			    "\n\nA field the function tests is FTR_NONSTRICT: "
 			    "the sanitised value is the system-wide safe "
 			    "value, which every CPU now sees." : "");
@@ -940,7 +941,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 err_shape:
 	tested_fields_free(&tf);
 	*why = xasprintf("the read is not written as %s(...) on one line",
-			 f->sink);
+			 finding_sink(f));
 	return false;
 }
 

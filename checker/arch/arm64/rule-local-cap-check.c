@@ -38,7 +38,7 @@ static bool check(const struct rule_ctx *ctx, struct finding *f,
 	f->read.cached = -1;
 	cap = ctx->site->arg ? arm64_cap_find(t, ctx->site->arg) : NULL;
 	if (cap && cap->how && !cap->reads)
-		return false;		/* its matches() reads no register */
+		return false;	/* its matches() reads no register */
 	if (cap && cap->reads && cap->trap == TRAP_NONE)
 		return false;		/* MIDR: virtualised, no trap */
 	if (!cap || !cap->reads) {
@@ -183,9 +183,9 @@ static bool can_fix(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 	size_t i;
 
 	for (i = 0; i < ctx->graph->nr_sinks; i++)
-		if (ctx->graph->sinks[i].file == f->file &&
-		    ctx->graph->sinks[i].line == f->line &&
-		    ctx->graph->sinks[i].col == f->col)
+		if (ctx->graph->sinks[i].file == f->site->file &&
+		    ctx->graph->sinks[i].line == f->site->line &&
+		    ctx->graph->sinks[i].col == f->site->col)
 			site = &ctx->graph->sinks[i];
 	if (!cap || !cap->reg || !cap->field) {
 		*why = xasprintf("capability %s not found in the tree's tables "
@@ -233,9 +233,9 @@ static void fix_lines(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 		    xasprintf("%s_%s_%s", cap->reg, cap->field, cap->min);
 
 	e->first = c;
-	e->last = f->line;
+	e->last = f->site->line;
 	fix_edit_add_line(e, "%s {", lines[c - 1]);
-	for (c++; c < f->line; c++)
+	for (c++; c < f->site->line; c++)
 		fix_edit_add_line(e, "%s", lines[c - 1]);
 	fix_edit_add_line(e, "%s/*", ind);
 	fix_edit_add_line(e, "%s * Query the in-memory sanitised value to "
@@ -260,7 +260,7 @@ static void fix_lines(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 	}
 	fix_edit_add_line(e, "%s}", ind0);
 	/* The reviewer's blank line before what follows the branch. */
-	if (f->line < ctx->src->nr_lines && lines[f->line][0])
+	if (f->site->line < ctx->src->nr_lines && lines[f->site->line][0])
 		fix_edit_add_line(e, "%s", "");
 	free(rv);
 	free(fv);
@@ -271,10 +271,10 @@ static void fix_lines(const struct fix_ctx *ctx, const struct arm64_cap *cap,
 static void fix_message(const struct finding *f, const struct arm64_cap *cap,
 			struct fix_edit *e)
 {
-	char *area = fix_area(f->file);
+	char *area = fix_area(f->site->file);
 
 	e->subject = xasprintf("%s: avoid trapping ID register read in %s()",
-			       area, f->function);
+			       area, f->fn->name);
 	e->body = xasprintf("%s() has a fallback, taken before capabilities "
 			    "are finalized and while !preemptible(), that "
 			    "calls %s(%s). For this capability that resolves "
@@ -285,7 +285,7 @@ static void fix_message(const struct finding *f, const struct arm64_cap *cap,
 			    "guard stays: secondary CPUs coming online only "
 			    "lower the sanitised value, so the answer is "
 			    "right for the CPU the caller is pinned to.",
-			    f->function, f->sink, f->read.cap, cap->reg,
+			    f->fn->name, finding_sink(f), f->read.cap, cap->reg,
 			    cap->field, cap->reg, f->read.trap);
 	free(area);
 }
@@ -303,17 +303,17 @@ static bool fix(const struct fix_ctx *ctx, struct fix_edit *e, char **why)
 
 	if (!can_fix(ctx, cap, why))
 		return false;
-	if (f->line < 2 || f->line > ctx->src->nr_lines)
+	if (f->site->line < 2 || f->site->line > ctx->src->nr_lines)
 		goto err_shape;
 	/* The if may be separated from the return by comment lines. */
-	for (c = f->line - 1; c > 1 && is_comment(lines[c - 1]); c--)
+	for (c = f->site->line - 1; c > 1 && is_comment(lines[c - 1]); c--)
 		;
-	ind = line_indent(lines[f->line - 1]);
-	want = xasprintf("%sreturn %s(%s);", ind, f->sink, f->read.cap);
+	ind = line_indent(lines[f->site->line - 1]);
+	want = xasprintf("%sreturn %s(%s);", ind, finding_sink(f), f->read.cap);
 	cond = lines[c - 1];
 	ind0 = line_indent(cond);
 	n = strlen(cond);
-	shape = !strcmp(lines[f->line - 1], want) &&
+	shape = !strcmp(lines[f->site->line - 1], want) &&
 		!strncmp(cond + strlen(ind0), "if (", 4) && n &&
 		cond[n - 1] == ')' && strlen(ind) == strlen(ind0) + 1;
 	free(want);
@@ -328,7 +328,7 @@ static bool fix(const struct fix_ctx *ctx, struct fix_edit *e, char **why)
 
 err_shape:
 	*why = xasprintf("not the shape \"if (...)\\n\\treturn %s(%s);\": "
-			 "rewrite by hand", f->sink, f->read.cap);
+			 "rewrite by hand", finding_sink(f), f->read.cap);
 	return false;
 }
 

@@ -152,7 +152,10 @@ char *x86_msr_lists(const struct x86_tables *t, const char *msr)
 
 enum { KIND_CPUID, KIND_MSR };
 
-/* x86's KASLR moves the kernel by multiples of 2 MiB (CONFIG_PHYSICAL_ALIGN). */
+/*
+ * x86's KASLR moves the kernel by multiples of 2 MiB
+ * (CONFIG_PHYSICAL_ALIGN).
+ */
 static const struct trace_kind_def x86_trace_kinds[] = {
 	/* CPUID: 0f a2; RDMSR: 0f 32 (every place the two bytes occur). */
 	[KIND_CPUID] = { "cpuid", { EM_X86_64, EM_386, 2, 1, 0xa20f, 0xffff },
@@ -336,11 +339,11 @@ static bool truth_only(const struct fix_ctx *ctx, const char *line,
 	follows = *a == ')' || !strncmp(a, "&&", 2) || !strncmp(a, "||", 2);
 	if (before && follows)
 		return true;
-	if (ends_with(line, at, "return") && *a == ';' && f->func_file &&
-	    !strcmp(f->func_file, f->file) && f->func_line >= 1 &&
-	    f->func_line <= ctx->src->nr_lines) {
-		const char *d = ctx->src->lines[f->func_line - 1];
-		const char *name = strstr(d, f->function);
+	if (ends_with(line, at, "return") && *a == ';' && f->fn->file &&
+	    !strcmp(f->fn->file, f->site->file) && f->fn->line >= 1 &&
+	    f->fn->line <= ctx->src->nr_lines) {
+		const char *d = ctx->src->lines[f->fn->line - 1];
+		const char *name = strstr(d, f->fn->name);
 
 		/* The return type, just before the function's name. */
 		return name && name - d >= 5 && !strncmp(name - 5, "bool ", 5);
@@ -354,13 +357,13 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 {
 	const struct finding *f = ctx->finding;
 	const char *line, *at, *p, *op, *end;
-	size_t n = strlen(f->sink);
+	size_t n = strlen(finding_sink(f));
 	char *mask, *area;
 	int bit;
 
 	if (!f->read.feature) {
-		if (!strncmp(f->sink, "asm:", 4) &&
-		    sink_lookup(SINK_ASM, f->sink + 4) >= 0)
+		if (!strncmp(finding_sink(f), "asm:", 4) &&
+		    sink_lookup(SINK_ASM, finding_sink(f) + 4) >= 0)
 			*why = xasprintf("CPUID in inline assembly: no feature "
 					 "test to rewrite; cache the leaf at "
 					 "boot, or serialize without it");
@@ -368,15 +371,16 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			*why = xasprintf("no X86_FEATURE_* of the tree names "
 					 "bit %d of %s(): cache the leaf at "
 					 "boot",
-					 arch_mask_bit(f->read.mask), f->sink);
+					 arch_mask_bit(f->read.mask),
+					 finding_sink(f));
 		else
 			*why = f->read.mask ?
 			       xasprintf("%s()'s value is tested with %s, "
 					 "not one bit: cache the leaf at boot",
-					 f->sink, f->read.mask) :
+					 finding_sink(f), f->read.mask) :
 			       xasprintf("%s()'s value is not tested for one "
 					 "bit there: cache the leaf at boot",
-					 f->sink);
+					 finding_sink(f));
 		return false;
 	}
 	at = fix_sink_call(ctx, &line);
@@ -400,15 +404,15 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	if (!truth_only(ctx, line, at, end)) {
 		*why = xasprintf("%s() & %s is used for more than its truth "
 				 "there: boot_cpu_has() returns 0 or 1, not "
-				 "the bit", f->sink, f->read.mask);
+				 "the bit", finding_sink(f), f->read.mask);
 		return false;
 	}
-	e->first = e->last = f->line;
+	e->first = e->last = f->site->line;
 	fix_edit_add_line(e, "%.*sboot_cpu_has(%s)%s", (int)(at - line), line,
 			  f->read.feature, end);
-	area = fix_area(f->file);
+	area = fix_area(f->site->file);
 	e->subject = xasprintf("%s: test %s with boot_cpu_has() in %s()",
-			       area, f->read.feature, f->function);
+			       area, f->read.feature, f->fn->name);
 	free(area);
 	e->body = xasprintf("%s() executes CPUID to test one bit, %s. "
 			    "Under virtualization CPUID always exits to the "
@@ -416,12 +420,13 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			    "kernel reads the leaf at boot and keeps the bit "
 			    "as %s in boot_cpu_data: boot_cpu_has() tests it "
 			    "in memory.",
-			    f->function, f->read.mask, f->read.feature);
+			    f->fn->name, f->read.mask, f->read.feature);
 	return true;
 
 err_shape:
 	*why = xasprintf("the test is not written as %s(...) & %s on one "
-			 "line", f->sink, f->read.mask ? f->read.mask : "BIT");
+			 "line", finding_sink(f),
+			 f->read.mask ? f->read.mask : "BIT");
 	return false;
 }
 
@@ -441,8 +446,8 @@ static const struct arch_rules x86_rules = {
 };
 
 /* "NAME ( W * 32 + B )": cpufeatures.h's form of a feature bit. */
-static bool x86_feature_macro(char *const *k, unsigned int n, unsigned int *word,
-		       unsigned int *bit)
+static bool x86_feature_macro(char *const *k, unsigned int n,
+			      unsigned int *word, unsigned int *bit)
 {
 	char *e;
 

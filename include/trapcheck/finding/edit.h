@@ -66,6 +66,7 @@ struct fix_site {
 struct fix_sites {
 	struct fix_site *v;
 	size_t nr, alloc;
+	struct findings *list;	/* their findings' list: the notes */
 };
 
 void fix_sites_free(struct fix_sites *s);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one route for findings: rules fill a struct finding, every emitter
- * (text, JSON) prints the same struct.
+ * (text, JSON, SARIF, ...) prints the same struct, and what later stages
+ * say of one is its note beside it.
  */
 #ifndef TRAPCHECK_FINDING_H
 #define TRAPCHECK_FINDING_H
@@ -10,10 +11,7 @@
 #include <stddef.h>
 
 #include "trapcheck/base/util.h"
-#include "trapcheck/model/arch.h"
-
-struct pruned;
-struct dispatch_stats;
+#include "trapcheck/graph/graph.h"
 
 struct chain_step {
 	const char *function;
@@ -43,6 +41,8 @@ struct chain {
 	bool mode_conflict;
 	/* The constants it passes make its argument conditions hold. */
 	bool args_hold;
+	/* A step lies in KVM host code: a nested host's read. */
+	bool nested;
 };
 
 /* At most this many other chains, one per other hot caller of the sink. */
@@ -63,7 +63,10 @@ struct finding_read {
 	const char *feature;	/* the tree's name of that bit, or NULL */
 };
 
-/* How sure the finding is, and why it may be only a note. */
+/*
+ * How sure the finding is, and why it may be only a note (a note is what
+ * finding_low() says of it).
+ */
 struct finding_doubt {
 	/*
 	 * Why the read may not exit at all (an MSR on KVM's pass-through
@@ -77,42 +80,66 @@ struct finding_doubt {
 	char *not_offered;
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
-	bool low;		/* low confidence: more than one of them,
-				 * or only_when */
 	const char *only_when;	/* guards on the chain holding an atom of
 				 * one argument value (guards.h
 				 * GUARD_ARGUMENT), or NULL */
 };
 
 /*
- * The estimate (rules/estimate.c): steady phase, reads a second: the root
- * set's weight times the loop factor; boot phase (per_boot), reads per
- * call of the root set until the guard flips: the loop factor.
- * loop_guess: the factor holds the guess for loops of unknown bound.
+ * The rate (rules/estimate.c): per operation of the root set (its "per:"
+ * line, "page fault"), or, when every chain needs a rare condition, per
+ * that event ("SError exit"): value reads per one, from the loops of the
+ * chain (loop_guess: the factor holds the guess for loops of unknown
+ * bound). finding_estimate() makes it reads a second with the root set's
+ * weight (steady phase), or reads per call of the root set until the
+ * guard flips (boot phase).
  */
 struct finding_rate {
-	double estimate, weight, loops;
-	bool per_boot, loop_guess;
-	/*
-	 * The rate per operation of the root set (its "per:" line, "page
-	 * fault"), or, when every chain needs a rare condition, per that
-	 * event ("SError exit"): value reads per one, how "modelled" (or
-	 * "measured", from a trace).
-	 */
-	const char *per, *how;
+	double weight, loops;
+	bool loop_guess;
+	const char *per;
 	double value;
-	bool rare_only;		/* every chain needs a rare condition */
 	/*
 	 * Call paths from the root that all run in one operation (the
 	 * chain and the other chains that part from it at call sites no
-	 * condition guards, in one function): value and estimate add up
-	 * their loop factors.
+	 * condition guards, in one function): value adds up their loop
+	 * factors.
 	 */
 	unsigned int paths;
 };
 
-/* What the report stage adds: fixes, series, waivers, configurations. */
-struct finding_report {
+/*
+ * A site on a hot path, as a rule and the engine make it: which rule,
+ * the site (its place, sink and argument: the graph's) in its function,
+ * from which root set, in which phase, by which chains; what it reads,
+ * how sure it is, how often it runs. What later stages say of it (a fix,
+ * a waiver, a series' patch, configurations, a trace's count) is kept
+ * beside it: struct finding_note.
+ */
+struct finding {
+	const char *rule;
+	const struct gsink *site;	/* where, what sink, which argument */
+	const struct gnode *fn;		/* the function holding it */
+	const char *root;	/* root set name, or NULL (no hot path) */
+	const char *phase;	/* "boot" or "steady" */
+	char *message;
+	/* The shortest chain first, then one through each other caller. */
+	struct chain *chains;
+	size_t nr_chains;
+	/* The same site from other root sets (one finding per site). */
+	struct finding *also;
+	size_t nr_also;
+
+	struct finding_read read;
+	struct finding_doubt doubt;
+	struct finding_rate rate;
+};
+
+/*
+ * What the report stage and trapcheck trace say of a finding, kept beside
+ * it in its list (struct findings), keyed by its fingerprint and place.
+ */
+struct finding_note {
 	char *fix_note;			/* what --fix did, or NULL */
 	/* --diff of a series: the subject of the patch that brought it. */
 	const char *patch;
@@ -132,99 +159,53 @@ struct finding_report {
 	 */
 	char **config_syms;
 	size_t nr_config_syms, alloc_config_syms;
-};
-
-/*
- * trapcheck trace: how often a hypervisor trace saw the site's line trap
- * (0: not observed) and its share of the trace's traps.
- */
-struct finding_trace {
+	/*
+	 * trapcheck trace: how often a hypervisor trace saw the site's line
+	 * trap (0: not observed) and its share of the trace's traps.
+	 */
 	bool has_measured;
 	unsigned long measured;
 	double measured_share;
 };
 
-/* A site on a hot path: where, which rule, from which root, by which chain. */
-struct finding {
-	const char *rule;
-	const char *file;
-	unsigned int line, col;
-	const char *function;	/* the function holding the sink */
-	bool func_static;	/* internal linkage: named with its file */
-	const char *func_file;	/* where the function is defined */
-	unsigned int func_line;
-	const char *sink;	/* read_cpuid, this_cpu_has_cap, ... */
-	const char *site_arg;	/* the sink's argument as written, or NULL */
-	unsigned int ordinal;	/* the site's place in its function (the
-				 * graph's gsink.ordinal) */
-	const char *root;	/* root set name, or NULL (no hot path) */
-	const char *phase;	/* "boot" or "steady" */
-	const char *context;	/* "guest", or "nested": a KVM host's read */
-	char *message;
-	struct chain chain;		/* the shortest */
-	struct chain *others;		/* through the sink's other callers */
-	size_t nr_others;
-	/* The same site from other root sets (one finding per site). */
-	struct finding *also;
-	size_t nr_also;
-
-	struct finding_read read;
-	struct finding_doubt doubt;
-	struct finding_rate rate;
-	struct finding_report report;
-	struct finding_trace trace;
-};
-
 struct findings {
 	struct finding *v;
 	size_t nr, alloc;
-	struct strpool *pool;	/* strings owned by the list, or NULL */
+	/* Its findings' notes, by fingerprint and place (finding_note()). */
+	struct finding_note *notes;
+	size_t nr_notes, alloc_notes;
+	struct strmap note_index;
 };
 
-struct tu_problem {
-	char *file;
-	unsigned int nr_errors;
-	char *first_error;
-	int parse_error;	/* nonzero: no TU was built */
-};
+/* The note of @f in @fs, made when it has none. */
+struct finding_note *finding_note(struct findings *fs,
+				  const struct finding *f);
+/* The note of @f in @fs, or NULL. */
+const struct finding_note *finding_note_of(const struct findings *fs,
+					   const struct finding *f);
 
-struct run_summary {
-	size_t entries;		/* compile database entries */
-	size_t tus;		/* TUs analysed */
-	size_t parsed;		/* handed to libclang in this run */
-	size_t from_db;		/* facts read back from the database */
-	size_t removed;		/* TUs dropped from the database */
-	bool stored_link;	/* the graph read whole from the database */
-	size_t skipped;		/* not C, host programs, unknown compiler */
-	size_t shard_of;	/* --shard: the entries of every shard */
-	size_t duplicates;	/* report: TUs in more than one database */
-	size_t functions, edges, sinks;
-	struct tu_problem *problems;	/* TUs with errors, in db order */
-	size_t nr_problems, alloc_problems;
-
-	/* What the architecture read from the tree's own tables. */
-	struct tables_stats tables;
-
-	/* Calls through struct members (graph.h): inferred and pruned. */
-	size_t inferred;
-	size_t stopped;		/* calls into other root sets' entries */
-	size_t args_refuted;	/* sites ruled out by constants passed */
-	char refuted_ex[4][160];	/* the first: "file:line in fn()" */
-	size_t nr_refuted_ex;
-	size_t rate_limited;	/* calls and sinks under a deadline test */
-	size_t ruled_out;	/* calls and sinks the --features rule out */
-	const char *features;	/* --features, or NULL */
-	size_t masked_across;	/* sites masked by a callee's entry state */
-	const struct dispatch_stats *dispatch;	/* owned by the graph */
-	size_t low;		/* sites of low confidence, not warned of */
-	const struct pruned *pruned;	/* owned by the graph */
-	size_t nr_pruned, max_targets;
-
-	/* Filled by the report stage: baseline and waivers. */
-	bool baseline;
-	size_t known, fixed;	/* in the baseline: still found, gone */
-	size_t waived;
-};
+/* Where @f is, for a "%s:%u:%u" of printf(): its site's file, line, column. */
+#define FINDING_AT(f)	(f)->site->file, (f)->site->line, (f)->site->col
+/* The sink called or expanded there: "read_cpuid", "this_cpu_has_cap". */
+const char *finding_sink(const struct finding *f);
+/*
+ * "nested" when every chain of @f (and of each finding in its also[])
+ * runs through KVM host code, else "guest".
+ */
+const char *finding_context(const struct finding *f);
+/*
+ * Low confidence, a note: more than one inferred call on its chain, only
+ * for one argument value, a read that may not exit, a chain the outer
+ * hypervisor never lets run, or only under a rare condition; and so are
+ * all the root sets' findings of its site (also[]).
+ */
+bool finding_low(const struct finding *f);
+/* Every chain needs a rare condition: the rate is per that event. */
+bool finding_rare_only(const struct finding *f);
+/* The boot phase: the estimate is reads per call, not a rate. */
+bool finding_per_boot(const struct finding *f);
+/* Reads a second (steady phase) or per call until the guard flips. */
+double finding_estimate(const struct finding *f);
 
 /*
  * A chain as text: "a -> b (as m) -> c (via ops.member)"; with @calls,
@@ -233,11 +214,11 @@ struct run_summary {
 char *finding_chain_text(const struct chain *c, bool calls);
 
 /*
- * The configurations of a finding (trapcheck report --db NAME=FILE) as
- * text, " (defconfig only)" or "" when every configuration has it or none
- * was named (as JSON: output/json.h).
+ * The configurations of a finding's note (trapcheck report --db
+ * NAME=FILE) as text, " (defconfig only)" or "" when every configuration
+ * has it or none was named (as JSON: output/json.h).
  */
-char *finding_configs_text(const struct finding *f);
+char *finding_configs_text(const struct finding_note *n);
 /*
  * "about N reads per <operation> (its root set's operation; loops L)",
  * or the boot phase's "boot phase: about N reads per call from ROOT
@@ -258,6 +239,9 @@ char *finding_rate_text(const struct finding *f);
  * one function could share (baseline.c reads it by line).
  */
 char *finding_fingerprint(const struct finding *f);
+/* The same, its function's file and its ordinal given (a rename). */
+char *finding_fingerprint_as(const struct finding *f, const char *file,
+			     unsigned int ordinal);
 char *finding_fingerprint_hash(const struct finding *f);
 char *finding_fingerprint_v1(const struct finding *f);
 
@@ -283,6 +267,5 @@ void finding_free(struct finding *f);
 void findings_sort(struct findings *fs);
 int finding_site_cmp(const void *a, const void *b);
 void findings_free(struct findings *fs);
-void run_summary_free(struct run_summary *s);
 
 #endif /* TRAPCHECK_FINDING_H */

@@ -225,7 +225,26 @@ struct graph {
 	size_t pairs_mask;
 };
 
+/*
+ * What the linked graph says of itself, for the summary (graph_stats()):
+ * copied, so that an analysis moved keeps them.
+ */
+struct graph_stats {
+	size_t functions, edges, sinks;
+	size_t inferred;	/* calls inferred through members */
+	size_t rate_limited;	/* calls and sinks under a deadline test */
+	size_t ruled_out;	/* calls and sinks the --features rule out */
+	const char *features;	/* --features, or NULL */
+	size_t masked_across;	/* sites masked by a callee's entry */
+	bool have_dispatch;	/* dispatch holds the graph's */
+	struct dispatch_stats dispatch;
+	const struct pruned *pruned;		/* the graph's */
+	size_t nr_pruned, max_targets;
+};
+
 void graph_init(struct graph *g);
+/* @g's counts into @s (its pointers: @g's). */
+void graph_stats(const struct graph *g, struct graph_stats *s);
 void graph_free(struct graph *g);
 /* Add one TU's facts. Not thread-safe: callers serialise. */
 void graph_merge(struct graph *g, const struct tu_facts *f);

@@ -103,9 +103,9 @@ void trace_free(struct trace *t);
  * The KASLR offset that puts the most of the trace's busiest PCs on a
  * trapping instruction of the vmlinux (its kind's, trace.kinds): each PC
  * votes for every offset, a multiple of the randomisation's granularity,
- * that places it on one (trace-kaslr.c). 0 when the trace has no trap or the PCs are
- * where the vmlinux has them; -EINVAL with a message in @err when no
- * offset stands out.
+ * that places it on one (trace-kaslr.c). 0 when the trace has no trap or
+ * the PCs are where the vmlinux has them; -EINVAL with a message in @err
+ * when no offset stands out.
  */
 int trace_kaslr_infer(const struct trace *t, struct dwsym *d,
 		      unsigned long long *off, char *err, size_t errlen);

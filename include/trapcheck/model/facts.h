@@ -118,6 +118,39 @@ struct table_row_in {
 	unsigned int line;
 };
 
+/* A TU with errors, or not analysed (the summary lists them). */
+struct tu_problem {
+	char *file;
+	unsigned int nr_errors;
+	char *first_error;
+	int parse_error;	/* nonzero: no TU was built */
+};
+
+/*
+ * The run's TUs (the pipeline counts them): how many the compile
+ * database names, how many were analysed, parsed now or read back from
+ * the facts database, and which had errors.
+ */
+struct tu_stats {
+	size_t entries;		/* compile database entries */
+	size_t tus;		/* TUs analysed */
+	size_t parsed;		/* handed to libclang in this run */
+	size_t from_db;		/* facts read back from the database */
+	size_t removed;		/* TUs dropped from the database */
+	bool stored_link;	/* the graph read whole from the database */
+	size_t skipped;		/* not C, host programs, other compilers */
+	size_t shard_of;	/* --shard: the entries of every shard */
+	size_t duplicates;	/* report: TUs in more than one database */
+	struct tu_problem *problems;	/* TUs with errors, in db order */
+	size_t nr_problems, alloc_problems;
+};
+
+/* Add a problem (@file and @first_error are taken); free the counts. */
+void facts_add_problem(struct tu_stats *s, char *file,
+		       unsigned int nr_errors, char *first_error,
+		       int parse_error);
+void facts_stats_free(struct tu_stats *s);
+
 /* Append row @in to @f's, unless @f has the same row already. */
 void facts_add_row(struct tu_facts *f, const struct table_row_in *in);
 

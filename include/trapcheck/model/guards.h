@@ -71,7 +71,7 @@ bool guards_periodic(const char *guards);
 /*
  * Compiled out: an atom is "<never: COND>", a condition the compiler
  * folds to the constant that rules the site out under the build's
- * configuration (extract-guards.c). Such a site never runs.
+ * configuration (clang/extract-body.c). Such a site never runs.
  */
 bool guards_never(const char *guards);
 /* The first atom of kind @kind in @guards, as a new string, or NULL. */

@@ -15,18 +15,26 @@
 #ifndef TRAPCHECK_BASELINE_H
 #define TRAPCHECK_BASELINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trapcheck/finding/finding.h"
+
+/* What a baseline and the waivers took away, for the summary. */
+struct baseline_stats {
+	bool baseline;		/* a baseline was applied */
+	size_t known, fixed;	/* in the baseline: still found, gone */
+	size_t waived;
+};
 
 int baseline_write(const char *path, const struct findings *fs, char *err,
 		   size_t errlen);
 /*
  * Drop from @fs the findings whose fingerprint is in the baseline at
- * @path; count them and the baseline's entries no longer found in @sum.
+ * @path; count them and the baseline's entries no longer found in @st.
  */
 int baseline_apply(const char *path, struct findings *fs,
-		   struct run_summary *sum, char *err, size_t errlen);
+		   struct baseline_stats *st, char *err, size_t errlen);
 
 struct waiver {
 	char *rule;
@@ -51,6 +59,6 @@ void waivers_free(struct waivers *w);
  * Returns 0, or -EINVAL after printing each waiver without a reason.
  */
 int waivers_apply(const struct waivers *w, const char *root,
-		  struct findings *fs, struct run_summary *sum, bool keep);
+		  struct findings *fs, struct baseline_stats *st, bool keep);
 
 #endif /* TRAPCHECK_BASELINE_H */

@@ -14,9 +14,12 @@
  * refuses other bytes, and a field must never be dropped; null for NULL.
  */
 json_t *json_text(const char *s);
-/* The configurations of a finding (trapcheck report --db NAME=FILE). */
-json_t *json_finding_configs(const struct finding *f);
+/*
+ * The configurations of a finding's note (trapcheck report --db
+ * NAME=FILE).
+ */
+json_t *json_finding_configs(const struct finding_note *n);
 /* Its config_syms, a JSON array of strings. */
-json_t *json_finding_config_syms(const struct finding *f);
+json_t *json_finding_config_syms(const struct finding_note *n);
 
 #endif /* TRAPCHECK_JSON_H */

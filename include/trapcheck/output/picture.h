@@ -11,13 +11,14 @@
 #include <stdio.h>
 
 #include "trapcheck/finding/finding.h"
+#include "trapcheck/output/emit.h"
 
 /* The DOT text of one finding's chain. */
 void picture_dot(FILE *out, const struct finding *f);
 int picture_graphs(const char *dir, const struct findings *fs, char *err,
 		   size_t errlen);
 int picture_html(const char *path, const struct findings *fs,
-		 const struct run_summary *sum, const char *root, char *err,
+		 const struct summary *sum, const char *root, char *err,
 		 size_t errlen);
 
 #endif /* TRAPCHECK_PICTURE_H */

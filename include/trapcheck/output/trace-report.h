@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "trapcheck/finding/finding.h"
+#include "trapcheck/output/emit.h"
 #include "trapcheck/input/trace.h"
 
 /* A trapped source line: the trace's sites at PCs of one line, summed. */
@@ -60,7 +61,7 @@ int trace_report_json(FILE *out, const struct trace_report *r,
 		      const struct findings *fs, const struct findings *low);
 int trace_report_sarif(FILE *out, const struct trace_report *r,
 		       const struct findings *fs, const struct findings *low,
-		       const struct run_summary *sum, const char *root);
+		       const struct summary *sum, const char *root);
 /* The run's one line on stderr, whatever the format. */
 void trace_report_summary(const struct trace_report *r,
 			  const struct findings *fs);

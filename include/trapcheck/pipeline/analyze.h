@@ -17,6 +17,7 @@
 #include "trapcheck/finding/finding.h"
 #include "trapcheck/graph/graph.h"
 #include "trapcheck/input/roots.h"
+#include "trapcheck/output/emit.h"
 
 /* A file parsed with these contents instead of the disk's. */
 struct unsaved_file {
@@ -96,7 +97,12 @@ struct analysis {
 	struct analysis *parts;
 	size_t nr_configs;
 	struct graph graph;
-	struct run_summary summary;
+	/* What each stage counted (output/emit.h: analysis_summary()). */
+	struct tu_stats tus;
+	struct graph_stats graph_stats;
+	struct rules_stats rules;
+	struct tables_stats tables;
+	struct baseline_stats baseline;
 	struct findings findings;
 	/* Sites reached only through chains of low confidence (notes). */
 	struct findings low;
@@ -116,6 +122,8 @@ struct analysis {
 int analysis_run(struct analysis *a, const struct analysis_opts *o,
 		 const struct root_sets *roots, char *err, size_t errlen);
 void analysis_free(struct analysis *a);
+/* The run's summary: pointers to its stages' counts. */
+void analysis_summary(const struct analysis *a, struct summary *s);
 
 /* One TU parsed alone (the CHECK protocol, prog.h: cmd_check()). */
 struct one_tu {

@@ -121,6 +121,8 @@ struct rules_stats {
 	size_t args_refuted;
 	/* The first of them: "file:line in fn()". */
 	char refuted_ex[RULES_REFUTED_EXAMPLES][160];
+	size_t nr_refuted_ex;
+	size_t low;		/* sites of low confidence, not warned of */
 };
 
 /*

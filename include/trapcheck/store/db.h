@@ -80,7 +80,7 @@ int db_end_run(struct db *db, bool done);
 /*
  * A file's content hash, cached in the database by (mtime, size): a file
  * that has not changed is not read again. Each call stat()s the file: the
- * caller keeps what it asked within a run (analyze-keys.c).
+ * caller keeps what it asked within a run (pipeline/analyze.c).
  */
 char *db_file_hash(struct db *db, const char *root, const char *rel);
 
@@ -112,7 +112,7 @@ int db_load_linked(struct db *db, const char *path, struct tu_facts *f);
  */
 int db_load_head(struct db *db, const char *path, struct tu_facts *f);
 /*
- * The stored link (db-link.c): the bytes kept under @key, passed to @use
+ * The stored link (db.c): the bytes kept under @key, passed to @use
  * without a copy (a whole kernel's graph is a hundred megabytes). Returns
  * what @use returns, -ENOENT when none is kept under @key, or the
  * database's failure.
