@@ -16,6 +16,8 @@
 #   family-internal headers declare at most 30 functions;
 # - outside checker/arch/, at most three files (named, each for a reason)
 #   spell an architecture's concepts in code;
+# - struct finding has at most 30 fields, and no hub struct gathers
+#   every stage's figures (struct run_summary is gone);
 # - files over 700 lines and functions over 100 are noted (a smell);
 # - docs/design.md names every layer, in order, and every module.
 . "$(dirname "$0")/../tap.sh"
@@ -238,6 +240,28 @@ total = sum(len(v) for v in internal.values())
 ok(0 < total <= 30,
    'the family-internal headers declare %d functions (at most 30): %s'
    % (total, ', '.join('%s %d' % (h, len(v)) for h, v in sorted(internal.items()))))
+
+# No hub structs: a finding is what a rule makes (at most 30 fields,
+# its parts' counted), and no struct gathers every stage's figures.
+def struct_fields(text, name):
+    m = re.search(r'^struct %s \{(.*?)^\};' % name, text, re.M | re.S)
+    body = re.sub(r'/\*.*?\*/', '', m.group(1), flags=re.S) if m else ''
+    n = 0
+    for decl in body.split(';'):
+        decl = decl.strip()
+        if not decl:
+            continue
+        part = re.match(r'struct (finding_\w+) \w+$', decl)
+        n += struct_fields(text, part.group(1)) if part else \
+            decl.count(',') + 1
+    return n
+fh = open('include/trapcheck/finding/finding.h').read()
+nf = struct_fields(fh, 'finding')
+hubs = subprocess.run(['grep', '-rlw', 'run_summary', 'checker', 'include'],
+                      capture_output=True, text=True).stdout.split()
+ok(10 < nf <= 30 and not hubs,
+   'struct finding has %d fields (at most 30); no struct run_summary%s'
+   % (nf, ''.join('\n# run_summary in ' + h for h in hubs)))
 
 # What an architecture is: its concepts (registers, instructions, tables,
 # modes, hypervisor controls, as its kernel and trapcheck name them) are
