@@ -344,6 +344,47 @@ static void resolve_features(struct walk *w)
 	}
 }
 
+/*
+ * What each register read's function tests of the value: the fields of
+ * that register its tokens name from the read on (the architecture's
+ * value_fields()), so that advice can ask whether a cached copy answers
+ * for them.
+ */
+static void resolve_fields(struct walk *w)
+{
+	const struct arch *a = arch_current();
+	size_t i, j;
+
+	if (!a->value_fields)
+		return;
+	for (i = 0; i < w->out->nr_sinks; i++) {
+		struct tu_sink *k = &w->out->sinks[i];
+		const struct sink_def *def = sink_at(k->sink);
+		const struct reg_def *reg;
+		struct extent *x = NULL;
+		struct tokens t;
+
+		if (def->class != SINK_IDREG || k->fields ||
+		    !(reg = reg_lookup_arg(def, k->arg)))
+			continue;
+		for (j = 0; j < w->nr_ext && !x; j++)
+			if (w->ext[j].func == k->func &&
+			    w->ext[j].start <= k->off &&
+			    k->off < w->ext[j].end &&
+			    !strcmp(extract_file_rel(w, w->ext[j].file),
+				    k->file))
+				x = &w->ext[j];
+		if (!x)
+			continue;
+		tokens_get(&t, w->tu, clang_getRange(
+			clang_getLocationForOffset(w->tu, x->file, k->off),
+			clang_getLocationForOffset(w->tu, x->file, x->end)),
+			false);
+		k->fields = a->value_fields(t.s, t.n, reg->name);
+		tokens_free(&t);
+	}
+}
+
 static enum CXChildVisitResult top_visit(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
@@ -663,6 +704,7 @@ static int extract_once(CXIndex idx, const char *file,
 	}
 	resolve_pending(&w);
 	resolve_features(&w);
+	resolve_fields(&w);
 	clang_disposeTranslationUnit(w.tu);
 	if (w.too_deep)
 		warn_too_deep(&w, rel);

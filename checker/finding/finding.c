@@ -44,7 +44,7 @@ static bool own_nested(const struct finding *f)
 static bool own_low(const struct finding *f)
 {
 	return f->doubt.inferred > CONFIDENT_INFERRED || f->doubt.only_when ||
-	       f->doubt.unless || f->doubt.not_offered ||
+	       f->doubt.unless || f->doubt.not_offered || f->doubt.not_then ||
 	       (f->root && finding_rare_only(f));
 }
 
@@ -114,6 +114,7 @@ void finding_free(struct finding *f)
 	free(f->message);
 	free(f->doubt.unless);
 	free(f->doubt.not_offered);
+	free(f->doubt.not_then);
 	for (j = 0; j < f->nr_chains; j++)
 		free(f->chains[j].steps);
 	free(f->chains);

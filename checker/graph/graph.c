@@ -374,6 +374,7 @@ static void merge_sink(struct graph *g, const struct tu_sink *k, int func)
 	s->arg = intern(g, k->arg);
 	s->mask = intern(g, k->mask);
 	s->feature = intern(g, k->feature);
+	s->fields = intern(g, k->fields);
 	MERGE_SITE(g, s, k);
 	s->boot = bits & RATE_BOOT;
 	s->periodic = bits & RATE_PERIODIC;

@@ -160,6 +160,7 @@ static void io_sink(struct io *io, struct gsink *s)
 	io_str(io, &s->arg);
 	io_str(io, &s->mask);
 	io_str(io, &s->feature);
+	io_str(io, &s->fields);
 	IO_SITE(io, s);
 	io_bool(io, &s->boot);
 	io_bool(io, &s->periodic);
@@ -256,7 +257,7 @@ static void io_records(struct io *io)
 
 	IO_ARRAY(io, g->nodes, g->nr_nodes, g->alloc_nodes, io_node, 4 * 13);
 	IO_ARRAY(io, g->edges, g->nr_edges, g->alloc_edges, io_edge, 4 * 15);
-	IO_ARRAY(io, g->sinks, g->nr_sinks, g->alloc_sinks, io_sink, 4 * 15);
+	IO_ARRAY(io, g->sinks, g->nr_sinks, g->alloc_sinks, io_sink, 4 * 16);
 	IO_ARRAY(io, g->icalls, g->nr_icalls, g->alloc_icalls, io_icall,
 		 4 * 9);
 	IO_ARRAY(io, g->assigns, g->nr_assigns, g->alloc_assigns, io_assign,
@@ -268,7 +269,7 @@ static void io_records(struct io *io)
 
 uint64_t graphio_hash(void)
 {
-	uint64_t h = hash_str("graphio 3");
+	uint64_t h = hash_str("graphio 4");
 	size_t i;
 
 	for (i = 0; i < sink_count(); i++)

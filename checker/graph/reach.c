@@ -247,6 +247,7 @@ struct walks {
 	const struct graph *g;
 	const struct root_sets *sets;
 	bool **in, **stop;
+	bool **early;		/* per set: its kernel entries, or NULL */
 	struct reach *out;
 	atomic_size_t next;
 };
@@ -256,10 +257,41 @@ static void *take_walks(void *arg)
 	struct walks *w = arg;
 	size_t k;
 
-	while ((k = atomic_fetch_add(&w->next, 1)) < 2 * w->sets->nr)
-		reach_compute(w->g, &w->sets->sets[k / 2], !(k & 1),
-			      w->stop[k / 2], w->in[k / 2], &w->out[k]);
+	while ((k = atomic_fetch_add(&w->next, 1)) <
+	       REACH_WALKS * w->sets->nr) {
+		size_t j = k / REACH_WALKS, kind = k % REACH_WALKS;
+
+		if (kind == REACH_EARLY && !w->early[j])
+			continue;
+		reach_compute(w->g, &w->sets->sets[j], kind == REACH_STEADY,
+			      w->stop[j], kind == REACH_EARLY ? w->early[j] :
+			      w->in[j], &w->out[k]);
+	}
 	return NULL;
+}
+
+/*
+ * @in without the set's user-space entries (roots_user_entry()), or NULL
+ * when it has none: the early walk would be the any-phase one.
+ */
+static bool *early_members(const struct graph *g, const struct root_set *set,
+			   const bool *in)
+{
+	bool *early = NULL;
+	size_t i;
+
+	if (!set->nr_user && !set->all_user)
+		return NULL;
+	for (i = 0; i < g->nr_nodes; i++) {
+		if (!in[i] || !roots_user_entry(set, g->nodes[i].name))
+			continue;
+		if (!early) {
+			early = xmalloc((g->nr_nodes + 1) * sizeof(*early));
+			memcpy(early, in, (g->nr_nodes + 1) * sizeof(*early));
+		}
+		early[i] = false;
+	}
+	return early;
 }
 
 void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
@@ -273,8 +305,11 @@ void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 
 	w.in = xcalloc(sets->nr + 1, sizeof(*w.in));
 	w.stop = xcalloc(sets->nr + 1, sizeof(*w.stop));
-	for (j = 0; j < sets->nr; j++)
+	w.early = xcalloc(sets->nr + 1, sizeof(*w.early));
+	for (j = 0; j < sets->nr; j++) {
 		w.in[j] = reach_members(g, &sets->sets[j]);
+		w.early[j] = early_members(g, &sets->sets[j], w.in[j]);
+	}
 	for (j = 0; j < sets->nr; j++)
 		w.stop[j] = reach_stops(g, sets, j, w.in);
 	atomic_init(&w.next, 0);
@@ -285,8 +320,8 @@ void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 	want = cpus > 1 ? (size_t)cpus - 1 : 0;
 	if (want > REACH_MAX_THREADS)
 		want = REACH_MAX_THREADS;
-	if (want > 2 * sets->nr)
-		want = 2 * sets->nr;
+	if (want > REACH_WALKS * sets->nr)
+		want = REACH_WALKS * sets->nr;
 	while (nr_threads < want &&
 	       !pthread_create(&t[nr_threads], NULL, take_walks, &w))
 		nr_threads++;
@@ -296,7 +331,9 @@ void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 	for (j = 0; j < sets->nr; j++) {
 		free(w.in[j]);
 		free(w.stop[j]);
+		free(w.early[j]);
 	}
 	free(w.in);
 	free(w.stop);
+	free(w.early);
 }

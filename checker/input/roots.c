@@ -86,7 +86,8 @@ static int reg_line(struct root_set *s, char *p, const char *path,
 
 /*
  * A line of a roots file that says something of the set: "context:
- * atomic", "config: CONFIG_...", "per: <operation>", "weight: N". 1 when
+ * atomic", "config: CONFIG_...", "per: <operation>", "weight: N",
+ * "user: FUNC ...". 1 when
  * @p was one, 0 when it is not (a function name), -EINVAL with the error
  * in @err.
  */
@@ -97,6 +98,32 @@ static int set_line(struct root_set *s, char *p, const char *path,
 
 	if (!strcmp(p, "context: atomic")) {
 		s->atomic = true;
+		return 1;
+	}
+	if (!strncmp(p, "user:", 5)) {
+		char *c, *save = NULL;
+		bool any = false;
+
+		for (c = strtok_r(p + 5, " \t", &save); c;
+		     c = strtok_r(NULL, " \t", &save)) {
+			any = true;
+			if (!strcmp(c, "all")) {
+				s->all_user = true;
+				continue;
+			}
+			if (!is_ident(c)) {
+				snprintf(err, errlen, "%s:%u: user: not a "
+					 "function name: '%s'", path, lineno,
+					 c);
+				return -EINVAL;
+			}
+			*PUSH(s->user, s->nr_user, s->alloc_user) = xstrdup(c);
+		}
+		if (!any) {
+			snprintf(err, errlen, "%s:%u: user: names no entry "
+				 "point (FUNC ... or all)", path, lineno);
+			return -EINVAL;
+		}
 		return 1;
 	}
 	if (!strncmp(p, "config:", 7)) {
@@ -142,6 +169,43 @@ static int set_line(struct root_set *s, char *p, const char *path,
 		return 1;
 	}
 	return 0;
+}
+
+static bool listed(const struct root_set *s, const char *func)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (!strcmp(s->funcs[i], func))
+			return true;
+	return false;
+}
+
+/* A "user:" name that is no entry point of the set is a typo. */
+static int check_users(const struct root_set *s, const char *path,
+		       char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_user; i++)
+		if (!listed(s, s->user[i])) {
+			snprintf(err, errlen, "%s: user: %s is not an entry "
+				 "point the set lists", path, s->user[i]);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+bool roots_user_entry(const struct root_set *s, const char *func)
+{
+	size_t i;
+
+	if (s->all_user)
+		return listed(s, func);
+	for (i = 0; i < s->nr_user; i++)
+		if (!strcmp(s->user[i], func))
+			return true;
+	return false;
 }
 
 int roots_load_file(struct root_sets *rs, const char *path, char *err,
@@ -210,7 +274,7 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 		ret = -EIO;
 	}
 	fclose(f);
-	return ret;
+	return ret ? ret : check_users(s, path, err, errlen);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -257,6 +321,7 @@ static void root_set_free(struct root_set *s)
 	size_t i;
 
 	strv_free(s->configs, s->nr_configs);
+	strv_free(s->user, s->nr_user);
 	strv_free(s->funcs, s->nr);
 	strv_free(s->reasons, s->nr);
 	for (i = 0; i < s->nr_regs; i++) {

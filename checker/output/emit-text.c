@@ -197,6 +197,11 @@ void emit_low(FILE *out, const struct findings *low)
 				"not warned of: %s() reached from %s, but %s: ",
 				FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.not_offered);
+		else if (f->doubt.not_then)
+			fprintf(out, "%s:%u:%u: note: not in its phase, not "
+				"warned of: %s() reached from %s, but %s: ",
+				FINDING_AT(f), f->fn->name, f->root,
+				f->doubt.not_then);
 		else if (finding_rare_only(f))
 			fprintf(out, "%s:%u:%u: note: rare, not warned of: "
 				"%s() reached from %s only under a rare "

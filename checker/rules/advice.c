@@ -11,17 +11,16 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
-char *advice_read(const struct graph *g, const char *reg,
-		   const char *field, const char *file, int *cached)
+char *advice_read(const struct graph *g, const struct read_ask *q,
+		  int *cached)
 {
 	const struct arch_rules *r = arch_current()->rules;
 
 	if (r && r->read_advice)
-		return r->read_advice(g->arch_tables, reg, field, file,
-				      cached);
+		return r->read_advice(g->arch_tables, q, cached);
 	*cached = -1;
 	return xasprintf("cache the value of %s at boot or CPU bring-up",
-			 reg);
+			 q->reg);
 }
 
 const char *advice_any_read(void)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trapcheck/model/arch.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
@@ -41,8 +42,11 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	/* x86: cpuid_ebx(7) & (1u << 20), X86_FEATURE_SMAP in the tree. */
 	f->read.mask = ctx->site->mask;
 	f->read.feature = ctx->site->feature;
-	advice = advice_read(ctx->graph, reg->name, f->read.feature,
-			      ctx->site->file, &f->read.cached);
+	advice = advice_read(ctx->graph, &(struct read_ask){
+				.reg = reg->name, .field = f->read.feature,
+				.fields = ctx->site->fields,
+				.fn = ctx->func->name, .file = ctx->site->file,
+			     }, &f->read.cached);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output
 	 * operand, CPUID as a serializing instruction, which no cached

@@ -552,18 +552,67 @@ static void group_sites(struct findings *in, struct findings *out)
 }
 
 
-/* Per root set: [2j] steady paths only, [2j + 1] any path. */
+/* Per root set its REACH_WALKS walks (reach.h): steady, any, early. */
 static struct reach *compute_reaches(const struct graph *g,
 				     const struct root_sets *roots,
 				     struct rules_stats *st)
 {
-	struct reach *reach = xcalloc(2 * roots->nr + 1, sizeof(*reach));
+	struct reach *reach = xcalloc(REACH_WALKS * roots->nr + 1,
+				      sizeof(*reach));
 	size_t j;
 
 	reach_compute_sets(g, roots, reach);
 	for (j = 0; st && j < roots->nr; j++)
-		st->stopped += reach[2 * j + 1].stopped;
+		st->stopped += reach[REACH_WALKS * j + REACH_ANY].stopped;
 	return reach;
+}
+
+/* Does a chain run only before the capabilities are finalized? */
+static bool chain_early(const struct gsink *s, const struct chain *c)
+{
+	size_t i;
+
+	if (guards_have(s->guards, GUARD_CAPS_UNFINALIZED))
+		return true;
+	for (i = 0; i < c->len; i++)
+		if (guards_have(c->steps[i].guards, GUARD_CAPS_UNFINALIZED))
+			return true;
+	return false;
+}
+
+static void free_chains(struct finding *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nr_chains; i++)
+		free(f->chains[i].steps);
+	free(f->chains);
+	f->chains = NULL;
+	f->nr_chains = 0;
+}
+
+/*
+ * A boot-phase read that runs only before the capabilities are finalized
+ * runs before the first process: its chains start at the entries user
+ * space does not enter (the set's @early walk; none: every entry will
+ * do). When only user-space entries reach it, it stays, with the reason,
+ * a note. False when the early chains are refuted (args.h).
+ */
+static bool fit_phase(const struct graph *g, const struct reach *early,
+		      const struct gsink *s, struct finding *f)
+{
+	if (strcmp(f->phase, "boot") || !early->parent ||
+	    !chain_early(s, &f->chains[0]))
+		return true;
+	if (!reach_has(early, s->func)) {
+		f->doubt.not_then = xasprintf(
+			"it runs only before the capabilities are finalized, "
+			"before the first process, and only %s's user-space "
+			"entries reach it", early->set->name);
+		return true;
+	}
+	free_chains(f);
+	return fill_chains(g, early, s, f);
 }
 
 /* A RULE_ONCE finding not on a hot path: the site alone. */
@@ -603,7 +652,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 	if (!rule->check(ctx, &proto, &scope))
 		return;
 	for (j = 0; j < roots->nr; j++) {
-		const struct reach *r = pick(&reach[2 * j], &reach[2 * j + 1],
+		const struct reach *w = &reach[REACH_WALKS * j];
+		const struct reach *r = pick(&w[REACH_STEADY], &w[REACH_ANY],
 					     s);
 		struct finding *f;
 
@@ -612,7 +662,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		f = new_finding(all, &proto, rule, ctx);
 		f->root = roots->sets[j].name;
 		f->phase = r->steady ? "steady" : "boot";
-		if (!fill_chains(g, r, s, f)) {
+		if (!fill_chains(g, r, s, f) ||
+		    !fit_phase(g, &w[REACH_EARLY], s, f)) {
 			drop_last(all);
 			refuted = true;
 			continue;
@@ -703,7 +754,7 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 			check_site(g, roots, reach, &own[k], &ctx, &all, o,
 				   st);
 	}
-	for (j = 0; j < 2 * roots->nr; j++)
+	for (j = 0; j < REACH_WALKS * roots->nr; j++)
 		reach_free(&reach[j]);
 	free(reach);
 	sort_out(&all, o, out, low);

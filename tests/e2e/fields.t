@@ -3,9 +3,10 @@
 # The trapping-idreg-read fix reads the fields a function tests: a field
 # the register's arm64_ftr_bits array does not describe reads as 0 in the
 # sanitised copy (Linux 6.12's TraceBuffer of ID_AA64DFR0_EL1, tested by
-# kvm_arch_vcpu_load_debug_state_flags()), so no patch; a FTR_NONSTRICT
-# field gets a patch that says what changes; an array with a numeric shift
-# says nothing of the fields it leaves out. Expectations: // CHECK: and
+# kvm_arch_vcpu_load_debug_state_flags()), so no patch; nor for a
+# FTR_NONSTRICT field (PMSVer: each CPU's own, the sanitised value is the
+# system-wide safe one); an array with a numeric shift says nothing of the
+# fields it leaves out. The warning's advice says the same. Expectations: // CHECK: and
 # // FIX: tags in tests/fixtures/fields.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/fields"
@@ -55,7 +56,38 @@ for root, _, files in os.walk(tree):
                 print('# %s:%d: %s' % (rel, i, note[:90]))
 assert n == 7, n
 PY
-check "fix notes match the FIX tags: 4 refused (TraceBuffer: _SHIFT, SYS_FIELD_GET on one and two lines, _MASK), 3 patches (one for a register whose array has a numeric shift)" [ $? -eq 0 ]
+check "fix notes match the FIX tags: 5 refused (TraceBuffer: _SHIFT, SYS_FIELD_GET on one and two lines, _MASK; PMSVer: FTR_NONSTRICT), 2 patches (one for a register whose array has a numeric shift)" [ $? -eq 0 ]
+# ADVICE: tags: the warning's advice (its message after the last "; "
+# ends with the tag's text) for the line after the tag's comment lines:
+# the sanitised copy only for fields it answers; per-CPU data for a field
+# it leaves out or a FTR_NONSTRICT one; in hyp code, the host's copy only
+# where only an nVHE host runs the code, else per-CPU host data.
+python3 - "$FX" f.json <<'PY'
+import json, os, re, sys
+tree, js = sys.argv[1:]
+by_site = {(f['file'], f['line']): f for f in json.load(open(js))['findings']}
+n = 0
+for root, _, files in os.walk(tree):
+    for name in files:
+        path = os.path.join(root, name)
+        rel = os.path.relpath(path, tree)
+        want = None
+        for i, line in enumerate(open(path), 1):
+            m = re.search(r'// ADVICE: (.*)$', line)
+            if m:
+                want = m.group(1)
+                continue
+            if want is None or line.strip().startswith('//'):
+                continue
+            n += 1
+            f = by_site.get((rel, i))
+            assert f, '%s:%d: no finding' % (rel, i)
+            assert f['message'].endswith(want), (rel, i, f['message'], want)
+            print('# %s:%d: %s' % (rel, i, want[:80]))
+            want = None
+assert n == 6, n
+PY
+check "advice matches the ADVICE tags: per-CPU for a field the copy leaves out or a FTR_NONSTRICT one (in hyp code too), the host's copy in nVHE-only code, per-CPU host data in code a VHE host runs too" [ $? -eq 0 ]
 check "the refusal says why and what to do instead" \
 	grep -q 'read_sanitised_ftr_reg() returns 0 there; keep this CPU.s value, cached at CPU bring-up' f.json
 
@@ -75,9 +107,10 @@ python3 - after.json <<'PY'
 import json, sys
 fs = sorted(f['function'] for f in json.load(open(sys.argv[1]))['findings'])
 print('# left:', fs)
-assert fs == ['load_trace_state', 'load_trace_state_get',
-              'load_trace_state_mask', 'load_trace_state_split'], fs
+assert fs == ['amu_here', 'load_spe_state', 'load_trace_state',
+              'load_trace_state_get', 'load_trace_state_mask',
+              'load_trace_state_split', 'ras_nvhe', 'ras_shared'], fs
 PY
-check "after the patches: only the four refused reads are left" [ $? -eq 0 ]
+check "after the patches: only the five refused reads and the three in hyp code are left" [ $? -eq 0 ]
 
 done_testing

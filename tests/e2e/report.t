@@ -50,7 +50,7 @@ rng = [r for r in run['results']
        r['properties']['capability'] == 'ARM64_HAS_RNG'][0]
 steps = rng['codeFlows'][0]['threadFlows'][0]['locations']
 names = [s['location']['message']['text'] for s in steps]
-assert names[0].startswith('get_random_bytes_user() calls'), names
+assert names[0].startswith('get_random_bytes() calls'), names
 assert names[-1] == 'the sink, in __cpu_has_rng()', names
 assert steps[-1]['location']['physicalLocation']['artifactLocation']['uri'] \
     == 'arch/arm64/include/asm/archrandom.h'

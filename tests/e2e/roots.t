@@ -45,6 +45,22 @@ list bad.txt
 check_that "a config: word that is no CONFIG_ symbol: exit 2, one line naming file and line" \
 	'[ "$(cat bad.txt.rc)" = 2 ] && [ "$(wc -l < bad.txt.err)" -eq 1 ] && grep -q "roots/bad.roots:1: not a CONFIG_ symbol: .ZRAM.$" bad.txt.err'
 
+# "user:" names entry points of the set: a typo or an empty line is an
+# error naming the file.
+rm roots/bad.roots
+printf 'exc_page_fault\nuser: exc_page_falt\n' > roots/bad.roots
+list user.txt
+check_that "a user: name the set does not list: exit 2, one line naming it" \
+	'[ "$(cat user.txt.rc)" = 2 ] && [ "$(wc -l < user.txt.err)" -eq 1 ] && grep -q "roots/bad.roots: user: exc_page_falt is not an entry point the set lists$" user.txt.err'
+printf 'exc_page_fault\nuser:\n' > roots/bad.roots
+list user0.txt
+check_that "a user: line naming nothing: exit 2, one line naming file and line" \
+	'[ "$(cat user0.txt.rc)" = 2 ] && grep -q "roots/bad.roots:2: user: names no entry point (FUNC ... or all)$" user0.txt.err'
+printf 'exc_page_fault\nuser: all\n' > roots/bad.roots
+list userall.txt
+check_that "user: all is accepted (exit 1: squash's entry is missing)" \
+	'[ "$(cat userall.txt.rc)" = 1 ] && ! [ -s userall.txt.err ]'
+
 # The shipped compress set says which options build it.
 check "the shipped compress set names its options" \
 	grep -q '^config: CONFIG_ZRAM CONFIG_ZSWAP ' "$TOP/roots/compress.roots"

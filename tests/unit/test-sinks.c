@@ -186,9 +186,45 @@ static void arm64_graph(struct graph *g, const struct grow *r, size_t n)
 }
 
 /*
+ * What a function tests of a value: the fields of the register its tokens
+ * name from the read on, as shift macros (facts "fields").
+ */
+static void test_value_fields(void **state)
+{
+	char *const tok[] = {
+		"dfr0", "=", "read_sysreg", "(", "id_aa64dfr0_el1", ")", ";",
+		"if", "(", "cpuid_feature_extract_unsigned_field", "(", "dfr0",
+		",", "ID_AA64DFR0_EL1_PMSVer_SHIFT", ")", "&&",
+		"SYS_FIELD_GET", "(", "ID_AA64DFR0_EL1", ",", "TraceBuffer",
+		",", "dfr0", ")", "&&", "(", "dfr0", "&",
+		"ID_AA64DFR0_EL1_PMSVer_MASK", ")", "&&",
+		"ID_AA64DFR0_DoubleLock_SHIFT", "&&", "ID_AA64DFR0_EL1_IMP",
+		"&&", "ID_AA64PFR0_EL1_AMU_SHIFT", ")",
+	};
+	char *f;
+
+	assert_non_null(arch_arm64.value_fields);
+	f = arch_arm64.value_fields(tok, ARRAY_SIZE(tok), "ID_AA64DFR0_EL1");
+	assert_non_null(f);
+	assert_string_equal(f, "ID_AA64DFR0_EL1_PMSVer_SHIFT,"
+			    "ID_AA64DFR0_EL1_TraceBuffer_SHIFT,"
+			    "ID_AA64DFR0_DoubleLock_SHIFT");
+	free(f);
+	assert_null(arch_arm64.value_fields(tok, 7, "ID_AA64DFR0_EL1"));
+}
+
+/* The advice for a read of @reg in @file by fn() testing @fields. */
+static char *ask(const struct graph *g, const char *reg, const char *fields,
+		 const char *file, int *san)
+{
+	return advice_read(g, &(struct read_ask){ .reg = reg,
+		.fields = fields, .fn = "fn", .file = file }, san);
+}
+
+/*
  * trapping-idreg-read's advice and rewrite are the architecture's:
- * arm64's names its sanitised copy; one without them, a cached value
- * and no rewrite.
+ * arm64's names its sanitised copy when it answers the fields the code
+ * tests; one without them, a cached value and no rewrite.
  */
 static void test_arch_advice(void **state)
 {
@@ -196,6 +232,15 @@ static void test_arch_advice(void **state)
 	const struct grow rows[] = {
 		{ .kind = ARCH_ROW_FTR_REGS, .table = "arm64_ftr_regs",
 		  .key = "ID_AA64MMFR1_EL1" },
+		/* Its array: complete, HAFDBS strict, PAN non-strict. */
+		{ .kind = ARCH_ROW_FTR_BITS, .table = "ftr_id_aa64mmfr1",
+		  .key = "ID_AA64MMFR1_EL1" },
+		{ .kind = ARCH_ROW_FTR_BITS, .table = "ftr_id_aa64mmfr1",
+		  .key = "ID_AA64MMFR1_EL1",
+		  .v = { "ID_AA64MMFR1_EL1_HAFDBS_SHIFT", "S" } },
+		{ .kind = ARCH_ROW_FTR_BITS, .table = "ftr_id_aa64mmfr1",
+		  .key = "ID_AA64MMFR1_EL1",
+		  .v = { "ID_AA64MMFR1_EL1_PAN_SHIFT", "N" } },
 		{ .kind = ARCH_ROW_HYP_COPY, .table = "id_aa64mmfr1_el1_sys_val",
 		  .key = "id_aa64mmfr1_el1_sys_val" },
 	};
@@ -204,38 +249,76 @@ static void test_arch_advice(void **state)
 	char *a, *why = NULL;
 	int san = 7;
 
-	arm64_graph(&g, rows, 1);
-	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
+	arm64_graph(&g, rows, 4);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 1);
 	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"
 				  "ID_AA64MMFR1_EL1)"));
 	free(a);
-	a = advice_read(&g, "ID_AA64PFR0_EL1", NULL, NULL, &san);
+	a = ask(&g, "ID_AA64PFR0_EL1", NULL, NULL, &san);
 	assert_int_equal(san, 0);
 	free(a);
 	assert_non_null(strstr(advice_any_read(), "read_sanitised_ftr_reg"));
 
-	/* In hyp code: the copy the host keeps, or a value read at init. */
-	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL,
-			 "arch/arm64/kvm/hyp/nvhe/switch.c", &san);
+	/* Field by field: strict, non-strict, not described. */
+	a = ask(&g, "ID_AA64MMFR1_EL1", "ID_AA64MMFR1_EL1_HAFDBS_SHIFT",
+		"mm/memory.c", &san);
+	assert_non_null(strstr(a, "the sanitised copy is "));
+	free(a);
+	a = ask(&g, "ID_AA64MMFR1_EL1", "ID_AA64MMFR1_EL1_HAFDBS_SHIFT,"
+		"ID_AA64MMFR1_EL1_PAN_SHIFT", "mm/memory.c", &san);
+	assert_int_equal(san, 1);
+	assert_string_equal(a, "fn() tests PAN, a FTR_NONSTRICT field of "
+			    "ID_AA64MMFR1_EL1: CPUs may differ there, and the "
+			    "sanitised copy holds the system-wide safe value, "
+			    "not this CPU's; read this CPU's value once at CPU "
+			    "bring-up into per-CPU data and use that");
+	free(a);
+	a = ask(&g, "ID_AA64MMFR1_EL1", "ID_AA64MMFR1_EL1_XNX_SHIFT",
+		"mm/memory.c", &san);
+	assert_non_null(strstr(a, "fn() tests XNX, a field the tree's "
+				  "arm64_ftr_bits of ID_AA64MMFR1_EL1 do not "
+				  "describe"));
+	assert_null(strstr(a, "the sanitised copy is"));
+	free(a);
+	graph_free(&g);
+
+	/* In hyp code: no copy; the copy, nVHE alone; host data else. */
+	arm64_graph(&g, rows, 4);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL,
+		"arch/arm64/kvm/hyp/nvhe/switch.c", &san);
 	assert_int_equal(san, 1);
 	assert_null(strstr(a, "read the sanitised"));
 	assert_non_null(strstr(a, "keeps no copy of ID_AA64MMFR1_EL1"));
 	free(a);
 	graph_free(&g);
-	arm64_graph(&g, rows, 2);
-	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL,
-			 "arch/arm64/kvm/hyp/vhe/switch.c", &san);
+	arm64_graph(&g, rows, 5);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL,
+		"arch/arm64/kvm/hyp/nvhe/switch.c", &san);
 	assert_non_null(strstr(a, "kvm_nvhe_sym(id_aa64mmfr1_el1_sys_val)"));
 	free(a);
-	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, "mm/memory.c", &san);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL,
+		"arch/arm64/kvm/hyp/vhe/switch.c", &san);
+	assert_non_null(strstr(a, "serves no VHE host"));
+	free(a);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL,
+		"arch/arm64/kvm/hyp/include/hyp/switch.h", &san);
+	assert_non_null(strstr(a, "serves no VHE host"));
+	assert_non_null(strstr(a, "per-CPU host data (host_data_ptr())"));
+	free(a);
+	a = ask(&g, "ID_AA64MMFR1_EL1", "ID_AA64MMFR1_EL1_PAN_SHIFT",
+		"arch/arm64/kvm/hyp/nvhe/switch.c", &san);
+	assert_non_null(strstr(a, "FTR_NONSTRICT"));
+	assert_null(strstr(a, "kvm_nvhe_sym"));
+	free(a);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL, "mm/memory.c", &san);
 	assert_non_null(strstr(a, "read_sanitised_ftr_reg(SYS_"));
 	free(a);
 	graph_free(&g);
 
 	arm64_graph(&g, rows, 1);
 	arch_set(&bare);
-	a = advice_read(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
+	a = ask(&g, "ID_AA64MMFR1_EL1", NULL, NULL, &san);
 	assert_int_equal(san, -1);
 	assert_null(strstr(a, "read_sanitised_ftr_reg"));
 	assert_non_null(strstr(a, "cache the value of ID_AA64MMFR1_EL1"));
@@ -336,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_wrong_spelling_is_no_register),
 		cmocka_unit_test(test_trap_classes),
 		cmocka_unit_test(test_arch_tables),
+		cmocka_unit_test(test_value_fields),
 		cmocka_unit_test(test_arch_advice),
 		cmocka_unit_test(test_opaque_sinks),
 		cmocka_unit_test(test_mask_bit),

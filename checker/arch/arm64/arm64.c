@@ -664,30 +664,187 @@ static const struct trace_event arm64_trace_events[] = {
 
 /*
  * Its part of the trapping-idreg-read rule: the cached alternative the
- * kernel keeps for an ID register (the sanitised copy,
- * read_sanitised_ftr_reg(), when the tree's arm64_ftr_regs[] serves the
- * register) as advice, and the rewrite of commit a89c6bcdac22 ("arm64:
- * Avoid repeated AA64MMFR1_EL1 register read on pagefault path") as a
- * fix. struct arch reaches them (arm64_rules: .read_advice, .fix_read).
+ * kernel keeps for an ID register, when it answers the question the code
+ * asks, as advice; and the rewrite of commit a89c6bcdac22 ("arm64: Avoid
+ * repeated AA64MMFR1_EL1 register read on pagefault path") as a fix,
+ * only where the advice is the sanitised copy. struct arch reaches them
+ * (arm64_rules: .read_advice, .fix_read; .value_fields for extraction).
  */
 
 /*
- * In hyp code (the architecture's no_rewrite paths: EL2, linked on its
- * own), read_sanitised_ftr_reg() cannot be called: the copy the host
- * keeps for it, when the tree has one (tables.def: the "*_sys_val"
- * globals), else a value read once at init.
+ * The fields of @reg that a function's tokens name from a read on, as the
+ * tree spells their shift macros ("ID_AA64DFR0_EL1_PMSVer_SHIFT"):
+ * <REG>_<F>_SHIFT, <REG>_<F>_MASK, <REG>_<F>_WIDTH and SYS_FIELD_GET(REG,
+ * F, ...); <REG> also without its _EL1 (6.1's ID_AA64DFR0_PMSVER_SHIFT).
  */
-static char *hyp_advice(const struct arm64_tables *t, const char *reg)
+static char *value_fields(char *const *tok, unsigned int n, const char *reg)
+{
+	static const char *const suffix[] = { "_SHIFT", "_MASK", "_WIDTH" };
+	size_t nreg = strlen(reg), nbase = nreg;
+	char **v = NULL, *out = NULL;
+	size_t nr = 0, alloc = 0, k;
+	unsigned int i;
+
+	if (ends(reg, "_EL1"))
+		nbase -= 4;
+	for (i = 0; i < n; i++) {
+		const char *t = tok[i];
+		size_t len = strlen(t);
+
+		if (!strcmp(t, "SYS_FIELD_GET") && i + 4 < n &&
+		    !strcmp(tok[i + 1], "(") && !strcmp(tok[i + 2], reg) &&
+		    !strcmp(tok[i + 3], ",") && ident_start(tok[i + 4][0])) {
+			char *s = xasprintf("%s_%s_SHIFT", reg, tok[i + 4]);
+
+			strv_add_once(&v, &nr, &alloc, s, strlen(s));
+			free(s);
+			continue;
+		}
+		if (strncmp(t, reg, nbase) || t[nbase] != '_')
+			continue;
+		for (k = 0; k < ARRAY_SIZE(suffix); k++) {
+			size_t ne = strlen(suffix[k]);
+
+			if (len > nbase + 1 + ne && ends(t, suffix[k])) {
+				char *s = xasprintf("%.*s_SHIFT",
+						    (int)(len - ne), t);
+
+				strv_add_once(&v, &nr, &alloc, s, strlen(s));
+				free(s);
+				break;
+			}
+		}
+	}
+	for (k = 0; k < nr; k++) {
+		char *more = xasprintf("%s%s%s", out ? out : "", out ? "," : "",
+				       v[k]);
+
+		free(out);
+		out = more;
+	}
+	strv_free(v, nr);
+	return out;
+}
+
+/* "ID_AA64DFR0_EL1_PMSVer_SHIFT": "PMSVer". */
+static char *field_name(const char *shift, const char *reg)
+{
+	size_t nreg = strlen(reg), n = strlen(shift);
+
+	if (ends(reg, "_EL1") && strncmp(shift, reg, nreg))
+		nreg -= 4;
+	if (n > nreg + 7 && !strncmp(shift, reg, nreg))
+		return xasprintf("%.*s", (int)(n - nreg - 7), shift + nreg + 1);
+	return xstrdup(shift);
+}
+
+/* What the code tests of @reg, against the tree's arm64_ftr_bits. */
+struct field_verdict {
+	char *absent;		/* a field the array does not describe */
+	char *nonstrict;	/* a FTR_NONSTRICT one: each CPU's own */
+};
+
+static void judge_fields(const struct arm64_tables *t, const char *reg,
+			 const char *fields, struct field_verdict *fv)
+{
+	char *copy = fields ? xstrdup(fields) : NULL, *save = NULL, *s;
+
+	memset(fv, 0, sizeof(*fv));
+	for (s = copy ? strtok_r(copy, ",", &save) : NULL; s;
+	     s = strtok_r(NULL, ",", &save)) {
+		switch (arm64_ftr_field(t, reg, s)) {
+		case FTR_FIELD_ABSENT:
+			if (!fv->absent)
+				fv->absent = field_name(s, reg);
+			break;
+		case FTR_FIELD_NONSTRICT:
+			if (!fv->nonstrict)
+				fv->nonstrict = field_name(s, reg);
+			break;
+		default:
+			break;
+		}
+	}
+	free(copy);
+}
+
+static void field_verdict_free(struct field_verdict *fv)
+{
+	free(fv->absent);
+	free(fv->nonstrict);
+}
+
+/*
+ * Why the sanitised copy does not answer what @fn asks of @reg, or NULL
+ * when it does (as far as the fields it names tell): a field the array
+ * leaves out reads 0 there (init_cpu_ftr_reg(): val &= valid_mask); a
+ * FTR_NONSTRICT one is the system-wide safe value, not this CPU's.
+ * Upstream kept a per-CPU value instead (38131c02a53f "KVM: arm64: Track
+ * presence of SPE/TRBE in kvm_host_data instead of vCPU").
+ */
+static char *copy_refused(const struct field_verdict *fv, const char *fn,
+			  const char *reg)
+{
+	if (fv->absent)
+		return xasprintf("%s() tests %s, a field the tree's "
+				 "arm64_ftr_bits of %s do not describe: "
+				 "read_sanitised_ftr_reg() returns 0 there",
+				 fn, fv->absent, reg);
+	if (fv->nonstrict)
+		return xasprintf("%s() tests %s, a FTR_NONSTRICT field of %s: "
+				 "CPUs may differ there, and the sanitised "
+				 "copy holds the system-wide safe value, not "
+				 "this CPU's", fn, fv->nonstrict, reg);
+	return NULL;
+}
+
+/* Which hyp modes run code of @file: its MODE_PATH's, else both. */
+static const char *hyp_mode_of(const char *file)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; i < a->nr_mode_paths; i++)
+		if (starts(file, a->mode_paths[i].prefix))
+			return a->mode_paths[i].mode;
+	return NULL;
+}
+
+/*
+ * In hyp code (the architecture's no_rewrite paths: EL2, linked on its
+ * own), read_sanitised_ftr_reg() cannot be called. The copy the host
+ * keeps for it (tables.def: the "*_sys_val" globals) is set by
+ * init_hyp_mode(), on an nVHE host only: code a VHE host runs too (the
+ * shared hyp/include/ bodies) cannot use it. Else, and for what the copy
+ * does not answer (@refused), a value read once per CPU at KVM's init
+ * into the per-CPU host data both modes reach.
+ */
+static char *hyp_advice(const struct arm64_tables *t, const char *reg,
+			const char *file, const char *refused)
 {
 	char *name = xasprintf("%s_sys_val", reg), *p, *s;
+	const char *mode = hyp_mode_of(file);
+	bool copy;
 
 	for (p = name; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	if (arm64_has_hyp_copy(t, name))
+	copy = arm64_has_hyp_copy(t, name);
+	if (refused)
+		s = xasprintf("%s; read this CPU's value once at KVM's init "
+			      "into the per-CPU host data (host_data_ptr()) "
+			      "and use that", refused);
+	else if (copy && mode && !strcmp(mode, "nVHE host"))
 		s = xasprintf("in hyp code, where read_sanitised_ftr_reg() "
 			      "cannot be called, read the copy the host keeps, "
 			      "%s (kvm_nvhe_sym(%s), set at KVM's init)", name,
 			      name);
+	else if (copy)
+		s = xasprintf("in hyp code that a VHE host runs too, the "
+			      "host's copy %s serves no VHE host "
+			      "(init_hyp_mode() sets it for nVHE only): read "
+			      "%s once per CPU at KVM's init into the per-CPU "
+			      "host data (host_data_ptr()) and use that", name,
+			      reg);
 	else
 		s = xasprintf("in hyp code, where read_sanitised_ftr_reg() "
 			      "cannot be called and the tree keeps no copy of "
@@ -704,187 +861,55 @@ static bool in_hyp(const char *file)
 	return arch_path_in(a->no_rewrite, a->nr_no_rewrite, file);
 }
 
-char *arm64_read_advice(const void *tables, const char *reg,
-			const char *field, const char *file, int *sanitised)
+char *arm64_read_advice(const void *tables, const struct read_ask *q,
+			int *sanitised)
 {
 	const struct arm64_tables *t = tables;
+	struct field_verdict fv;
+	char *refused, *s;
 
-	if (in_hyp(file)) {
-		*sanitised = t && t->have_ftr ? arm64_is_sanitised(t, reg) :
-						-1;
-		return hyp_advice(t, reg);
-	}
-	if (!t || !t->have_ftr) {
-		*sanitised = -1;
-		return xasprintf("arm64_ftr_regs[] was not analysed "
-				 "(arch/arm64/kernel/cpufeature.c): cache the "
-				 "value or read the sanitised copy if it has "
-				 "one");
-	}
-	*sanitised = arm64_is_sanitised(t, reg);
-	if (!*sanitised)
-		return xasprintf("%s is not in arm64_ftr_regs[]: cache a "
-				 "per-CPU or boot-time value", reg);
-	if (field)
-		return xasprintf("the sanitised copy is "
-				 "read_sanitised_ftr_reg(SYS_%s), field %s",
-				 reg, field);
-	return xasprintf("the sanitised copy is "
-			 "read_sanitised_ftr_reg(SYS_%s)", reg);
-}
-
-/* The fields of one register a function tests, as *_SHIFT spellings. */
-struct tested_fields {
-	char **shift;
-	size_t nr, alloc;
-	bool nonstrict;		/* one of them is FTR_NONSTRICT */
-};
-
-static void add_field(struct tested_fields *tf, const char *s, size_t n)
-{
-	strv_add_once(&tf->shift, &tf->nr, &tf->alloc, s, n);
-}
-
-/*
- * The identifier that starts at @p after blanks, or on the next line when
- * @p's line ends first (a SYS_FIELD_GET() split over two lines); its end
- * in *@end. NULL when there is none.
- */
-static const char *next_ident(const struct src_file *src, unsigned int l,
-			      const char *p, const char **end)
-{
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!*p && l < src->nr_lines) {
-		p = src->lines[l];
-		while (isspace((unsigned char)*p))
-			p++;
-	}
-	for (*end = p; ident_char(**end); (*end)++)
-		;
-	return *end > p ? p : NULL;
-}
-
-/*
- * The fields of @reg that the rest of the function (from line @from to
- * its closing brace in column 0, kernel style) names, as REG_Field_SHIFT:
- * REG_Field_SHIFT and REG_Field_MASK (FIELD_GET(), masks), the spelling
- * of older trees without _EL1 (ID_AA64MMFR1_HADBS_SHIFT), and
- * SYS_FIELD_GET(REG, Field, ...). A value returned or passed on whole is
- * not followed (docs/fixes.md).
- */
-static void fields_tested(const struct src_file *src, unsigned int from,
-			  const char *reg, struct tested_fields *tf)
-{
-	size_t nreg = strlen(reg), nbase = nreg;
-	unsigned int l;
-
-	if (nbase > 4 && !strcmp(reg + nbase - 4, "_EL1"))
-		nbase -= 4;
-	for (l = from; l <= src->nr_lines; l++) {
-		const char *line = src->lines[l - 1], *p, *q, *f;
-
-		if (l > from && line[0] == '}')
-			break;
-		for (p = line; *p; p++) {
-			if (p > line && ident_char(p[-1]))
-				continue;
-			if (!strncmp(p, "SYS_FIELD_GET(", 14)) {
-				q = next_ident(src, l, p + 14, &f);
-				if (!q || (size_t)(f - q) != nreg ||
-				    strncmp(q, reg, nreg))
-					continue;
-				for (q = f; isspace((unsigned char)*q); q++)
-					;
-				if (*q != ',')
-					continue;
-				f = next_ident(src, l, q + 1, &q);
-				if (f) {
-					char *s = xasprintf("%s_%.*s_SHIFT",
-							    reg, (int)(q - f),
-							    f);
-
-					add_field(tf, s, strlen(s));
-					free(s);
-				}
-				continue;
-			}
-			if (strncmp(p, reg, nbase) || p[nbase] != '_')
-				continue;
-			for (q = p; ident_char(*q); q++)
-				;
-			if (q - p > 6 && !strncmp(q - 6, "_SHIFT", 6)) {
-				add_field(tf, p, q - p);
-			} else if (q - p > 5 && !strncmp(q - 5, "_MASK", 5)) {
-				char *s = xasprintf("%.*s_SHIFT",
-						    (int)(q - p - 5), p);
-
-				add_field(tf, s, strlen(s));
-				free(s);
-			}
-			p = q - 1;
-		}
-	}
-}
-
-/*
- * read_sanitised_ftr_reg() answers for a field only when the register's
- * arm64_ftr_bits array describes it: init_cpu_ftr_reg() keeps only the
- * described bits (val &= valid_mask), so any other field reads as 0. A
- * test of such a field would change meaning (upstream kept a per-CPU
- * value instead: 38131c02a53f "KVM: arm64: Track presence of SPE/TRBE in
- * kvm_host_data instead of vCPU"). False, and why, when one is tested.
- */
-static bool fields_served(const struct fix_ctx *ctx, const char *reg,
-			  struct tested_fields *tf, char **why)
-{
-	const struct arm64_tables *t = ctx->graph->arch_tables;
-	size_t i;
-
-	fields_tested(ctx->src, ctx->finding->site->line, reg, tf);
-	for (i = 0; i < tf->nr; i++) {
-		switch (arm64_ftr_field(t, reg, tf->shift[i])) {
-		case FTR_FIELD_ABSENT:
-			*why = xasprintf("%s() tests %s, a field the tree's "
-					 "arm64_ftr_bits of %s do not "
-					 "describe: read_sanitised_ftr_reg() "
-					 "returns 0 there; keep this CPU's "
-					 "value, cached at CPU bring-up",
-					 ctx->finding->fn->name, tf->shift[i],
-					 reg);
-			return false;
-		case FTR_FIELD_NONSTRICT:
-			tf->nonstrict = true;
-			break;
-		default:
-			break;
-		}
-	}
-	return true;
-}
-
-static void tested_fields_free(struct tested_fields *tf)
-{
-	size_t i;
-
-	for (i = 0; i < tf->nr; i++)
-		free(tf->shift[i]);
-	free(tf->shift);
+	judge_fields(t, q->reg, q->fields, &fv);
+	refused = copy_refused(&fv, q->fn, q->reg);
+	field_verdict_free(&fv);
+	*sanitised = t && t->have_ftr ? arm64_is_sanitised(t, q->reg) : -1;
+	if (in_hyp(q->file))
+		s = hyp_advice(t, q->reg, q->file, refused);
+	else if (*sanitised < 0)
+		s = xasprintf("arm64_ftr_regs[] was not analysed "
+			      "(arch/arm64/kernel/cpufeature.c): cache the "
+			      "value or read the sanitised copy if it has "
+			      "one");
+	else if (!*sanitised)
+		s = xasprintf("%s is not in arm64_ftr_regs[]: cache a "
+			      "per-CPU or boot-time value", q->reg);
+	else if (refused)
+		s = xasprintf("%s; read this CPU's value once at CPU bring-up "
+			      "into per-CPU data and use that", refused);
+	else if (q->field)
+		s = xasprintf("the sanitised copy is "
+			      "read_sanitised_ftr_reg(SYS_%s), field %s",
+			      q->reg, q->field);
+	else
+		s = xasprintf("the sanitised copy is "
+			      "read_sanitised_ftr_reg(SYS_%s)", q->reg);
+	free(refused);
+	return s;
 }
 
 /*
  * The fix of commit a89c6bcdac22: the read becomes
  * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when
- * the tree's arm64_ftr_regs[] serves the register and the read is written
- * on one line.
+ * the tree's arm64_ftr_regs[] serves the register, the fields the
+ * function tests are ones the copy answers for (the advice's own test),
+ * and the read is written on one line.
  */
 static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		     char **why)
 {
 	const struct finding *f = ctx->finding;
-	struct tested_fields tf = { 0 };
 	const char *line, *at, *close;
-	char *ind, *area;
+	struct field_verdict fv;
+	char *ind, *area, *refused;
 
 	if (!f->read.reg) {
 		*why = xasprintf("%s() reads a register chosen at run time: "
@@ -897,12 +922,18 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 				 "no sanitised copy to read", f->read.reg);
 		return false;
 	}
-	if (f->site->line > ctx->src->nr_lines)
-		goto err_shape;
-	if (!fields_served(ctx, f->read.reg, &tf, why)) {
-		tested_fields_free(&tf);
+	judge_fields(ctx->graph->arch_tables, f->read.reg, f->site->fields,
+		     &fv);
+	refused = copy_refused(&fv, f->fn->name, f->read.reg);
+	field_verdict_free(&fv);
+	if (refused) {
+		*why = xasprintf("%s; keep this CPU's value, cached at CPU "
+				 "bring-up", refused);
+		free(refused);
 		return false;
 	}
+	if (f->site->line > ctx->src->nr_lines)
+		goto err_shape;
 	at = fix_sink_call(ctx, &line);
 	if (!at)
 		goto err_shape;
@@ -930,16 +961,11 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			    "and the kernel keeps its sanitised value in "
 			    "arm64_ftr_regs[]: read_sanitised_ftr_reg() "
 			    "returns it from memory, with no register access "
-			    "and hence no trap.%s", f->fn->name, f->read.reg,
-			    finding_sink(f), f->read.trap, tf.nonstrict ?
-			    "\n\nA field the function tests is FTR_NONSTRICT: "
-			    "the sanitised value is the system-wide safe "
-			    "value, which every CPU now sees." : "");
-	tested_fields_free(&tf);
+			    "and hence no trap.", f->fn->name, f->read.reg,
+			    finding_sink(f), f->read.trap);
 	return true;
 
 err_shape:
-	tested_fields_free(&tf);
 	*why = xasprintf("the read is not written as %s(...) on one line",
 			 finding_sink(f));
 	return false;
@@ -1055,6 +1081,7 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(host_paths),
 	ARCH_TABLE(cold_fns),
 	.rules = &arm64_rules,
+	.value_fields = value_fields,
 	.own_rules = arm64_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),

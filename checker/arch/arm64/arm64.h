@@ -77,8 +77,8 @@ enum ftr_field {
 const struct arm64_cap *arm64_cap_find(const struct arm64_tables *t,
 				       const char *name);
 bool arm64_cap_per_cpu_only(const struct arm64_cap *cap);
-char *arm64_read_advice(const void *t, const char *reg, const char *field,
-			const char *file, int *sanitised);
+char *arm64_read_advice(const void *t, const struct read_ask *q,
+			int *sanitised);
 
 /* rule-local-cap-check.c: its rule and rewrite (a NULL id ends it). */
 extern const struct rule arm64_own_rules[];

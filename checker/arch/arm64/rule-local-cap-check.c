@@ -29,7 +29,7 @@ static bool check(const struct rule_ctx *ctx, struct finding *f,
 	const struct arm64_tables *t = ctx->graph->arch_tables;
 	const char *name = ctx->site->arg ? ctx->site->arg : "...";
 	const struct arm64_cap *cap;
-	char *advice;
+	char *advice, *fields;
 
 	(void)scope;
 	if (ctx->def->class != SINK_LOCAL_CAP)
@@ -59,8 +59,15 @@ static bool check(const struct rule_ctx *ctx, struct finding *f,
 	f->read.reg = cap->reads;
 	f->read.field = cap->field;
 	f->read.trap = reg_trap_name(cap->trap);
-	advice = arm64_read_advice(t, cap->reads, cap->field, ctx->site->file,
-				   &f->read.cached);
+	fields = cap->field ? xasprintf("%s_%s_SHIFT", cap->reads, cap->field) :
+			      NULL;
+	advice = arm64_read_advice(t, &(struct read_ask){
+					.reg = cap->reads, .field = cap->field,
+					.fields = fields,
+					.fn = ctx->func->name,
+					.file = ctx->site->file,
+				   }, &f->read.cached);
+	free(fields);
 	/*
 	 * A capability each CPU answers for itself (SCOPE_LOCAL_CPU alone:
 	 * ARM64_CPUCAP_WEAK_LOCAL_CPU_FEATURE, local errata) may differ

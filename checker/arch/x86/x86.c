@@ -267,11 +267,12 @@ static const struct trace_event x86_trace_events[] = {
  */
 
 /* @field: the X86_FEATURE_* the code tests, when the tree names it. */
-static char *read_advice(const void *t, const char *reg, const char *field,
-			 const char *file, int *cached)
+static char *read_advice(const void *t, const struct read_ask *q,
+			 int *cached)
 {
+	const char *reg = q->reg, *field = q->field;
+
 	(void)t;
-	(void)file;
 	*cached = -1;
 	if (field)
 		return xasprintf("the kernel keeps %s's answers in "

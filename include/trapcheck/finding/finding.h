@@ -78,6 +78,12 @@ struct finding_doubt {
 	 * host (rules/outer.c), or NULL: such a finding is a note.
 	 */
 	char *not_offered;
+	/*
+	 * Why no chain runs in the finding's phase from its root set (a
+	 * read before the capabilities are finalized that only user-space
+	 * entries reach: rules.c), or NULL: such a finding is a note.
+	 */
+	char *not_then;
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
 	const char *only_when;	/* guards on the chain holding an atom of

@@ -82,6 +82,8 @@ struct gsink {
 	const char *arg;	/* register or capability, or NULL */
 	const char *mask;	/* what its value is tested with, or NULL */
 	const char *feature;	/* the tree's name of that bit, or NULL */
+	const char *fields;	/* the register's fields its function
+				 * tests ("A,B"), or NULL (facts.def) */
 	const char *file;
 	unsigned int line, col;
 	const char *guards;	/* conditions at the site (guards.h) */

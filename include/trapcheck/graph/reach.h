@@ -48,11 +48,14 @@ bool *reach_members(const struct graph *g, const struct root_set *set);
 bool *reach_stops(const struct graph *g, const struct root_sets *sets,
 		  size_t set, bool *const *members);
 /*
- * Every set's two walks, steady (@out[2j]) and any (@out[2j + 1]), each
- * stopped at the other sets' entry points: in threads, one per CPU (at
- * most REACH_MAX_THREADS), the graph read only. Each walk is the same as
- * reach_compute() makes alone.
+ * Every set's walks, REACH_WALKS of them at @out[REACH_WALKS * j + kind]:
+ * steady, any, and early (any phase, from the entries user space does not
+ * enter: roots_user_entry(); left zeroed, parent NULL, when the set has
+ * none, for it would be the any walk), each stopped at the other sets'
+ * entry points: in threads, one per CPU (at most REACH_MAX_THREADS), the
+ * graph read only. Each walk is the same as reach_compute() makes alone.
  */
+enum { REACH_STEADY, REACH_ANY, REACH_EARLY, REACH_WALKS };
 #define REACH_MAX_THREADS	8
 void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 			struct reach *out);

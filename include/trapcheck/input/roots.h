@@ -10,6 +10,8 @@
  * request_threaded_irq 1", the handler), "member: STRUCT.MEMBER" of every
  * function stored in that member ("member: irq_chip.irq_eoi"); found in
  * the graph (graph/regroots.h), each with where it was registered.
+ * "user: FUNC ..." marks listed ones that user space enters (struct
+ * root_set.user).
  */
 #ifndef TRAPCHECK_ROOTS_H
 #define TRAPCHECK_ROOTS_H
@@ -41,6 +43,16 @@ struct root_set {
 	size_t nr_configs, alloc_configs;
 	struct root_reg *regs;		/* "register:" and "member:" lines */
 	size_t nr_regs, alloc_regs;
+	/*
+	 * "user: FUNC ...": listed entry points that run only on behalf
+	 * of user space (a system call, a read of a device), so never
+	 * before the first process: "user: all" for every listed one. A
+	 * read that runs only before the capabilities are finalized is
+	 * not shown from them (rules.c).
+	 */
+	char **user;
+	size_t nr_user, alloc_user;
+	bool all_user;
 };
 
 struct root_sets {
@@ -58,6 +70,8 @@ int roots_load_file(struct root_sets *rs, const char *path, char *err,
 int roots_load_dir(struct root_sets *rs, const char *dir, char *err,
 		   size_t errlen);
 void roots_free(struct root_sets *rs);
+/* Is @func, one of @s's listed entry points, a user-space entry? */
+bool roots_user_entry(const struct root_set *s, const char *func);
 /* Keep only the sets named in @names (comma-separated); -ENOENT if any
  * name is unknown (named in @err). */
 int roots_select(struct root_sets *rs, const char *names, char *err,

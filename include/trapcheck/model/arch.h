@@ -38,17 +38,31 @@ struct tu_facts;
  * The architecture's part of the generic rules: the cached alternative
  * its kernel keeps for a trapping read, as advice and as a rewrite.
  */
+/* A trapping read the rules ask advice for (arch_rules.read_advice). */
+struct read_ask {
+	const char *reg;	/* the register read */
+	const char *field;	/* the field or bit named in the message
+				 * (a capability's; x86: the feature), or
+				 * NULL */
+	/*
+	 * The fields the code tests of the value, as the tree spells
+	 * their shift macros, ','-joined (gsink.fields), or NULL.
+	 */
+	const char *fields;
+	const char *fn;		/* the function reading it */
+	const char *file;	/* where the read is */
+};
+
 struct arch_rules {
 	/*
-	 * The advice for a trapping read of @reg in @file (@field: the field
-	 * or bit the code tests, or NULL), from the architecture's resolved
-	 * tables @t (arch.tables_load()); *@cached: 1 when its kernel keeps
-	 * a copy of @reg the code could read instead, 0 when not, -1 when
-	 * the tables were not analysed. A new string; NULL hook: "cache the
-	 * value".
+	 * The advice for the trapping read @q, from the architecture's
+	 * resolved tables @t (arch.tables_load()): a cached copy only when
+	 * it answers what the code asks of the CPU it asks about, in every
+	 * mode the read runs in. *@cached: 1 when its kernel keeps a copy
+	 * of the register, 0 when not, -1 when the tables were not
+	 * analysed. A new string; NULL hook: "cache the value".
 	 */
-	char *(*read_advice)(const void *t, const char *reg,
-			     const char *field, const char *file,
+	char *(*read_advice)(const void *t, const struct read_ask *q,
 			     int *cached);
 	const char *any_read_advice;	/* register chosen at run time */
 	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
@@ -274,6 +288,14 @@ struct arch {
 			    unsigned int *bit);
 	bool (*feature_macro)(char *const *tok, unsigned int n,
 			      unsigned int *word, unsigned int *bit);
+	/*
+	 * The fields of register @reg (its table name) that the tokens
+	 * @tok of a function, from a read of it on, name: what the code
+	 * tests of the value ("PMSVer,TraceBuffer"), in a new string, or
+	 * NULL when they name none. NULL: the architecture has no fields.
+	 */
+	char *(*value_fields)(char *const *tok, unsigned int n,
+			      const char *reg);
 	/*
 	 * The prefix of the tree's register names ("MSR_"): a register a
 	 * sink names by number is named by the macro of that value that

@@ -77,15 +77,16 @@ const struct rule *rules_find(const char *id);
 #undef RULE
 
 /*
- * The architecture's advice for a trapping read of @reg in @file (@field:
- * the field the code tests, or NULL), from its tables as @g resolved
- * them (arm64's is the sanitised copy when the tree's arm64_ftr_regs[]
- * serves the register, else a cached value; in hyp code, the copy the
- * host keeps for it). Sets *@cached to 1, 0 or -1 (tables not analysed).
- * A new string.
+ * The architecture's advice for the trapping read @q, from its tables as
+ * @g resolved them (arm64's is the sanitised copy when the tree's
+ * arm64_ftr_regs[] serves the register and the fields the code tests;
+ * a per-CPU value when they are its own or the copy leaves them out; in
+ * hyp code, the copy the host keeps for it or per-CPU host data). Sets
+ * *@cached to 1, 0 or -1 (tables not analysed). A new string.
  */
-char *advice_read(const struct graph *g, const char *reg,
-		   const char *field, const char *file, int *cached);
+struct read_ask;
+char *advice_read(const struct graph *g, const struct read_ask *q,
+		  int *cached);
 /*
  * estimate.c: @f's estimate and its rate per operation of root set @set
  * (or per rare event), from its chain's loops.
