@@ -61,6 +61,40 @@ assert tail[3] == '__cpu_has_rng'
 PY
 check "the __cpu_has_rng() patch: __cpu_has_rng's this_cpu_has_cap from crng through extract_entropy, boot phase" [ $? -eq 0 ]
 
+# Right as stated: a read before the capabilities are finalized is shown
+# from an entry the kernel calls, never one user space enters (crng.roots
+# "user:"); the advice asks what the code asks (the fields it tests
+# against the tree's arm64_ftr_bits) in every mode the line runs in.
+python3 - real.json "$TOP/roots/crng.roots" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+users = set()
+for line in open(sys.argv[2]):
+    m = re.match(r'user:(.*)', line.split('#')[0])
+    if m:
+        users |= set(m.group(1).split())
+assert 'get_random_bytes_user' in users, users
+by = {(f['file'], f['line']): f for f in d['findings']}
+rng = by[('arch/arm64/include/asm/archrandom.h', 65)]
+assert rng['chain'][0]['function'] not in users, rng['chain']
+for o in rng.get('other_chains', []):
+    assert o[0]['function'] not in users, o
+print('# __cpu_has_rng from', rng['chain'][0]['function'])
+dbg = [f for f in d['findings'] if f['file'] == 'arch/arm64/kvm/debug.c' and
+       f['function'] == 'kvm_arch_vcpu_load_debug_state_flags']
+assert len(dbg) == 1, dbg
+m = dbg[0]['message']
+assert 'the sanitised copy is' not in m, m
+assert 'tests TraceBuffer, a field the tree' in m and \
+    "read this CPU's value once at CPU bring-up" in m, m
+amu = [f for f in d['findings'] if f['function'] == 'cpu_has_amu']
+assert len(amu) == 1, amu
+m = amu[0]['message']
+assert 'kvm_nvhe_sym' not in m and 'FTR_NONSTRICT' in m and \
+    'host_data_ptr()' in m, m
+PY
+check "__cpu_has_rng() from an in-kernel entry; kvm_arch_vcpu_load_debug_state_flags() and cpu_has_amu() told this CPU's value, not a copy that does not answer" [ $? -eq 0 ]
+
 python3 - real.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -866,13 +866,20 @@ char *arm64_read_advice(const void *tables, const struct read_ask *q,
 {
 	const struct arm64_tables *t = tables;
 	struct field_verdict fv;
+	const char *live;
 	char *refused, *s;
 
 	judge_fields(t, q->reg, q->fields, &fv);
 	refused = copy_refused(&fv, q->fn, q->reg);
 	field_verdict_free(&fv);
 	*sanitised = t && t->have_ftr ? arm64_is_sanitised(t, q->reg) : -1;
-	if (in_hyp(q->file))
+	live = arch_live_reg(q->reg);
+	if (live)
+		s = xasprintf("%s is %s: no copy read at boot or bring-up "
+			      "stands in for it; keep the value where it is "
+			      "written, in memory, and read that", q->reg,
+			      live);
+	else if (in_hyp(q->file))
 		s = hyp_advice(t, q->reg, q->file, refused);
 	else if (*sanitised < 0)
 		s = xasprintf("arm64_ftr_regs[] was not analysed "
@@ -1019,6 +1026,13 @@ static const struct arch_path no_rewrite[] = {
 	  "call read_sanitised_ftr_reg()" },
 };
 
+/* Registers that are state, not identification: pattern and what. */
+static const struct arch_path live_regs[] = {
+#define LIVE_REG ARCH_LIVE_REG
+#include "live-regs.def"
+#undef LIVE_REG
+};
+
 static const struct arch_path areas[] = {
 	{ "arch/arm64/include/asm/", NULL },
 	{ "arch/arm64/kernel/", NULL },
@@ -1082,6 +1096,7 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(cold_fns),
 	.rules = &arm64_rules,
 	.value_fields = value_fields,
+	ARCH_TABLE(live_regs),
 	.own_rules = arm64_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
