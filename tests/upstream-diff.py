@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Compare the changed lines of a generated diff (trapcheck's format-patch
 file, spatch's output, make coccicheck's) with the diff of an upstream
-patch as posted (../shared/seeds/: the mail of the patch and its review).
+patch as posted (tests/fixtures/upstream/: the diffs of the patch mails and
+their review, each file citing its mail).
 
 Usage: upstream-diff.py [--file PATH] [--code-only] DIFF MAIL (reviewed | first)
   reviewed     the diff after the reviewer's "--->8" ("arm64: archrandom:

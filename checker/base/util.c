@@ -503,6 +503,16 @@ bool utf8_valid(const char *s)
 	return true;
 }
 
+/* Does @s hold a '%' that reads as an escape ("%E9")? */
+static bool has_pct_hex(const char *s)
+{
+	for (s = strchr(s, '%'); s; s = strchr(s + 1, '%'))
+		if (isxdigit((unsigned char)s[1]) &&
+		    isxdigit((unsigned char)s[2]))
+			return true;
+	return false;
+}
+
 char *utf8_escape(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -510,7 +520,7 @@ char *utf8_escape(const char *s)
 	char hex[4];
 	size_t n;
 
-	if (utf8_valid(s))
+	if (utf8_valid(s) && !has_pct_hex(s))
 		return xstrdup(s);
 	while (*p) {
 		n = utf8_seq(p);

@@ -267,11 +267,20 @@ void findings_filter(struct findings *fs,
 		     bool (*keep)(const struct finding *f, void *data),
 		     void *data)
 {
+	findings_filter_into(fs, keep, data, NULL);
+}
+
+void findings_filter_into(struct findings *fs,
+			  bool (*keep)(const struct finding *f, void *data),
+			  void *data, struct findings *out)
+{
 	size_t i, k = 0;
 
 	for (i = 0; i < fs->nr; i++) {
 		if (keep(&fs->v[i], data))
 			fs->v[k++] = fs->v[i];
+		else if (out)
+			*PUSH(out->v, out->nr, out->alloc) = fs->v[i];
 		else
 			finding_free(&fs->v[i]);
 	}

@@ -344,30 +344,47 @@ void roots_free(struct root_sets *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+/* "crng, idle, irq, ..." : every set's name, in a new string. */
+static char *set_names(const struct root_sets *rs)
+{
+	char *s = xstrdup(rs->nr ? "" : "none"), *t;
+	size_t i;
+
+	for (i = 0; i < rs->nr; i++) {
+		t = xasprintf("%s%s%s", s, i ? ", " : "", rs->sets[i].name);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
 int roots_select(struct root_sets *rs, const char *names, char *err,
 		 size_t errlen)
 {
-	char *copy = xstrdup(names), *save = NULL, *n;
+	char *copy = xstrdup(names), *save = NULL, *n, *all = set_names(rs);
 	bool *keep = xcalloc(rs->nr + 1, sizeof(*keep));
-	size_t i, k = 0;
+	size_t i, k = 0, named = 0;
 	int ret = 0;
 
-	if (!*names) {
-		snprintf(err, errlen, "--root-set: no root set named (the "
-			 "sets are %s%s)", rs->nr ? rs->sets[0].name : "none",
-			 rs->nr > 1 ? ", ..." : "");
-		ret = -EINVAL;
-	}
-	for (n = strtok_r(copy, ",", &save); n; n = strtok_r(NULL, ",", &save)) {
+	for (n = strtok_r(copy, ",", &save); n && !ret;
+	     n = strtok_r(NULL, ",", &save)) {
 		bool found = false;
 
+		named++;
 		for (i = 0; i < rs->nr; i++)
 			if (!strcmp(rs->sets[i].name, n))
 				found = keep[i] = true;
 		if (!found) {
-			snprintf(err, errlen, "no root set named '%s'", n);
+			snprintf(err, errlen, "--root-set: no root set named "
+				 "'%s' (the sets are %s)", n, all);
 			ret = -ENOENT;
 		}
+	}
+	/* "", ",": a list that names no set would check nothing. */
+	if (!ret && !named) {
+		snprintf(err, errlen, "--root-set: no root set named (the "
+			 "sets are %s)", all);
+		ret = -EINVAL;
 	}
 	for (i = 0; !ret && i < rs->nr; i++) {
 		if (keep[i])
@@ -379,5 +396,6 @@ int roots_select(struct root_sets *rs, const char *names, char *err,
 		rs->nr = k;
 	free(keep);
 	free(copy);
+	free(all);
 	return ret;
 }

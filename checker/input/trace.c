@@ -876,6 +876,14 @@ int trace_read(struct trace *t, const char *path, char *err, size_t errlen)
 		return ret;
 	if (!fstat(fileno(f), &sb))
 		size = (unsigned long long)sb.st_size;
+	/* Nothing recorded: no answer, not "no traps" (a gate must fail). */
+	if (!size) {
+		snprintf(err, errlen, "%s: an empty trace: nothing was "
+			 "recorded (were the host's trap events enabled?)",
+			 path);
+		fclose(f);
+		return -EINVAL;
+	}
 	ret = check_dat(path, f, size, err, errlen);
 	if (!ret && pipe2(fds, O_CLOEXEC))
 		ret = -errno;

@@ -75,7 +75,7 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 			json_object_set_new(o, "fingerprint",
 					    json_text(fps[k]));
 			json_object_set_new(o, "file",
-					    json_text(f->site->file));
+					    json_path(f->site->file));
 			json_object_set_new(o, "line",
 					    json_integer(f->site->line));
 			json_array_append_new(arr, o);

@@ -26,10 +26,10 @@ static json_t *issue_json(const struct finding *f, bool low)
 
 	json_object_set_new(o, "description", json_text(f->message));
 	json_object_set_new(o, "check_name", json_text(f->rule));
-	json_object_set_new(o, "fingerprint", json_text(fp));
+	json_object_set_new(o, "fingerprint", json_path(fp));
 	json_object_set_new(o, "severity", json_string(sev));
 	json_object_set_new(lines, "begin", json_integer(f->site->line));
-	json_object_set_new(loc, "path", json_text(f->site->file));
+	json_object_set_new(loc, "path", json_path(f->site->file));
 	json_object_set_new(loc, "lines", lines);
 	json_object_set_new(o, "location", loc);
 	free(fp);

@@ -344,7 +344,8 @@ void emit_summary(FILE *diag, const struct summary *s, size_t nr_findings)
 			tu->removed ? " (some removed from it)" : "");
 	fprintf(diag, "trapcheck: %zu TUs analysed (%zu with errors, %zu "
 		"skipped), %zu functions, %zu edges, %zu sink sites, %zu "
-		"findings\n", tu->tus, tu->nr_problems, tu->skipped,
-		g->functions, g->edges, g->sinks, nr_findings);
+		"finding%s\n", tu->tus, tu->nr_problems, tu->skipped,
+		g->functions, g->edges, g->sinks, nr_findings,
+		nr_findings == 1 ? "" : "s");
 	fflush(diag);
 }

@@ -156,7 +156,7 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		const struct trace_line *m = &j->v[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "file", json_text(m->file));
+		json_object_set_new(o, "file", json_path(m->file));
 		json_object_set_new(o, "line", json_integer(m->line));
 		json_object_set_new(o, "function", json_text(m->func));
 		json_object_set_new(o, "kind",
@@ -182,7 +182,7 @@ int trace_report_json(FILE *out, const struct trace_report *j,
 		json_t *o = json_object();
 
 		json_object_set_new(o, "rule", json_text(f->rule));
-		json_object_set_new(o, "file", json_text(f->site->file));
+		json_object_set_new(o, "file", json_path(f->site->file));
 		json_object_set_new(o, "line", json_integer(f->site->line));
 		json_object_set_new(o, "function", json_text(f->fn->name));
 		json_object_set_new(o, "root", json_text(f->root));

@@ -68,7 +68,7 @@ static json_t *conditions_json(const struct chain_step *s, bool where)
 		if (where) {
 			json_object_set_new(c, "function",
 					    json_text(s->function));
-			json_object_set_new(c, "file", json_text(s->file));
+			json_object_set_new(c, "file", json_path(s->file));
 			json_object_set_new(c, "line", json_integer(s->line));
 		}
 		json_array_append_new(a, c);
@@ -100,7 +100,7 @@ static json_t *step_json(const void *elem)
 	json_t *step = json_object();
 
 	json_object_set_new(step, "function", json_text(s->function));
-	json_object_set_new(step, "file", json_text(s->file));
+	json_object_set_new(step, "file", json_path(s->file));
 	json_object_set_new(step, "line", json_integer(s->line));
 	json_object_set_new(step, "column", json_integer(s->col));
 	if (s->via)
@@ -204,7 +204,7 @@ static json_t *finding_json(const struct findings *fs,
 	size_t i;
 
 	json_object_set_new(o, "rule", json_text(f->rule));
-	json_object_set_new(o, "file", json_text(f->site->file));
+	json_object_set_new(o, "file", json_path(f->site->file));
 	json_object_set_new(o, "line", json_integer(f->site->line));
 	json_object_set_new(o, "column", json_integer(f->site->col));
 	json_object_set_new(o, "function", json_text(f->fn->name));
@@ -254,8 +254,8 @@ static json_t *finding_json(const struct findings *fs,
 		json_t *fps = json_array(), *roots = json_array();
 		json_t *reached = json_array();
 
-		json_object_set_new(o, "fingerprint", json_text(fp));
-		json_array_append_new(fps, json_text(fp));
+		json_object_set_new(o, "fingerprint", json_path(fp));
+		json_array_append_new(fps, json_path(fp));
 		free(fp);
 		if (f->root)
 			json_array_append_new(roots, json_text(f->root));
@@ -264,7 +264,7 @@ static json_t *finding_json(const struct findings *fs,
 			json_t *r = json_object();
 
 			fp = finding_fingerprint(a);
-			json_array_append_new(fps, json_text(fp));
+			json_array_append_new(fps, json_path(fp));
 			free(fp);
 			json_array_append_new(roots, json_text(a->root));
 			json_object_set_new(r, "root", json_text(a->root));
@@ -333,7 +333,7 @@ static json_t *problem_json(const void *elem)
 	const struct tu_problem *p = elem;
 	json_t *po = json_object();
 
-	json_object_set_new(po, "file", json_text(p->file));
+	json_object_set_new(po, "file", json_path(p->file));
 	json_object_set_new(po, "errors", json_integer(p->nr_errors));
 	json_object_set_new(po, "first_error", json_text(p->first_error));
 	json_object_set_new(po, "analysed", json_boolean(!p->parse_error));

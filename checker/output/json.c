@@ -24,6 +24,19 @@ json_t *json_text(const char *s)
 	return j ? j : json_null();
 }
 
+json_t *json_path(const char *s)
+{
+	char *e;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	e = utf8_escape(s);
+	j = json_string(e);
+	free(e);
+	return j ? j : json_null();
+}
+
 static json_t *strings_json(const char *const *v, size_t n)
 {
 	json_t *a = json_array();

@@ -94,6 +94,37 @@ static void no_facts(struct pool *p, size_t i, int parse_error, char *error,
 	facts->first_error = error;
 }
 
+/*
+ * A file the command makes the parser read before the TU (-include,
+ * -imacros) that is no regular file (/dev/zero, a FIFO, /dev/stdin)
+ * would grow the parser's memory or hang it: why, or NULL.
+ */
+static char *forced_include_bad(const struct clang_args *a)
+{
+	struct stat sb;
+	const char *path;
+	int i;
+
+	for (i = 0; i < a->argc; i++) {
+		if (!strcmp(a->argv[i], "-include") ||
+		    !strcmp(a->argv[i], "-imacros"))
+			path = i + 1 < a->argc ? a->argv[++i] : NULL;
+		else if (!strncmp(a->argv[i], "-include", 8))
+			path = a->argv[i] + 8;
+		else if (!strncmp(a->argv[i], "-imacros", 8))
+			path = a->argv[i] + 8;
+		else
+			continue;
+		if (!path || stat(path, &sb) || S_ISREG(sb.st_mode))
+			continue;	/* a missing one: clang says so */
+		return xasprintf("%s: %s, not a regular file (-include)",
+				 path, S_ISFIFO(sb.st_mode) ? "a FIFO" :
+				 S_ISDIR(sb.st_mode) ? "a directory" :
+				 "a device or socket");
+	}
+	return NULL;
+}
+
 /* Parse entry @i into @facts: in a parser process, or in a thread. */
 static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 		     size_t i, struct tu_facts *facts, uint64_t *fhash)
@@ -111,6 +142,7 @@ static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 	};
 	struct clang_args args;
 	struct stat sb;
+	char *why;
 
 	/* Not a readable regular file: say so, never hang on a FIFO. */
 	if (stat(e->file, &sb) || !S_ISREG(sb.st_mode) ||
@@ -128,7 +160,11 @@ static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 	flags_translate(e, p->a->root, &args);
 	/* The key's flags as translated: a retry may drop rejected ones. */
 	*fhash = analyze_flags_hash(&args, p->a->root);
-	extract_tu(idx, e->file, &args, &eo, facts);
+	why = forced_include_bad(&args);
+	if (why)
+		no_facts(p, i, TU_NOT_READ, why, facts);
+	else
+		extract_tu(idx, e->file, &args, &eo, facts);
 	flags_args_free(&args);
 }
 
@@ -409,5 +445,10 @@ int analysis_print_commands(const char *compdb, FILE *out, char *err,
 		free(cmd);
 	}
 	compdb_free(&db);
-	return fflush(out) || ferror(out) ? -EIO : 0;
+	if (fflush(out) || ferror(out)) {
+		snprintf(err, errlen, "<stdout>: cannot write: %s",
+			 strerror(errno ? errno : EIO));
+		return -EIO;
+	}
+	return 0;
 }

@@ -218,6 +218,7 @@ void analysis_free(struct analysis *a)
 
 	findings_free(&a->findings);
 	findings_free(&a->low);
+	findings_free(&a->hidden);
 	facts_stats_free(&a->tus);
 	free(a->tables.unresolved);
 	free(a->tables.unknown);

@@ -539,6 +539,77 @@ static int read_input(const char *patch, char **text, size_t *len,
 }
 
 /*
+ * An #include the patch adds of an absolute path (#include "/dev/zero"),
+ * or of a quoted one that leads there from the file's directory
+ * ("../../../dev/zero"), is read by the parser as a header: one that is
+ * no regular file would grow its memory or hang it. 0, or -EINVAL with
+ * the place in @err.
+ */
+static int added_includes_ok(const struct lint *l, char *err, size_t errlen)
+{
+	size_t i, k;
+
+	for (i = 0; i < l->nr_files; i++) {
+		const struct pfile *pf = &l->files[i];
+		const char *p = (const char *)pf->out.data;
+		const char *end = p + pf->out.len;
+		unsigned int line = 1;
+
+		for (k = 0; p && k < pf->nr_added; k++) {
+			const char *q, *nl;
+			char path[4096];
+			struct stat sb;
+			size_t n;
+
+			while (p < end && line < pf->added[k]) {
+				nl = memchr(p, '\n', (size_t)(end - p));
+				p = nl ? nl + 1 : end;
+				line++;
+			}
+			nl = p < end ? memchr(p, '\n', (size_t)(end - p)) :
+				       NULL;
+			q = p + strspn(p, " \t");
+			if (q >= end || *q != '#')
+				continue;
+			q++;
+			q += strspn(q, " \t");
+			if (strncmp(q, "include", 7))
+				continue;
+			q += 7;
+			q += strspn(q, " \t");
+			if ((*q != '"' && *q != '<') ||
+			    (q[1] != '/' && *q != '"'))
+				continue;
+			n = strcspn(q + 1, "\">\n");
+			if (n >= sizeof(path) / 2 || (nl && q + 1 + n > nl))
+				continue;
+			if (q[1] == '/') {
+				memcpy(path, q + 1, n);
+				path[n] = '\0';
+			} else {
+				/* "x.h" from the file's own directory first. */
+				const char *slash = strrchr(pf->rel, '/');
+				int d = slash ? (int)(slash - pf->rel) : 0;
+
+				snprintf(path, sizeof(path), "%s/%.*s%s%.*s",
+					 l->root, d, pf->rel, d ? "/" : "",
+					 (int)n, q + 1);
+			}
+			if (stat(path, &sb) || S_ISREG(sb.st_mode))
+				continue;
+			snprintf(err, errlen, "%s: %s:%u: #include of %s: %s, "
+				 "not a regular file (the parser would read it "
+				 "without end)", l->patch, pf->rel, pf->added[k],
+				 path, S_ISFIFO(sb.st_mode) ? "a FIFO" :
+				 S_ISDIR(sb.st_mode) ? "a directory" :
+				 "a device or socket");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
  * Lint the patches of @text (one, or a series) in order, on the tree
  * with @base0 (the texts a range's first commit has, or none) and the
  * ones before applied.
@@ -593,6 +664,8 @@ static int lint_series(const char *name, const char *text, size_t len,
 			ret = 0;
 			continue;
 		}
+		if (!ret)
+			ret = added_includes_ok(l, err, errlen);
 		if (ret)
 			break;
 		overlay_update(&ov, &nr_ov, &alloc_ov, l);

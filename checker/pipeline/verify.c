@@ -159,6 +159,9 @@ bool verify_reanalysis(const struct analysis *a,
 		}
 		for (j = 0; ok && j < a->findings.nr && !known; j++)
 			known = verify_same_site(&a->findings.v[j], g);
+		/* Left out by -Wno-RULE, --only, --context: not new. */
+		for (j = 0; ok && j < a->hidden.nr && !known; j++)
+			known = verify_same_site(&a->hidden.v[j], g);
 		if (ok && !known) {
 			*why = xasprintf("re-analysis: new finding %s:%u: %s "
 					 "[%s]", g->site->file, g->site->line,

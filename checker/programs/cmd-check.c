@@ -125,7 +125,7 @@ static bool report_one(const struct tu_facts *facts,
 	graph_merge(&g, facts);
 	graph_finish(&g);
 	rules_run(&g, &none, NULL, &fs, NULL, NULL);
-	switches_filter(sw, &fs);
+	switches_filter(sw, &fs, NULL);
 	/* As sparse does: the build's output is the build's. */
 	emit_text(stderr, &fs, &(struct emit_opts){ .errors = sw });
 	found = switches_errors(sw, &fs);
@@ -175,6 +175,9 @@ static int open_db(const char *path, const char *dir, struct db **fdbp)
 	return 0;
 }
 
+#define CHECK_USAGE "trapcheck check --db=FILE [--fail] [-q] " \
+	"[-Wno-RULE...] <gcc flags> file.c (or set TRAPCHECK_DB)"
+
 int cmd_check(int argc, char **argv)
 {
 	const char *timeout = getenv("TRAPCHECK_TU_TIMEOUT");
@@ -192,12 +195,21 @@ int cmd_check(int argc, char **argv)
 	char *why = NULL;
 	int ret = 0;
 
+	/* Alone: kbuild never passes it, a person asking does. */
+	if (argc == 2 && (!strcmp(argv[1], "--help") ||
+			  !strcmp(argv[1], "-h"))) {
+		printf("usage: %s\n\nkbuild's CHECK protocol (make C=1 "
+		       "CHECK=\"trapcheck check --db=FILE\"): each TU's "
+		       "facts into FILE (trapcheck report --db FILE links "
+		       "them), what one TU shows as gcc-style warnings on "
+		       "stderr; exit 0 unless --fail or -Werror made a "
+		       "finding an error, 2 on usage errors.\n", CHECK_USAGE);
+		return TC_EXIT_CLEAN;
+	}
 	switches_init(&sw, RULE_WARNING);
 	argc = take_switches(&sw, argc, argv);
 	if (check_args_parse(&ca, argc, argv, getenv("TRAPCHECK_DB"))) {
-		diag_error("check: usage: trapcheck check --db=FILE [--fail] "
-			   "[-q] [-Wno-RULE...] <gcc flags> file.c (or set TRAPCHECK_DB): %s",
-			   ca.error);
+		diag_error("check: usage: %s: %s", CHECK_USAGE, ca.error);
 		check_args_free(&ca);
 		return TC_EXIT_USAGE;
 	}

@@ -28,8 +28,9 @@ int cmd_diff(struct prog *p)
 	if (ret)
 		return prog_fail(err, ret == -EINTR ? TC_EXIT_INTERRUPTED :
 						      TC_EXIT_USAGE);
-	prog_select(p, &b);
-	ret = prog_report(p, &b);
+	ret = prog_select(p, &b);
+	if (!ret)
+		ret = prog_report(p, &b);
 	analysis_free(&b);
 	return ret;
 }

@@ -3,6 +3,7 @@
  * cmd-list.c - --list-roots, --list-caps and --print-clang-commands: what
  * trapcheck would work from, printed.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -175,7 +176,8 @@ int cmd_list(struct prog *p)
 		free(db);
 		if (ret)
 			diag_error("%s", err);
-		return ret ? TC_EXIT_USAGE : TC_EXIT_CLEAN;
+		return ret == -EIO ? TC_EXIT_OUTPUT :
+		       ret ? TC_EXIT_USAGE : TC_EXIT_CLEAN;
 	}
 	if (p->list_roots && !p->tree && !p->ao.db_path) {
 		print_roots(stdout, &p->roots, NULL, NULL);

@@ -409,6 +409,38 @@ static bool in_list(const int *v, size_t n, int id)
 	return false;
 }
 
+/*
+ * A file a tree's .trapcheck names must be in that tree (the directory of
+ * @file): a merge request that adds a .trapcheck must not make CI read,
+ * and print in an error, what lies outside (/proc/self/environ, a
+ * symbolic link to it). No absolute path, no "..", and where it exists,
+ * its real path under the directory's. True when @arg is inside.
+ */
+static bool config_path_inside(const char *file, const char *arg)
+{
+	char *dir = xstrdup(file), *end = strrchr(dir, '/'), *full, *rd, *rf;
+	const char *p;
+	bool ok = arg[0] != '/';
+	size_t n;
+
+	for (p = arg; ok && *p; p += strcspn(p, "/"), p += *p == '/')
+		ok = strncmp(p, "..", 2) || (p[2] && p[2] != '/');
+	if (end)
+		*end = '\0';
+	full = xasprintf("%s/%s", end ? dir : ".", arg);
+	rd = realpath(end ? dir : ".", NULL);
+	rf = ok ? realpath(full, NULL) : NULL;
+	if (rd && rf) {
+		n = strlen(rd);
+		ok = !strncmp(rf, rd, n) && (rf[n] == '/' || !rf[n]);
+	}
+	free(rd);
+	free(rf);
+	free(full);
+	free(dir);
+	return ok;
+}
+
 /* One line of @file: the option it sets into @p; false (said) if bad. */
 static bool config_line(struct prog *p, const char *file, unsigned int at,
 			char *line)
@@ -438,7 +470,13 @@ static bool config_line(struct prog *p, const char *file, unsigned int at,
 			goto bad;
 	}
 	if (arg && in_list(config_path, ARRAY_SIZE(config_path),
-			   options[i].id) && arg[0] != '/') {
+			   options[i].id) && !config_path_inside(file, arg)) {
+		diag_error("%s:%u: --%s: a configuration file names files "
+			   "inside its tree only", file, at, options[i].name);
+		return false;
+	}
+	if (arg && in_list(config_path, ARRAY_SIZE(config_path),
+			   options[i].id)) {
 		dir = xstrdup(file);
 		end = strrchr(dir, '/');
 		if (end)
@@ -604,6 +642,27 @@ static void terminal_from_env(void)
 		      !term || !*term || !strcmp(term, "dumb"));
 }
 
+/*
+ * What a mode printed to stdout (a diff, a query's answer, the roots) is
+ * its output as much as -o's file: flushed and checked here, whatever
+ * the mode, so a full disk or a closed pipe is an error, exit status 3
+ * (TC_EXIT_OUTPUT), not a silent loss. A mode that said so already
+ * (TC_EXIT_OUTPUT) is not told again; an interrupted run stays 130.
+ */
+static int stdout_done(int ret)
+{
+	errno = 0;
+	if (!fflush(stdout) && !ferror(stdout))
+		return ret;
+	if (ret != TC_EXIT_OUTPUT && ret != TC_EXIT_INTERRUPTED)
+		diag_error("<stdout>: cannot write: %s",
+			   strerror(errno ? errno : EIO));
+	/* exit() must not try again. */
+	clearerr(stdout);
+	fclose(stdout);
+	return ret == TC_EXIT_INTERRUPTED ? ret : TC_EXIT_OUTPUT;
+}
+
 int main(int argc, char **argv)
 {
 	struct prog p = { 0 };
@@ -612,7 +671,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc > 1 && !strcmp(argv[1], "check"))
-		return cmd_check(argc - 1, argv + 1);
+		return stdout_done(cmd_check(argc - 1, argv + 1));
 	for (i = 0; argc > 1 && i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(argv[1], commands[i].name)) {
 			p.cmd = commands[i].name;
@@ -699,5 +758,5 @@ out_free:
 		free(p.config_args[i]);
 	free(p.config_args);
 	free(p.config);
-	return ret;
+	return stdout_done(ret);
 }

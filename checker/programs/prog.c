@@ -110,18 +110,78 @@ static bool under_only(const struct finding *f, void *data)
 	return false;
 }
 
-void prog_select(const struct prog *p, struct analysis *a)
+/* Does @d (a path relative to the tree, no "./", no last '/') hold @f? */
+static bool holds(const char *d, size_t n, const char *f)
 {
+	return f && !strncmp(f, d, n) && (!f[n] || f[n] == '/');
+}
+
+/*
+ * --only names paths of the tree: a path outside it, or one no analysed
+ * file is under (a typo), would filter every finding out and let a CI
+ * gate pass having checked nothing. An absolute path inside the tree is
+ * taken relative to it. Returns 0, or an exit status (the error said).
+ */
+static int check_only(struct prog *p, const struct analysis *a)
+{
+	size_t i, j, n, rn = a->root ? strlen(a->root) : 0;
+
+	for (i = 0; i < p->nr_only; i++) {
+		const char *d = p->only[i];
+		bool found = false;
+
+		if (d[0] == '/' && rn && !strncmp(d, a->root, rn) &&
+		    (!d[rn] || d[rn] == '/'))
+			d += rn + (d[rn] == '/');
+		else if (d[0] == '/') {
+			diag_error("--only %s: not inside the tree (%s): give a "
+				   "path relative to it", d,
+				   a->root ? a->root : "unknown");
+			return TC_EXIT_USAGE;
+		}
+		while (d[0] == '.' && d[1] == '/')
+			d += 2;
+		p->only[i] = d;
+		n = strlen(d);
+		while (n && d[n - 1] == '/')
+			n--;
+		if (!n || (n == 1 && d[0] == '.'))
+			continue;
+		for (j = 0; !found && j < a->graph.nr_nodes; j++)
+			found = holds(d, n, a->graph.nodes[j].file);
+		for (j = 0; !found && j < a->graph.nr_sinks; j++)
+			found = holds(d, n, a->graph.sinks[j].file);
+		if (!found) {
+			diag_error("--only %s: no analysed file is there (a "
+				   "path of the tree, relative to %s)", d,
+				   a->root ? a->root : "it");
+			return TC_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+int prog_select(struct prog *p, struct analysis *a)
+{
+	int ret = check_only(p, a);
+
+	if (ret)
+		return ret;
 	if (strcmp(p->context, "all")) {
-		findings_filter(&a->findings, in_context, (void *)p->context);
-		findings_filter(&a->low, in_context, (void *)p->context);
+		findings_filter_into(&a->findings, in_context,
+				     (void *)p->context, &a->hidden);
+		findings_filter_into(&a->low, in_context, (void *)p->context,
+				     &a->hidden);
 	}
-	switches_filter(&p->sw, &a->findings);
-	switches_filter(&p->sw, &a->low);
+	switches_filter(&p->sw, &a->findings, &a->hidden);
+	switches_filter(&p->sw, &a->low, &a->hidden);
 	if (p->nr_only) {
-		findings_filter(&a->findings, under_only, (void *)p);
-		findings_filter(&a->low, under_only, (void *)p);
+		findings_filter_into(&a->findings, under_only, (void *)p,
+				     &a->hidden);
+		findings_filter_into(&a->low, under_only, (void *)p,
+				     &a->hidden);
 	}
+	return 0;
 }
 
 int prog_analyse(struct prog *p, struct analysis *a)
@@ -147,8 +207,7 @@ int prog_analyse(struct prog *p, struct analysis *a)
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (ret)
 		return prog_fail(err, TC_EXIT_USAGE);
-	prog_select(p, a);
-	return 0;
+	return prog_select(p, a);
 }
 
 /*

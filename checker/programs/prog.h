@@ -73,8 +73,11 @@ int prog_roots(struct prog *p);
  * (prog_select()); 0 or an exit status.
  */
 int prog_analyse(struct prog *p, struct analysis *a);
-/* Keep the findings of @a that --context, -Wno-RULE and --only keep. */
-void prog_select(const struct prog *p, struct analysis *a);
+/*
+ * Keep the findings of @a that --context, -Wno-RULE and --only keep;
+ * 0, or an exit status when --only names no analysed path (said).
+ */
+int prog_select(struct prog *p, struct analysis *a);
 /*
  * Waivers, baselines and pictures, then the findings to stdout or -o
  * (atomically) and the summary; the exit status, fail-closed included.

@@ -115,9 +115,10 @@ static bool rule_on(const struct finding *f, void *data)
 	return switches_level(data, f->rule) != RULE_OFF;
 }
 
-void switches_filter(const struct rule_switches *s, struct findings *fs)
+void switches_filter(const struct rule_switches *s, struct findings *fs,
+		     struct findings *out)
 {
-	findings_filter(fs, rule_on, (void *)s);
+	findings_filter_into(fs, rule_on, (void *)s, out);
 }
 
 size_t switches_errors(const struct rule_switches *s,

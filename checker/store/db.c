@@ -286,10 +286,16 @@ static int check_file(struct db *db, const char *path, enum db_mode mode,
 		return -EINVAL;
 	}
 	if (stat(path, &sb)) {
-		if (errno != ENOENT || mode == DB_READ) {
+		if (errno == ENOENT && mode == DB_READ) {
+			snprintf(err, errlen, "%s: cannot read the database: "
+				 "%s (a run with -p TREE --db %s makes it)",
+				 path, strerror(errno), path);
+			return -ENOENT;
+		}
+		if (errno != ENOENT) {
 			snprintf(err, errlen, "%s: cannot read the database: "
 				 "%s", path, strerror(errno));
-			return errno == ENOENT ? -ENOENT : -EACCES;
+			return -EACCES;
 		}
 		return 0;
 	}

@@ -146,6 +146,21 @@ check_that "-p '': exit 2, one line (not /compile_commands.json)" \
 tc emptyset -p "$FX" -q --root-set=
 check_that "--root-set= (no name): exit 2, one line, no run without root sets" \
 	'[ $rc -eq 2 ] && one_error emptyset "--root-set: no root set named"'
+tc commaset -p "$FX" -q --root-set=,
+check_that "--root-set=, (no name either): exit 2, one line listing the sets" \
+	'[ $rc -eq 2 ] && one_error commaset "--root-set: no root set named \(the sets are block, .*crng, .*\)$"'
+tc bogusset -p "$FX" -q --root-set=crng,bogus
+check_that "--root-set naming no set: exit 2, one line naming it and listing the sets" \
+	'[ $rc -eq 2 ] && one_error bogusset "--root-set: no root set named .bogus. \(the sets are block, .*\)$"'
+tc onlytypo -p "$FX" -q --only drivers/chr
+check_that "--only naming no analysed path: exit 2, one line (not 0 findings and exit 0)" \
+	'[ $rc -eq 2 ] && one_error onlytypo "--only drivers/chr: no analysed file is there"'
+tc onlyabs -p "$FX" -q --only /etc
+check_that "--only outside the tree: exit 2, one line" \
+	'[ $rc -eq 2 ] && one_error onlyabs "--only /etc: not inside the tree"'
+tc onlyin -p "$FX" -q --only "$FX/drivers/char"
+check_that "--only an absolute path inside the tree: taken relative to it" \
+	'[ $rc -eq 1 ] && grep -q "^drivers/char/" onlyin.out && ! grep -qv "^drivers/char/" onlyin.out'
 
 # 4. An entry whose file does not exist: the run goes on.
 tree gone
@@ -416,6 +431,21 @@ check_that "-o /dev/full: exit 3, one line; /dev/full is still a device" \
 rc=$?
 check_that "stdout on /dev/full: exit 3, one line" \
 	'[ $rc -eq 3 ] && one_error stdoutfull "<stdout>: write failed"'
+# Every mode's stdout is checked at the end: --fix's diff, the queries,
+# --list-roots, --print-clang-commands (exit 3, one line, not 1 or 0).
+stdout_full() {
+	name=$1
+	shift
+	"$TRAPCHECK" "$@" > /dev/full 2> "sf-$name.err"
+	rc=$?
+	check_that "stdout on /dev/full, $name: exit 3, one line" \
+		'[ $rc -eq 3 ] && one_error "sf-$name" "<stdout>: cannot write: No space left on device"'
+}
+stdout_full fix -p good --db good.db -q --fix
+stdout_full callers callers cpu_has_hw_af -p good --db good.db -q
+stdout_full path path do_page_fault cpu_has_hw_af -p good --db good.db -q
+stdout_full list-roots -p good --db good.db -q --list-roots
+stdout_full print-clang-commands -p good -q --print-clang-commands
 # The other outputs, on a private /dev/full (a bug must not break the
 # system's).
 if mknod full c 1 7 2> /dev/null && ! echo x 2> /dev/null > full; then
@@ -481,6 +511,24 @@ py=$?
 tc nutfb -p "$nu" -q --baseline nutf.base
 check_that "a file and a tree named with a byte that is not UTF-8: JSON's file and fingerprint, the baseline's file, SARIF's uri and SRCROOT all kept (%E9); the baseline round trip is clean" \
 	'[ $py -eq 0 ] && [ $rc -eq 0 ]'
+# A header literally named "caf%E9.h" beside it: never the Latin-1 one's
+# name or fingerprint ('%' then as %25), so a baseline of one does not
+# hide the other.
+printf '#include <asm/sysreg.h>\nstatic inline unsigned long pct_read(void)\n{\n\treturn read_sysreg_s(SYS_ID_AA64MMFR0_EL1);\n}\n' \
+	> "$nu/include/linux/caf%E9.h"
+sed -i "s|^#include <asm/pgtable.h>$|&\n#include <linux/caf%E9.h>|; s|^	if (!vmf->pte)$|	pct_read();\n&|" \
+	"$nu/mm/memory.c"
+tc pct -p "$nu" -q --format=json -o pct.json --baseline nutf.base
+python3 - pct.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [x for x in d['findings'] if x['function'] == 'pct_read']
+assert len(f) == 1 and f[0]['file'] == 'include/linux/caf%25E9.h', f
+assert 'caf%25E9.h' in f[0]['fingerprint'], f[0]['fingerprint']
+PY
+py=$?
+check_that "... and a header literally named caf%E9.h: its own name (caf%25E9.h), new against the other's baseline (exit 1)" \
+	'[ $py -eq 0 ] && [ $rc -eq 1 ]'
 tc htmlnodir -p good -q --html /nonexistent-dir/x.html
 check_that "--html /nonexistent-dir/x.html: exit 3 (output not written)" \
 	'[ $rc -eq 3 ] && one_error htmlnodir "/nonexistent-dir/x.html: "'
@@ -757,6 +805,37 @@ check_that "check with two .c files: exit 2, one usage line naming both" \
 	'[ $tc_rc3 -eq 2 ] && one_error cu3 "check: usage: trapcheck check --db=FILE .*: 2 source files: .a\.c., .b\.c.$"'
 check_that "check with -include last, without its file: exit 2, one usage line naming it" \
 	'[ $tc_rc4 -eq 2 ] && one_error cu4 "check: usage: .*: .-include. needs an argument$"'
+# Files the parser would read without end, from a compile command
+# (-include /dev/zero) or a patch (#include "/dev/zero", or a quoted path
+# that leads there): refused at once, before the parser reads a byte.
+tree zinc
+python3 - zinc/compile_commands.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for e in d:
+    if e['file'] == 'mm/memory.c':
+        i = e['arguments'].index('-c')
+        e['arguments'][i:i] = ['-include', '/dev/zero']
+json.dump(d, open(sys.argv[1], 'w'), indent=1)
+PY
+tc zinc -p zinc --min-analysed 0 --tu-timeout 20
+check_that "-include /dev/zero in a compile command: that TU not analysed, saying why; the others are" \
+	'[ $rc -eq 1 ] && grep -q "^mm/memory.c: note: not analysed: /dev/zero: a device or socket, not a regular file (-include)$" zinc.err'
+tree zpatch
+for inc in /dev/zero ../../../../../../../../../../dev/zero; do
+	{ printf -- '--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,4 @@\n+#include "%s"\n' "$inc"
+	  head -n 3 zpatch/mm/memory.c | sed 's/^/ /'; } > zero.patch
+	tc zpatch -p zpatch -q --tu-timeout 20 --diff zero.patch
+	check_that "a patch adding #include \"$inc\": exit 2 at once, one line naming the patch and the line" \
+		'[ $rc -eq 2 ] && one_error zpatch "zero.patch: mm/memory.c:1: #include of .*dev/zero: a device or socket, not a regular file"'
+done
+tc nodb report --db nowhere.db
+check_that "report --db of a database that is not there: exit 2, one line saying how to make it; not created" \
+	'[ $rc -eq 2 ] && one_error nodb "nowhere.db: cannot read the database: No such file or directory \(a run with -p TREE --db nowhere.db makes it\)$" && [ ! -e nowhere.db ]'
+"$TRAPCHECK" check --help > chelp.out 2> chelp.err
+rc=$?
+check_that "trapcheck check --help alone: its usage on stdout, exit 0" \
+	'[ $rc -eq 0 ] && grep -q "^usage: trapcheck check --db=FILE" chelp.out && ! [ -s chelp.err ]'
 check_that "check --db= (no file): exit 2, one usage line saying so" \
 	'[ $tc_rc5 -eq 2 ] && one_error cu5 "check: usage: .*: --db= names no file$"'
 check "... and no database was made" [ ! -e "$SCRATCH/u.db" ]

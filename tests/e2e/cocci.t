@@ -12,7 +12,7 @@
 SP="$TOP/semantic-patches"
 FX="$TOP/tests/cocci"
 HELP="$FX/cocci-check.py"
-SEEDS=${TRAPCHECK_SEEDS:-$TOP/../shared/seeds}
+UP=$TOP/tests/fixtures/upstream
 cd "$SCRATCH" || exit 1
 start=$(date +%s)
 
@@ -150,14 +150,11 @@ check "four rules or more in semantic-patches/" [ "$nrules" -ge 4 ]
 R="$SP/this_cpu_has_cap_prefinal.cocci"
 cp "$FX/this_cpu_has_cap_prefinal.upstream.c" upstream.c
 run "$R" patch upstream.c
-if [ -f "$(echo "$SEEDS"/000_*.txt)" ]; then
-	check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to the reviewed diff of the __cpu_has_rng() patch" \
-		python3 "$TOP/tests/upstream-diff.py" out.patch "$SEEDS"/000_*.txt reviewed
-	check "this_cpu_has_cap_prefinal: the comparison can fail (a89c6bcdac22 differs)" \
-		sh -c "! python3 '$TOP/tests/upstream-diff.py' out.patch '$SEEDS'/004_*.txt first > /dev/null"
-else
-	fail "this_cpu_has_cap_prefinal: the reviewed diff of the __cpu_has_rng() patch: no seeds in $SEEDS (../shared/seeds)"
-fi
+# The upstream diffs ship with the project (tests/fixtures/upstream/).
+check "this_cpu_has_cap_prefinal: __cpu_has_rng() patched to the reviewed diff of the __cpu_has_rng() patch" \
+	python3 "$TOP/tests/upstream-diff.py" out.patch "$UP/cpu_has_rng-review.txt" reviewed
+check "this_cpu_has_cap_prefinal: the comparison can fail (a89c6bcdac22 differs)" \
+	sh -c "! python3 '$TOP/tests/upstream-diff.py' out.patch '$UP/a89c6bcdac22-v2.txt' first > /dev/null"
 check_that "this_cpu_has_cap_prefinal: the !preemptible() guard is kept" \
 	'grep -q "^+.*!system_capabilities_finalized() && !preemptible())) {$" out.patch'
 

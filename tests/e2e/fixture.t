@@ -58,6 +58,10 @@ check "JSON summary counts and finding fields" [ $? -eq 0 ]
 "$TRAPCHECK" -p "$FX" 2> summary.txt > /dev/null
 check "summary line on stderr" \
 	grep -q '^trapcheck: 8 TUs analysed (0 with errors, 2 skipped), [0-9]* functions, [0-9]* edges, [0-9]* sink sites, 11 findings$' summary.txt
+"$TRAPCHECK" -p "$FX" --only arch/arm64/include/asm/archrandom.h \
+	2> one.txt > /dev/null
+check "one finding is \"1 finding\"" \
+	grep -q ' sink sites, 1 finding$' one.txt
 check "summary of the tables read from the tree" \
 	grep -q '^trapcheck: from the tree: 5 capabilities (0 unresolved), 5 sanitised registers (0 unknown)$' summary.txt
 

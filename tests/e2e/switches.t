@@ -77,8 +77,8 @@ grep '^drivers/\|^arch/arm64/include/' all.sites > want2.sites
 check_that "--only twice, with ./ and without the slash: both directories' findings" \
 	'[ -s only2.sites ] && cmp -s only2.sites want2.sites'
 run part --only arch/arm64/m
-check_that "--only arch/arm64/m (a prefix of a name, no directory): nothing, exit 0" \
-	'[ "$(cat part.rc)" = 0 ] && [ -z "$(sites part)" ]'
+check_that "--only arch/arm64/m (a prefix of a name, no directory): no analysed file there, exit 2 (not a green run that checked nothing)" \
+	'[ "$(cat part.rc)" = 2 ] && grep -q "^trapcheck: error: --only arch/arm64/m: no analysed file is there" part.err'
 
 # A tree's .trapcheck: the options a team shares, read before the command
 # line's (which wins); paths relative to the file; --no-config skips it.
@@ -130,5 +130,22 @@ rc=$?
 check_that "a .trapcheck option with a bad value: exit 2, the value's error, then file and line" \
 	'[ $rc -eq 2 ] && [ "$(cat cfgval.err)" = "trapcheck: error: --max-targets needs a positive number
 trapcheck: error: tree/.trapcheck:1: the option above is wrong" ]'
+
+# A .trapcheck comes with the tree (a merge request may add one): the
+# files it names must be inside the tree, or CI would read, and print in
+# an error, what lies outside (/proc/self/environ: the job's tokens).
+for where in /proc/self/environ ../outside.roots env.roots; do
+	ln -sf /proc/self/environ tree/env.roots
+	printf -- '--roots=%s\n' "$where" > tree/.trapcheck
+	"$TRAPCHECK" -p tree -q -o /dev/null > out.out 2> out.err
+	rc=$?
+	check_that ".trapcheck --roots=$where: exit 2, one line, nothing of the file printed" \
+		'[ $rc -eq 2 ] && [ "$(cat out.err)" = "trapcheck: error: tree/.trapcheck:1: --roots: a configuration file names files inside its tree only" ]'
+done
+rm -f tree/env.roots
+printf -- '--roots=variants.roots\n' > tree/.trapcheck
+"$TRAPCHECK" -p tree -q -o /dev/null 2> in.err
+rc=$?
+check_that "... a roots file inside the tree is read" '[ $rc -eq 1 ] && ! [ -s in.err ]'
 
 done_testing

@@ -55,6 +55,15 @@ rc=$?
 check "trace: exit 0, a summary line" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^trapcheck: [0-9]* traps at [0-9]* source lines' arm.err"
 
+: > empty.trace
+"$TRAPCHECK" trace empty.trace --vmlinux vmlinux -p "$ARM" -o empty.out \
+	2> empty.err
+rc=$?
+check_that "a 0-byte trace: exit 2, one line (nothing recorded is no answer), no output" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < empty.err)" -eq 1 ] &&
+	 grep -q "^trapcheck: error: empty.trace: an empty trace: nothing was recorded" empty.err &&
+	 [ ! -e empty.out ]'
+
 # binutils' inline chains of the same addresses: where each trap belongs
 # is the innermost frame that is not a sink function trapcheck reports at
 # its calls (opaque in the shipped sinks.def), as it was inlined.

@@ -16,7 +16,7 @@ SP="$TOP/semantic-patches"
 FX="$TOP/tests/cocci"
 HELP="$FX/cocci-check.py"
 . "$TOP/tests/kernel/lib.sh"
-SEEDS=${TRAPCHECK_SEEDS:-$TOP/../shared/seeds}
+UP=$TOP/tests/fixtures/upstream
 BASELINE="$FX/baseline_read_cpuid.cocci"
 KMAKE="make -s ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
 cd "$SCRATCH" || exit 1
@@ -122,7 +122,7 @@ check_that "6.12 $P: reports arch/arm64/include/asm/archrandom.h:65, and only it
 	'[ "$(grep ": WARNING: " 6.12.out.$P.report | cut -d: -f1,2)" = "arch/arm64/include/asm/archrandom.h:65" ]'
 check "6.12 $P: MODE=patch gives the reviewed diff of the __cpu_has_rng() patch (after --->8)" \
 	python3 "$TOP/tests/upstream-diff.py" --file arch/arm64/include/asm/archrandom.h \
-	"6.12.out.$P.patch" "$SEEDS"/000_*.txt reviewed
+	"6.12.out.$P.patch" "$UP/cpu_has_rng-review.txt" reviewed
 check_that "6.12 $P: the patch touches archrandom.h only" \
 	'[ "$(grep -c "^+++ " 6.12.out.$P.patch)" = 1 ]'
 base=$(ktree 6.12)
@@ -176,7 +176,7 @@ check_that "revert-004: given trapcheck's chain, $H reports cpu_has_hw_af()'s re
 spatch_file "$SP/$H.cocci" patch "$rev" arch/arm64/include/asm/cpufeature.h \
 	-D hot_functions="$hot"
 check "revert-004: $H's patch is a89c6bcdac22's code change (its comment aside)" \
-	python3 "$TOP/tests/upstream-diff.py" --code-only one.patch "$SEEDS"/004_*.txt first
+	python3 "$TOP/tests/upstream-diff.py" --code-only one.patch "$UP/a89c6bcdac22-v2.txt" first
 mkdir -p r004/arch/arm64/include/asm
 cp "$rev/arch/arm64/include/asm/cpufeature.h" r004/arch/arm64/include/asm/
 check_that "revert-004: the patch restores Linux 6.12's cpufeature.h byte for byte" \

@@ -186,7 +186,7 @@ assert inferred
 PY
 check "a89c6bcdac22 reverted: read_cpuid(ID_AA64MMFR1_EL1) from page-fault via set_pte_range as arch_wants_old_prefaulted_pte, the first chain shown; __wp_page_copy_user's under !likely(src)" [ $? -eq 0 ]
 
-SEEDS="$TOP/../shared/seeds"
+UP="$TOP/tests/fixtures/upstream"
 p000=$(grep -l '^Subject: .* in __cpu_has_rng()$' fixes/*.patch 2>/dev/null | head -n 1)
 check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
 check_that "no patch for nVHE hyp code (arch/arm64/kvm/hyp/)" \
@@ -199,10 +199,10 @@ check_that "the kernel's checkpatch.pl finds no error in any patch" \
 	'[ -s "$p000" ] && grep -q "^total: 0 errors" checkpatch.out &&
 	 ! grep -q "^ERROR:" checkpatch.out &&
 	 [ "$(grep -c "^total: 0 errors" checkpatch.out)" = "$(ls fixes/*.patch | wc -l)" ]'
-python3 "$TOP/tests/upstream-diff.py" "$p000" "$SEEDS"/000_*.txt reviewed
+python3 "$TOP/tests/upstream-diff.py" "$p000" "$UP/cpu_has_rng-review.txt" reviewed
 check "its diff is the reviewed upstream form of the __cpu_has_rng() patch" [ $? -eq 0 ]
 p004=$(grep -l '^Subject: .* in cpu_has_hw_af()$' fixes-004/*.patch 2>/dev/null | head -n 1)
-python3 "$TOP/tests/upstream-diff.py" "$p004" "$SEEDS"/004_*.txt first
+python3 "$TOP/tests/upstream-diff.py" "$p004" "$UP/a89c6bcdac22-v2.txt" first
 check "with a89c6bcdac22 reverted, the cpu_has_hw_af patch is a89c6bcdac22's change" \
 	[ $? -eq 0 ]
 

@@ -98,7 +98,7 @@ static void test_filter_and_count(void **state)
 	switches_init(&s, RULE_ERROR);
 	take(&s, "-Wno-preempt-guard", SWITCH_STRICT);
 	take(&s, "-Wno-error=slow-entropy", SWITCH_STRICT);
-	switches_filter(&s, &fs);
+	switches_filter(&s, &fs, NULL);
 	assert_int_equal(fs.nr, 2);
 	assert_string_equal(fs.v[0].rule, "slow-entropy");
 	assert_string_equal(fs.v[1].rule, "local-cap-check");

@@ -161,9 +161,11 @@ char *file_bytes(const char *path, size_t *len);
 /* Is @s (NUL-terminated) valid UTF-8? */
 bool utf8_valid(const char *s);
 /*
- * @s as valid UTF-8, for JSON and SARIF: unchanged when it is; else each
- * byte that is not part of a valid UTF-8 sequence, and each '%', written
- * as "%XX" (docs/diagnostics.md, "Paths that are not UTF-8"). A new
+ * @s as valid UTF-8, for JSON and SARIF: unchanged when it is and holds
+ * no '%' followed by two hex digits; else each byte that is not part of
+ * a valid UTF-8 sequence, and each '%', written as "%XX", so that a name
+ * spelled "caf%E9.h" ("caf%25E9.h") never meets a Latin-1 "caf\351.h"
+ * ("caf%E9.h") (docs/diagnostics.md, "Paths that are not UTF-8"). A new
  * string.
  */
 char *utf8_escape(const char *s);

@@ -268,6 +268,10 @@ struct mode_count *finding_modes(const struct finding *f, size_t *nr);
 void findings_filter(struct findings *fs,
 		     bool (*keep)(const struct finding *f, void *data),
 		     void *data);
+/* The same, the findings @keep drops moved to @out (NULL: freed). */
+void findings_filter_into(struct findings *fs,
+			  bool (*keep)(const struct finding *f, void *data),
+			  void *data, struct findings *out);
 void finding_free(struct finding *f);
 /* Worst first (findings_sort()), or by place, rule and root set only. */
 void findings_sort(struct findings *fs);

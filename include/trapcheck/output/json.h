@@ -15,6 +15,11 @@
  */
 json_t *json_text(const char *s);
 /*
+ * A file name or a fingerprint: always through utf8_escape(), so that a
+ * name spelled with "%XX" is never another's escaped byte.
+ */
+json_t *json_path(const char *s);
+/*
  * The configurations of a finding's note (trapcheck report --db
  * NAME=FILE).
  */

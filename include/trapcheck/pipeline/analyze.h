@@ -107,6 +107,12 @@ struct analysis {
 	/* Sites reached only through chains of low confidence (notes). */
 	struct findings low;
 	/*
+	 * What the user's selection (--context, -Wno-RULE, --only) left
+	 * out of both: not reported, but the tree's still, so that a fix's
+	 * verification does not take them for new.
+	 */
+	struct findings hidden;
+	/*
 	 * --diff of a series: the analyses of its earlier patches, whose
 	 * graphs hold the strings of their findings (joined into these).
 	 */

@@ -46,8 +46,9 @@ int switches_take(struct rule_switches *s, const char *word,
 enum rule_level switches_level(const struct rule_switches *s,
 			       const char *rule);
 
-/* Drop the findings of the rules that are off. */
-void switches_filter(const struct rule_switches *s, struct findings *fs);
+/* Drop the findings of the rules that are off (to @out; NULL: freed). */
+void switches_filter(const struct rule_switches *s, struct findings *fs,
+		     struct findings *out);
 
 /* How many of @fs are errors. */
 size_t switches_errors(const struct rule_switches *s,
