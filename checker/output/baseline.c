@@ -16,6 +16,7 @@
 #include "trapcheck/output/baseline.h"
 #include "trapcheck/base/util.h"
 #include "trapcheck/output/json.h"
+#include "trapcheck/rules/rules.h"
 
 /*
  * Version 2: fingerprints unique per site (finding.h). Version 1 ones
@@ -274,6 +275,40 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * A waiver names a rule of ours and a function or FILE:LINE: a typo must
+ * not be a waiver that silently waives nothing. 0, or -EINVAL (@err).
+ */
+static int waiver_check(const char *rule, const char *what,
+			const char *colon, const char *path, unsigned int n,
+			char *err, size_t errlen)
+{
+	const struct rule *r;
+	const char *d;
+	size_t i, len = 0;
+
+	if (!rules_find(rule)) {
+		len = (size_t)snprintf(err, errlen, "%s:%u: no rule named "
+				       "'%s' (the rules are", path, n, rule);
+		for (i = 0; (r = rules_at(i)) && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len,
+						"%s %s", i ? "," : "", r->id);
+		if (len < errlen)
+			snprintf(err + len, errlen - len, ")");
+		return -EINVAL;
+	}
+	if (!colon)
+		return 0;
+	for (d = colon + 1; isdigit((unsigned char)*d); d++)
+		;
+	if (colon == what || d == colon + 1 || *d || !atoi(colon + 1)) {
+		snprintf(err, errlen, "%s:%u: '%s': not a function name or "
+			 "FILE:LINE (a line number from 1)", path, n, what);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int waivers_load(struct waivers *w, const char *path, char *err,
 		 size_t errlen)
 {
@@ -303,11 +338,16 @@ int waivers_load(struct waivers *w, const char *path, char *err,
 			fclose(f);
 			return -EINVAL;
 		}
+		colon = strrchr(what, ':');
+		ret = waiver_check(rule, what, colon, path, n, err, errlen);
+		if (ret) {
+			fclose(f);
+			return ret;
+		}
 		v = PUSH(w->v, w->nr, w->alloc);
 		memset(v, 0, sizeof(*v));
 		v->rule = xstrdup(rule);
-		colon = strrchr(what, ':');
-		if (colon && colon[1] && isdigit((unsigned char)colon[1])) {
+		if (colon) {
 			v->file = xstrndup(what, colon - what);
 			v->line = (unsigned int)atoi(colon + 1);
 		} else {

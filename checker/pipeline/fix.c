@@ -9,11 +9,14 @@
  * already knows the one site to change and why, and a line edit keeps the
  * surrounding layout byte for byte.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "trapcheck/model/arch.h"
 #include "trapcheck/base/diag.h"
@@ -427,6 +430,64 @@ static int keep_sites(struct analysis *a, struct fix_sites *sites,
 	return 0;
 }
 
+/* Does @path end with the signature trapcheck writes ("-- \ntrapcheck ")? */
+static bool ours(const char *path)
+{
+	char buf[256], *p;
+	size_t n;
+	FILE *f = fopen(path, "r");
+	long size;
+
+	if (!f)
+		return false;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	fseek(f, size > (long)sizeof(buf) - 1 ?
+		 size - (long)sizeof(buf) + 1 : 0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The last lines: "-- ", "trapcheck <version>", then blanks. */
+	p = strstr(buf, "\n-- \ntrapcheck ");
+	if (!p)
+		return false;
+	p = strchr(p + 16, '\n');
+	return p && !p[strspn(p, "\n")];
+}
+
+/*
+ * A second run into the same --fix-dir must not leave the first run's
+ * numbered patches beside its own (git am would take them all): the
+ * "NNNN-*.patch" files trapcheck wrote there go; any other file stays.
+ */
+static void clear_old_patches(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t gone = 0;
+
+	while (d && (de = readdir(d))) {
+		const char *n = de->d_name;
+		char *path;
+
+		if (strlen(n) < 11 || !isdigit((unsigned char)n[0]) ||
+		    !isdigit((unsigned char)n[1]) ||
+		    !isdigit((unsigned char)n[2]) ||
+		    !isdigit((unsigned char)n[3]) || n[4] != '-' ||
+		    strcmp(n + strlen(n) - 6, ".patch"))
+			continue;
+		path = xasprintf("%s/%s", dir, n);
+		if (ours(path) && !unlink(path))
+			gone++;
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	if (gone)
+		diag_info("%s: %zu patch%s of an earlier run removed", dir,
+			  gone, gone == 1 ? "" : "es");
+}
+
 int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 	      const struct root_sets *roots, const struct fix_opts *fo,
 	      char *err, size_t errlen)
@@ -443,6 +504,7 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 				 "directory: %s", fo->dir, strerror(-ret));
 			return ret;
 		}
+		clear_old_patches(fo->dir);
 	}
 	nr = collect_candidates(a, fo, &c);
 	nr = verify_candidates(a, ao, roots, fo->verify, c, nr);

@@ -258,6 +258,30 @@ int prog_status(const struct prog *p, const struct analysis *a)
 }
 
 /*
+ * A waiver of a function the analysed graph does not have waives
+ * nothing: a typo, or a function renamed since. Said, as a warning (the
+ * analysed part of a tree may lack the TU that has it).
+ */
+static void waivers_unknown(const struct waivers *w, const struct graph *g)
+{
+	size_t i, j;
+
+	for (i = 0; i < w->nr; i++) {
+		bool found = false;
+
+		if (!w->v[i].func)
+			continue;
+		for (j = 0; j < g->nr_nodes && !found; j++)
+			found = g->nodes[j].defined &&
+				!strcmp(g->nodes[j].name, w->v[i].func);
+		if (!found)
+			diag_at(w->v[i].origin, "warning", "waiver for %s: no "
+				"function '%s' in the analysed tree",
+				w->v[i].rule, w->v[i].func);
+	}
+}
+
+/*
  * Waivers, then the baseline to write (every unwaived finding), then the
  * baseline to compare with, then the pictures of what is left. Returns 0
  * or an exit status (the error said).
@@ -271,6 +295,7 @@ static int report_stage(const struct prog *p, struct analysis *a)
 
 	if (p->waivers && waivers_load(&w, p->waivers, err, sizeof(err)))
 		return prog_fail(err, TC_EXIT_USAGE);
+	waivers_unknown(&w, &a->graph);
 	/* Each bad waiver is said where it is. */
 	ret = waivers_apply(&w, a->root, &a->findings, &a->baseline,
 			    p->no_waivers);

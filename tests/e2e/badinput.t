@@ -416,6 +416,19 @@ tc badbaseline -p good -q --baseline bad.baseline -o badbaseline.txt
 check_that "a malformed baseline: exit 2, one line naming it, no output" \
 	'[ $rc -eq 2 ] && one_error badbaseline "bad.baseline:[0-9]+: not a baseline: " &&
 	 [ ! -e badbaseline.txt ] && no_tmp'
+printf 'local-cap-chek __cpu_has_rng boot only\n' > typo.waivers
+tc wtypo -p good -q --db good.db --waivers typo.waivers
+check_that "a waiver naming no rule: exit 2, one line listing the rules" \
+	'[ $rc -eq 2 ] && one_error wtypo "typo.waivers:1: no rule named .local-cap-chek. \(the rules are trapping-idreg-read, "'
+printf 'local-cap-check file:abc boot only\n' > place.waivers
+tc wplace -p good -q --db good.db --waivers place.waivers
+check_that "a waiver whose place is neither a function nor FILE:LINE: exit 2, one line" \
+	'[ $rc -eq 2 ] && one_error wplace "place.waivers:1: .file:abc.: not a function name or FILE:LINE"'
+printf 'local-cap-check __cpu_has_rgn boot only\n' > fn.waivers
+tc wfn -p good -q --db good.db --waivers fn.waivers
+check_that "a waiver of a function the tree does not have: a warning naming it, the run goes on" \
+	'[ $rc -eq 1 ] && grep -q "^fn.waivers:1: warning: waiver for local-cap-check: no function .__cpu_has_rgn. in the analysed tree$" wfn.err'
+
 
 # 14. Outputs that cannot be written: exit 3, nothing half-written.
 tc nodir -p good -q --db good.db -o /nonexistent-dir/x

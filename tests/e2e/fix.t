@@ -110,4 +110,18 @@ for sel in -Wno-preempt-guard "--context guest" "--only arch/arm64/include"; do
 		'! grep -q "verification failed" "sel$name.txt" &&
 		 [ "$(ls "sel$name" | wc -l)" -ge 3 ]'
 done
+# A second run into the same --fix-dir: the first run's numbered patches
+# go (git am would take them all), a file trapcheck did not write stays.
+cp -a "$FX" rerun
+"$TRAPCHECK" -p rerun -q --roots rerun/variants.roots --fix-dir twice \
+	> /dev/null 2>&1
+cp twice/0001-*.patch twice/0042-an-earlier-run.patch
+printf 'mine\n' > twice/0099-mine.patch
+"$TRAPCHECK" -p rerun --roots rerun/variants.roots --fix-dir twice \
+	> /dev/null 2> twice.err
+check_that "--fix-dir again: the earlier run's patches replaced, not kept beside; the user's file kept; said" \
+	'[ ! -e twice/0042-an-earlier-run.patch ] && [ -e twice/0099-mine.patch ] &&
+	 [ "$(ls twice | grep -c "^000[0-9]-.*\.patch$")" = "$(ls "$FX/expected-fixes" | wc -l)" ] &&
+	 grep -q "^trapcheck: twice: 7 patches of an earlier run removed$" twice.err'
+
 done_testing
