@@ -444,11 +444,48 @@ static int set_up_writer(struct db *db, bool fresh, const char *want,
 	return set_up(db, fresh, want, err, errlen);
 }
 
+/*
+ * Read only in a directory we cannot write (a read-only mount): SQLite
+ * cannot make the WAL's shared-memory file there, and would call a clean
+ * database unopenable. Such a file cannot change under us, so it is
+ * opened immutable; unless its write-ahead log still holds what a run
+ * wrote (then that would be lost): -EINVAL and why. 1 when the caller is
+ * to open @uri instead of the path, 0 when the path will do.
+ */
+static int readonly_uri(const char *path, char **uri, char *err,
+			size_t errlen)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *wal = xasprintf("%s-wal", path), *e;
+	struct stat sb;
+	int ret = 0;
+
+	if (slash)
+		*slash = '\0';
+	if (!access(slash ? (*dir ? dir : "/") : ".", W_OK))
+		goto out_free;
+	if (!stat(wal, &sb) && sb.st_size) {
+		snprintf(err, errlen, "%s: cannot read the database: its "
+			 "write-ahead log (%s) holds what a run wrote, and its "
+			 "directory is read only", path, wal);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	e = uri_escape(path);
+	*uri = xasprintf("file:%s?immutable=1", e);
+	free(e);
+	ret = 1;
+out_free:
+	free(wal);
+	free(dir);
+	return ret;
+}
+
 int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	    size_t errlen)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
-	char want[16];
+	char want[16], *uri;
 	bool fresh;
 	int ret, flags;
 
@@ -463,12 +500,23 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	db->readonly |= mode == DB_READ;
 	flags = db->readonly ? SQLITE_OPEN_READONLY :
 			       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	uri = NULL;
+	if (db->readonly) {
+		ret = readonly_uri(path, &uri, err, errlen);
+		if (ret < 0)
+			goto err_close;
+		if (ret)
+			flags |= SQLITE_OPEN_URI;
+	}
 	ret = -EINVAL;
-	if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(uri ? uri : path, &db->h, flags, NULL) !=
+	    SQLITE_OK) {
 		snprintf(err, errlen, "%s: cannot open the database: %s", path,
 			 sqlite3_errmsg(db->h));
+		free(uri);
 		goto err_close;
 	}
+	free(uri);
 	sqlite3_extended_result_codes(db->h, 0);
 	sqlite3_busy_timeout(db->h, 60000);
 	/* Damage in a page's cells is found when it is read. */

@@ -842,6 +842,23 @@ for inc in /dev/zero ../../../../../../../../../../dev/zero; do
 	check_that "a patch adding #include \"$inc\": exit 2 at once, one line naming the patch and the line" \
 		'[ $rc -eq 2 ] && one_error zpatch "zero.patch: mm/memory.c:1: #include of .*dev/zero: a device or socket, not a regular file"'
 done
+# A clean database on a read-only mount: read, not called damaged (SQLite
+# cannot make the WAL's shared-memory file there).
+mkdir romnt
+if mount -t tmpfs -o size=8m tmpfs romnt 2> /dev/null; then
+	"$TRAPCHECK" -p good -q --db romnt/f.db -o rw.txt 2> /dev/null
+	mount -o remount,ro romnt
+	tc romrun -p good --db romnt/f.db -o ro.txt
+	rc1=$rc
+	tc romreport report --db romnt/f.db -q -o roreport.txt
+	umount romnt
+	check_that "a database on a read-only mount: a run reads it (a note says nothing is stored), report reads it, the findings a clean run's" \
+		'[ $rc1 -eq 1 ] && [ $rc -eq 1 ] && cmp -s rw.txt ro.txt &&
+		 grep -q "romnt/f.db: note: cannot write the database (Read-only file system)" romrun.err &&
+		 ! grep -q "damaged" romrun.err romreport.err && [ -s roreport.txt ]'
+else
+	fail "a database on a read-only mount: cannot mount a tmpfs here"
+fi
 tc nodb report --db nowhere.db
 check_that "report --db of a database that is not there: exit 2, one line saying how to make it; not created" \
 	'[ $rc -eq 2 ] && one_error nodb "nowhere.db: cannot read the database: No such file or directory \(a run with -p TREE --db nowhere.db makes it\)$" && [ ! -e nowhere.db ]'
