@@ -207,7 +207,10 @@ int prog_analyse(struct prog *p, struct analysis *a)
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (ret)
 		return prog_fail(err, TC_EXIT_USAGE);
-	return prog_select(p, a);
+	ret = prog_select(p, a);
+	if (ret)
+		analysis_free(a);
+	return ret;
 }
 
 /*
