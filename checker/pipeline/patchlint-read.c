@@ -231,6 +231,43 @@ static bool matches(const struct pfile *pf, char **h, size_t nr, size_t at)
 	return true;
 }
 
+/* Do the hunk's new lines (' ' and '+') stand at line @at (0-based)? */
+static bool matches_new(const struct pfile *pf, char **h, size_t nr,
+			size_t at)
+{
+	size_t i, k = at;
+	bool changes = false;
+
+	for (i = 0; i < nr; i++) {
+		if (h[i][0] == '-') {
+			changes = true;
+			continue;
+		}
+		changes |= h[i][0] == '+';
+		if (k >= pf->src.nr_lines || strcmp(pf->src.lines[k], h[i] + 1))
+			return false;
+		k++;
+	}
+	return changes;
+}
+
+/*
+ * The hunk's result is what the tree has (a developer's own change, not
+ * committed: git diff | trapcheck --diff -)? Searched near where it would
+ * apply.
+ */
+static bool already_applied(const struct pfile *pf, char **h, size_t nr,
+			    size_t want)
+{
+	size_t d;
+
+	for (d = 0; d <= HUNK_OFFSET_MAX; d++)
+		if (matches_new(pf, h, nr, want + d) ||
+		    (want >= d && matches_new(pf, h, nr, want - d)))
+			return true;
+	return false;
+}
+
 /* Apply one hunk (@h: its lines, each with its ' ', '-' or '+'). */
 static int apply_hunk(struct lint *l, struct pfile *pf, size_t old_start,
 		      char **h, size_t nr)
@@ -247,6 +284,11 @@ static int apply_hunk(struct lint *l, struct pfile *pf, size_t old_start,
 			found = true;
 		}
 	}
+	if (!found && already_applied(pf, h, nr, want))
+		return fail(l, "the tree already has this change of %s: "
+			    "--diff lints a patch against the tree before it "
+			    "(git stash first, or commit it and use "
+			    "--diff-range HEAD~1..HEAD)", pf->rel);
 	if (!found)
 		return fail(l, "the hunk does not apply to %s", pf->rel);
 	copy_lines(pf, at);

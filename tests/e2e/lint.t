@@ -166,6 +166,12 @@ lint stale stale.patch fixed
 check_that "a patch that does not apply: exit 2, one line naming the patch line and the file" \
 	'[ $rc -eq 2 ] && [ "$(wc -l < stale.err)" -eq 1 ] &&
 	 grep -q "^trapcheck: error: stale.patch:[0-9]*: the hunk does not apply to $CF$" stale.err'
+# The patch linted against the tree that already has it (git diff |
+# trapcheck --diff - on one's own dirty tree): said, with what to do.
+lint applied up.patch regressed
+check_that "a patch the tree already has: exit 2, one line saying so and what to do" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < applied.err)" -eq 1 ] &&
+	 grep -q "^trapcheck: error: up.patch:[0-9]*: the tree already has this change of $CF: --diff lints a patch against the tree before it (git stash first, or commit it and use --diff-range HEAD~1..HEAD)$" applied.err'
 # git's renames and copies (format-patch -M -C), with and without edits,
 # and mode changes. The header that has the read is renamed (its
 # includers follow) and regressed in the same patch: reported at its new
