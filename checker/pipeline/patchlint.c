@@ -224,16 +224,37 @@ struct part {
 };
 
 /* git format-patch's separator: "From <40 hex digits> <date>". */
+/*
+ * An mbox's "From " line, as git format-patch writes it ("From <40 hex>
+ * Mon Sep 17 00:00:00 2001") or any mbox writer does (b4: "From git@z
+ * Thu Jan  1 00:00:00 1970"): "From", a sender, a date as asctime()
+ * writes it. A body line "From ..." is no such line.
+ */
 static bool mbox_from(const char *p, const char *end)
 {
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	char line[256], who[128], day[4], mon[4];
+	int d, hh, mm, ss, year, n = 0;
+	size_t len;
+	bool hex = true;
 	int i;
 
-	if (end - p < 46 || strncmp(p, "From ", 5))
+	if (end - p < 5 || strncmp(p, "From ", 5))
 		return false;
-	for (i = 5; i < 45; i++)
-		if (!isxdigit((unsigned char)p[i]))
-			return false;
-	return p[45] == ' ';
+	len = (size_t)((nl ? nl : end) - p);
+	if (len >= sizeof(line))
+		return false;
+	memcpy(line, p, len);
+	line[len] = '\0';
+	if (sscanf(line, "From %127s %3s %3s %d %d:%d:%d %d%n", who, day,
+		   mon, &d, &hh, &mm, &ss, &year, &n) != 8 ||
+	    (size_t)n != len || d < 1 || d > 31 || hh > 23 || mm > 59 ||
+	    ss > 60 || year < 1970)
+		return false;
+	/* git's sender is a commit id; other writers name a sender. */
+	for (i = 0; who[i]; i++)
+		hex &= isxdigit((unsigned char)who[i]) != 0;
+	return (hex && i == 40) || strchr(who, '@') || !strcmp(who, "-");
 }
 
 /* The mail header @name of @p (its head: up to an empty line), unfolded. */

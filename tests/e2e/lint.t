@@ -283,6 +283,21 @@ check_that "--diff of the series: the read reported once, brought by [PATCH 2/3]
 "$TRAPCHECK" -p series $ROOTS --diff series.mbox -q > series.txt 2>&1
 check "... the text says which patch brought it" \
 	grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: note: brought by \[PATCH 2/3\] arm64: read MMFR1 again$" series.txt
+# b4's mbox: the same messages, each "From " line b4's own (before: read
+# as one patch, so patch 3 did not apply on top of patch 2: exit 2).
+sed 's/^From [0-9a-f]\{40\} Mon Sep 17 00:00:00 2001$/From git@z Thu Jan  1 00:00:00 1970/' \
+	series.mbox > b4.mbox
+"$TRAPCHECK" -p series $ROOTS --diff b4.mbox --format=json -o b4.json \
+	2> b4.err
+rc=$?
+python3 - b4.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['function'] == 'cpu_has_hw_af']
+assert len(f) == 1 and f[0]['patch'] == '[PATCH 2/3] arm64: read MMFR1 again', d['findings']
+PY
+check_that "b4's mbox (From git@z ... 1970): split into its patches, the read brought by [PATCH 2/3], exit 1" \
+	'[ $? -eq 0 ] && [ $rc -eq 1 ] && [ "$(grep -c "^From git@z " b4.mbox)" -eq 4 ]'
 python3 - series.mbox > no2.mbox <<'PY'
 import re, sys
 mails = re.split(r'(?m)^(?=From [0-9a-f]{40} )', open(sys.argv[1]).read())
