@@ -19,11 +19,26 @@
 /* How far from its stated line a hunk may apply (patch(1)'s offset). */
 #define HUNK_OFFSET_MAX	200
 
+/* The error at the patch's current line; @what's control bytes as \xHH. */
 static int fail(struct lint *l, const char *fmt, const char *what)
 {
+	const unsigned char *p = (const unsigned char *)what;
+	struct bytes b = { 0 };
+	char hex[5];
+
+	for (; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			bytes_put(&b, p, 1);
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "\\x%02x", *p);
+		bytes_put(&b, hex, 4);
+	}
+	bytes_put(&b, "", 1);
 	snprintf(l->err, l->errlen, "%s:%u: ", l->patch, l->lineno);
 	snprintf(l->err + strlen(l->err), l->errlen - strlen(l->err), fmt,
-		 what);
+		 (const char *)b.data);
+	bytes_free(&b);
 	return -EINVAL;
 }
 

@@ -327,6 +327,31 @@ static size_t split_series(const char *text, size_t len, struct part **out)
 	return nr;
 }
 
+/*
+ * A patch whose first line ends in CR LF (saved from a mail client, or
+ * written on Windows) read as patch(1) reads it: every line's trailing CR
+ * dropped. A new text with its length in @len, or NULL when the patch's
+ * lines end in LF.
+ */
+static char *crlf_strip(const char *text, size_t *len)
+{
+	const char *nl = memchr(text, '\n', *len);
+	char *out;
+	size_t i, n = 0;
+
+	if (!nl || nl == text || nl[-1] != '\r')
+		return NULL;
+	out = xmalloc(*len + 1);
+	for (i = 0; i < *len; i++) {
+		if (text[i] == '\r' && (i + 1 == *len || text[i + 1] == '\n'))
+			continue;
+		out[n++] = text[i];
+	}
+	out[n] = '\0';
+	*len = n;
+	return out;
+}
+
 /* One patch of the input, linted on the tree with the series so far. */
 struct step {
 	struct lint l;
@@ -648,6 +673,7 @@ static int lint_series(const char *name, const char *text, size_t len,
 	bool own_start = false;
 	struct part *parts;
 	struct step *st;
+	char *crlf;
 	int ret = 0;
 
 	memset(b, 0, sizeof(*b));
@@ -668,7 +694,8 @@ static int lint_series(const char *name, const char *text, size_t len,
 				      errlen);
 		own_start = !ret;
 	}
-	n = split_series(text, len, &parts);
+	crlf = crlf_strip(text, &len);
+	n = split_series(crlf ? crlf : text, len, &parts);
 	st = xcalloc(n, sizeof(*st));
 	for (k = 0; !ret && k < n; k++) {
 		struct lint *l = &st[k].l;
@@ -733,6 +760,7 @@ static int lint_series(const char *name, const char *text, size_t len,
 	free(ov);
 	free(st);
 	free(parts);
+	free(crlf);
 	return ret;
 }
 

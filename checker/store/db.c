@@ -7,6 +7,7 @@
  * stored link, the graph of a run whose TUs did not change.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -481,6 +482,27 @@ out_free:
 	return ret;
 }
 
+/*
+ * SQLite's file layer takes absolute names of up to mxPathname bytes (512
+ * for the unix one) and says only "unable to open database file" past
+ * that: -EINVAL, saying so, when @path made absolute is longer.
+ */
+static int check_path_len(const char *path, char *err, size_t errlen)
+{
+	sqlite3_vfs *vfs = sqlite3_vfs_find(NULL);
+	char cwd[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (path[0] != '/' && getcwd(cwd, sizeof(cwd)))
+		len += strlen(cwd) + 1;
+	if (!vfs || len <= (size_t)vfs->mxPathname)
+		return 0;
+	snprintf(err, errlen, "%s: a path of %zu bytes made absolute; SQLite "
+		 "takes at most %d: name a shorter --db", path, len,
+		 vfs->mxPathname);
+	return -EINVAL;
+}
+
 int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	    size_t errlen)
 {
@@ -495,6 +517,8 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	strmap_init(&db->kept);
 	snprintf(want, sizeof(want), "%d", DB_SCHEMA_VERSION);
 	ret = check_file(db, path, mode, err, errlen);
+	if (!ret)
+		ret = check_path_len(path, err, errlen);
 	if (ret)
 		goto err_close;
 	db->readonly |= mode == DB_READ;

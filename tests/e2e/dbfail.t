@@ -259,6 +259,19 @@ rc=$?
 check_that "... and given to report" \
 	'[ $rc -eq 2 ] && grep -q "a FIFO, not a regular file" f.err'
 
+# A --db path longer than SQLite takes (512 bytes made absolute; before:
+# "cannot open the database: unable to open database file", no reason).
+long=$(printf 'd%.0s' $(seq 1 200))
+mkdir -p "$long/$long/$long"
+"$TRAPCHECK" -p tree -q $ROOTS --db "$long/$long/$long/x.db" -o l.txt \
+	2> l.err
+rc=$?
+check_that "a --db path over SQLite's limit: exit 2, one line saying so, no file" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < l.err)" -eq 1 ] &&
+	 grep -q "made absolute; SQLite takes at most 512: name a shorter --db$" l.err &&
+	 [ ! -e "$long/$long/$long/x.db" ] && [ ! -e l.txt ]'
+rm -rf "$long"
+
 # Values SQLite cannot find wrong (the fuzzer's damaged databases,
 # tests/fuzz/regressions/db/): refused with exit 2, never a crash.
 bad=0

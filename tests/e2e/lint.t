@@ -283,6 +283,23 @@ check_that "--diff of the series: the read reported once, brought by [PATCH 2/3]
 "$TRAPCHECK" -p series $ROOTS --diff series.mbox -q > series.txt 2>&1
 check "... the text says which patch brought it" \
 	grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: note: brought by \[PATCH 2/3\] arm64: read MMFR1 again$" series.txt
+# The same series saved with CR LF line ends (a mail client's): read as
+# patch(1) reads it (before: "a hunk cut short", a raw CR in the message).
+sed 's/$/\r/' series.mbox > crlf.mbox
+"$TRAPCHECK" -p series $ROOTS --diff crlf.mbox -q > crlf.txt 2> crlf.err
+rc=$?
+check_that "a CR LF series: read without the CRs, the read brought by patch 2, exit 1" \
+	'[ $rc -eq 1 ] && [ ! -s crlf.err ] &&
+	 grep -q "^arch/arm64/include/asm/cpufeature.h:[0-9]*:[0-9]*: warning:" crlf.txt'
+h=arch/arm64/include/asm/cpufeature.h
+printf 'diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -x\r\n' $h $h $h $h \
+	> cr.diff
+"$TRAPCHECK" -p series $ROOTS --diff cr.diff -q > cr.txt 2> cr.err
+rc=$?
+check_that "... a stray CR in a line an error quotes: written \\x0d, one line, exit 2" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < cr.err)" -eq 1 ] &&
+	 ! grep -q "$(printf "\r")" cr.err &&
+	 grep -q "cr.diff:4: not a hunk header: @@ -x\\\\x0d$" cr.err'
 # b4's mbox: the same messages, each "From " line b4's own (before: read
 # as one patch, so patch 3 did not apply on top of patch 2: exit 2).
 sed 's/^From [0-9a-f]\{40\} Mon Sep 17 00:00:00 2001$/From git@z Thu Jan  1 00:00:00 1970/' \
