@@ -37,7 +37,8 @@ struct tu_status {
 	enum flags_skip skip;
 	bool parse;		/* to be parsed in this run */
 	bool reused;		/* its facts come from the database */
-	char *key;		/* database key (flags + contents) */
+	char *key;		/* database key (flags + contents) of
+				 * the facts kept or stored by this run */
 	uint64_t flags_hash;	/* of its translated flags (FLAGS_PARSE) */
 	int parse_error;
 	unsigned int nr_errors;
@@ -57,6 +58,8 @@ struct pool {
 	struct db *fdb;			/* the facts database, or NULL */
 	bool store;			/* parsed facts go into it (not:
 					 * unsaved files, a read-only one) */
+	bool stale;			/* another run stored a TU whose
+					 * facts the link was to read */
 	struct CXUnsavedFile *cx_unsaved; /* opts->unsaved, for libclang */
 	pthread_mutex_t db_lock;
 	/*

@@ -205,7 +205,8 @@ static void take_tu(struct pool *p, size_t i, struct tu_facts *facts,
 		if (db_store(p->fdb, st->dbkey, key, facts))
 			halt = 1;
 		pthread_mutex_unlock(&p->db_lock);
-		free(key);
+		free(st->key);
+		st->key = key;
 		facts_free(facts);
 	} else if (p->fdb) {
 		/* Unsaved contents, or a read-only database: in memory. */

@@ -32,6 +32,8 @@ static int link_stored(struct analysis *a, struct db *fdb,
 	char **tus;
 	size_t n, i;
 	int ret = 0;
+	/* One snapshot: a run writing meanwhile is seen whole or not. */
+	bool snap = !db_snapshot_begin(fdb);
 
 	n = db_tus(fdb, &tus);
 	for (i = 0; i < n; i++) {
@@ -60,6 +62,8 @@ static int link_stored(struct analysis *a, struct db *fdb,
 		free(tus[i]);
 	}
 	free(tus);
+	if (snap)
+		db_snapshot_end(fdb);
 	return ret ? ret : db_error(fdb, NULL, 0);
 }
 

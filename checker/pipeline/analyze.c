@@ -386,6 +386,11 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 {
 	char **changed = body_only_files(p);
 	/*
+	 * Every stored key, include list and file hash read below is of
+	 * one snapshot: another run's commit meanwhile is not half seen.
+	 */
+	bool snap = !db_snapshot_begin(p->fdb);
+	/*
 	 * No file changed since the stored link was made: each stored key's
 	 * contents part is still right, and no include list is read.
 	 */
@@ -424,6 +429,11 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 				     !owns_changed_body(p, rel, changed);
 			free(file);
 		}
+		if (st->reused) {
+			/* The facts the link may read: those of this key. */
+			st->key = key;
+			key = NULL;
+		}
 		if (stored)
 			stored_header_funcs(p, prev_owned, rel,
 					    st->reused ? (int)i : -1);
@@ -437,6 +447,8 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 		free(changed[i]);
 	free(changed);
 	forget_dropped(p, prev_owned);
+	if (snap)
+		db_snapshot_end(p->fdb);
 }
 
 /*
@@ -588,11 +600,12 @@ static uint64_t build_id(void)
 }
 
 /*
- * The key of the stored link this run could read or write: NULL when a
- * linked TU has no stored facts (not read, crashed, or never stored), or
- * the build cannot be told.
+ * The key of the stored link this run could read or write, of the TU
+ * keys this run kept or stored (@now: of those the database holds now):
+ * NULL when a linked TU has none (not read, crashed, or never stored),
+ * or the build cannot be told.
  */
-static char *link_key(struct pool *p)
+static char *link_key(struct pool *p, bool now)
 {
 	uint64_t h = hash_mix(hash_str(FACTS_VERSION), graphio_hash());
 	size_t i, n = 0;
@@ -606,7 +619,9 @@ static char *link_key(struct pool *p)
 
 		if (!linked(&p->status[i]))
 			continue;
-		key = db_tu_key(p->fdb, p->status[i].dbkey);
+		key = now ? db_tu_key(p->fdb, p->status[i].dbkey) :
+			    (p->status[i].key ? xstrdup(p->status[i].key) :
+						NULL);
 		if (!key)
 			return NULL;
 		h = hash_mix(h, hash_str(p->status[i].dbkey));
@@ -639,6 +654,7 @@ static void take_errors(struct tu_status *st)
 static bool read_stored(struct pool *p, const char *key)
 {
 	size_t i;
+	int ret;
 
 	if (!key || p->nr_work || p->opts->nr_unsaved)
 		return false;
@@ -652,7 +668,9 @@ static bool read_stored(struct pool *p, const char *key)
 
 		if (!linked(st))
 			continue;
-		if (db_load_head(p->fdb, st->dbkey, &st->facts))
+		ret = db_load_head(p->fdb, st->dbkey, st->key, &st->facts);
+		p->stale |= ret == -ESTALE;
+		if (ret)
 			continue;	/* the database's failure is said */
 		p->a->tus.from_db++;
 		take_errors(st);
@@ -671,7 +689,7 @@ struct still_arg {
 static bool still_same(void *arg)
 {
 	struct still_arg *s = arg;
-	char *now = link_key(s->p);
+	char *now = link_key(s->p, true);
 	bool same = now && !strcmp(now, s->key);
 
 	free(now);
@@ -705,9 +723,10 @@ static void link_from_db(struct pool *p)
 	size_t i, nr_keep = 0;
 	char *key = NULL;
 	bool stored, whole = true;
+	int ret;
 
 	if (!p->nr_work || p->store)
-		key = link_key(p);
+		key = link_key(p, false);
 	stored = read_stored(p, key);
 	for (i = 0; i < p->db->nr; i++) {
 		struct tu_status *st = &p->status[i];
@@ -727,11 +746,15 @@ static void link_from_db(struct pool *p)
 		 * Kept or just stored; with unsaved files or a read-only
 		 * database, parsed into memory.
 		 */
-		if ((st->reused || p->store) &&
-		    !db_load_linked(p->fdb, st->dbkey, &st->facts)) {
+		ret = st->reused || p->store ?
+		      db_load_linked(p->fdb, st->dbkey, st->key, &st->facts) :
+		      -ENOENT;
+		if (!ret) {
 			a->tus.from_db += st->reused;
 			take_errors(st);
 		} else {
+			/* Another run stored it meanwhile: link again. */
+			p->stale |= ret == -ESTALE;
 			whole = false;
 		}
 		if (!st->facts.parse_error)
@@ -887,8 +910,8 @@ static int open_db(struct pool *p, const struct analysis_opts *o,
 	return ret;
 }
 
-int analysis_run(struct analysis *a, const struct analysis_opts *o,
-		 const struct root_sets *roots, char *err, size_t errlen)
+static int run_once(struct analysis *a, const struct analysis_opts *o,
+		    const struct root_sets *roots, char *err, size_t errlen)
 {
 	struct compdb db;
 	struct pool p;
@@ -959,6 +982,10 @@ int analysis_run(struct analysis *a, const struct analysis_opts *o,
 			db_error(p.fdb, err, errlen);
 			goto out_free;
 		}
+		if (p.stale) {
+			ret = -ESTALE;
+			goto out_free;
+		}
 	}
 	a->graph.features = o->features;
 	graph_finish(&a->graph);
@@ -975,5 +1002,29 @@ out_free:
 	pool_free(&p);
 	strmap_free(&prev_owned);
 	compdb_free(&db);
+	return ret;
+}
+
+/*
+ * How many times a run links again when another run sharing its --db
+ * stored, between this run's reading of a TU's key and of its facts,
+ * other facts for the TU (a tree that differs): each time, what changed
+ * is parsed again.
+ */
+#define STALE_TRIES 5
+
+int analysis_run(struct analysis *a, const struct analysis_opts *o,
+		 const struct root_sets *roots, char *err, size_t errlen)
+{
+	int ret, tries = 0;
+
+	do
+		ret = run_once(a, o, roots, err, errlen);
+	while (ret == -ESTALE && ++tries < STALE_TRIES);
+	if (ret == -ESTALE)
+		snprintf(err, errlen, "%s: other runs stored this tree's TUs "
+			 "while this one read them, %d times: run again, or "
+			 "give each tree its own --db", o->db_path,
+			 STALE_TRIES);
 	return ret;
 }

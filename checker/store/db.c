@@ -56,6 +56,16 @@ struct db {
 	 * are stored when the read ends (held[], empty between reads).
 	 */
 	bool streaming;
+	/* db_snapshot_begin() to _end(): one read transaction, hashes held. */
+	bool snapshot;
+	/*
+	 * The file table's generation (meta "files_gen", bumped by every
+	 * hash stored) as this process last saw it, and whether another
+	 * process stored a hash since its snapshot: then the file table is
+	 * not this run's tree, and no link of it is kept.
+	 */
+	long long files_seen;
+	bool files_foreign;
 	struct held_hash {
 		char *rel, *hash;
 		int64_t mtime, size;
@@ -243,6 +253,16 @@ static char *db_select_text(struct db *db, const char *sql, const char *arg)
 static char *meta_get(struct db *db, const char *key)
 {
 	return db_select_text(db, "SELECT value FROM meta WHERE key = ?", key);
+}
+
+/* The file table's generation: how many hashes were ever stored. */
+static long long files_gen(struct db *db)
+{
+	char *v = meta_get(db, "files_gen");
+	long long gen = v ? atoll(v) : 0;
+
+	free(v);
+	return gen;
 }
 
 static int db_meta_set(struct db *db, const char *key, const char *value)
@@ -729,7 +749,7 @@ char *db_file_hash(struct db *db, const char *root, const char *rel)
 	hash = xasprintf("%016llx", (unsigned long long)h);
 	if (db->readonly || db->failed)
 		return hash;	/* the cache is not kept */
-	if (db->streaming) {
+	if (db->streaming || db->snapshot) {
 		/*
 		 * A read is open (db_tu_includes_each()): a write now would
 		 * not wait for another writer (SQLite calls no busy handler
@@ -757,13 +777,19 @@ static void store_hash(struct db *db, const char *rel, int64_t mtime,
 		       int64_t size, const char *hash)
 {
 	sqlite3_stmt *st = NULL;
+	long long gen;
 
 	if (db->readonly || db->failed)
 		return;	/* not kept, or the failure is the run's */
 	if (db_exec_w(db, "BEGIN IMMEDIATE"))
 		return;
-	if (db_first_write(db) || db_exec_w(db, "DELETE FROM link"))
+	if (db_first_write(db) || db_exec_w(db, "DELETE FROM link") ||
+	    db_exec_w(db, "INSERT INTO meta VALUES ('files_gen', 1) ON "
+		      "CONFLICT (key) DO UPDATE SET value = value + 1"))
 		goto err_rollback;
+	gen = files_gen(db);
+	db->files_foreign |= gen != db->files_seen + 1;
+	db->files_seen = gen;
 	st = db_prep_kept(db, "INSERT OR REPLACE INTO file VALUES "
 			  "(?, ?, ?, ?)");
 	if (!st)
@@ -889,8 +915,33 @@ long db_tu_includes_each(struct db *db, const char *path,
 	db_read_end(db, rc);
 	db_kept_done(st);
 	db->streaming = false;
-	store_held(db);
+	if (!db->snapshot)
+		store_held(db);
 	return db->failed ? db->failed : nr;
+}
+
+int db_snapshot_begin(struct db *db)
+{
+	if (db->failed)
+		return db->failed;
+	if (db->snapshot || !sqlite3_get_autocommit(db->h))
+		return -EBUSY;
+	if (db_exec(db, "BEGIN"))
+		return db_fail(db, -EBADMSG);
+	db->snapshot = true;
+	/* The snapshot's first read: the file table this run starts from. */
+	db->files_seen = files_gen(db);
+	db->files_foreign = false;
+	return 0;
+}
+
+void db_snapshot_end(struct db *db)
+{
+	if (!db->snapshot)
+		return;
+	db_exec(db, "COMMIT");
+	db->snapshot = false;
+	store_held(db);
 }
 
 size_t db_tus(struct db *db, char ***paths)
@@ -1212,35 +1263,59 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 /* What load() reads of a TU: its row, and its facts, and its includes. */
 enum load_what { LOAD_HEAD, LOAD_LINKED, LOAD_ALL };
 
-static int load(struct db *db, const char *path, struct tu_facts *f,
-		enum load_what what);
+static int load(struct db *db, const char *path, const char *key,
+		struct tu_facts *f, enum load_what what);
 
 int db_load(struct db *db, const char *path, struct tu_facts *f)
 {
-	return load(db, path, f, LOAD_ALL);
+	return load(db, path, NULL, f, LOAD_ALL);
 }
 
-int db_load_linked(struct db *db, const char *path, struct tu_facts *f)
+int db_load_linked(struct db *db, const char *path, const char *key,
+		   struct tu_facts *f)
 {
-	return load(db, path, f, LOAD_LINKED);
+	return load(db, path, key, f, LOAD_LINKED);
 }
 
-int db_load_head(struct db *db, const char *path, struct tu_facts *f)
+int db_load_head(struct db *db, const char *path, const char *key,
+		 struct tu_facts *f)
 {
-	return load(db, path, f, LOAD_HEAD);
+	return load(db, path, key, f, LOAD_HEAD);
 }
 
-static int load(struct db *db, const char *path, struct tu_facts *f,
-		enum load_what what)
+static int load_rows(struct db *db, const char *path, const char *key,
+		     struct tu_facts *f, enum load_what what);
+
+/*
+ * One TU's rows in one read transaction (or the caller's snapshot): a
+ * writer's commit between them would mix two versions of its facts.
+ */
+static int load(struct db *db, const char *path, const char *key,
+		struct tu_facts *f, enum load_what what)
 {
+	bool own = sqlite3_get_autocommit(db->h) != 0;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	if (own && db_exec(db, "BEGIN"))
+		return db_fail(db, -EBADMSG);
+	ret = load_rows(db, path, key, f, what);
+	if (own)
+		db_exec(db, "COMMIT");
+	return ret;
+}
+
+static int load_rows(struct db *db, const char *path, const char *key,
+		     struct tu_facts *f, enum load_what what)
+{
+	const unsigned char *stored;
 	sqlite3_int64 id;
 	sqlite3_stmt *st;
 	size_t i;
 	int rc;
 
-	memset(f, 0, sizeof(*f));
 	st = db_prep_kept(db, "SELECT id, parse_error, nr_errors, first_error,"
-			  " retried, tables_seen FROM tu WHERE path = ?");
+			  " retried, tables_seen, key FROM tu WHERE path = ?");
 	if (!st)
 		return -EIO;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
@@ -1249,6 +1324,12 @@ static int load(struct db *db, const char *path, struct tu_facts *f,
 		db_read_end(db, rc);
 		db_kept_done(st);
 		return db->failed ? db->failed : -ENOENT;
+	}
+	stored = sqlite3_column_text(st, 6);
+	if (key && (!stored || strcmp((const char *)stored, key))) {
+		/* Another run stored this TU since the caller read its key. */
+		db_kept_done(st);
+		return -ESTALE;
 	}
 	id = sqlite3_column_int64(st, 0);
 	f->file = xstrdup(path);
@@ -1347,8 +1428,13 @@ int db_link_write(struct db *db, const char *key, const void *data,
 		return -EFBIG;
 	if (db_exec_w(db, "BEGIN IMMEDIATE"))
 		return -EIO;
-	/* Under the write lock: has another process stored a TU since? */
-	if (!still(arg)) {
+	/*
+	 * Under the write lock: has another process stored a TU, or a file
+	 * hash (the link would stand for a file table of another tree),
+	 * since?
+	 */
+	if (db->files_foreign || files_gen(db) != db->files_seen ||
+	    !still(arg)) {
 		db_exec(db, "ROLLBACK");
 		return db->failed ? db->failed : -EAGAIN;
 	}

@@ -95,7 +95,7 @@ static void test_load_linked(void **state)
 	/* Twice: the kept statements are reset between reads. */
 	for (round = 0; round < 2; round++) {
 		assert_int_equal(db_load(db, "a.c", &whole), 0);
-		assert_int_equal(db_load_linked(db, "a.c", &linked), 0);
+		assert_int_equal(db_load_linked(db, "a.c", "k1", &linked), 0);
 		assert_int_equal(whole.nr_includes, 3);
 		assert_string_equal(whole.includes[0], "include/h3.h");
 		assert_int_equal(linked.nr_includes, 0);
@@ -106,8 +106,14 @@ static void test_load_linked(void **state)
 		facts_free(&whole);
 		facts_free(&linked);
 	}
-	assert_int_equal(db_load_linked(db, "b.c", &linked), 0);
+	assert_int_equal(db_load_linked(db, "b.c", NULL, &linked), 0);
 	assert_string_equal(linked.funcs[0].key, "c:@F@fn_b.c");
+	facts_free(&linked);
+	/* Facts stored under another key than the run planned: refused. */
+	assert_int_equal(db_load_linked(db, "b.c", "k1", &linked), -ESTALE);
+	assert_int_equal(linked.nr_funcs, 0);
+	assert_int_equal(db_load_head(db, "b.c", "k1", &linked), -ESTALE);
+	assert_int_equal(db_load_head(db, "b.c", "k2", &linked), 0);
 	facts_free(&linked);
 
 	/* The stream gives the list db_tu_includes() gives, in order. */

@@ -103,14 +103,25 @@ int db_store(struct db *db, const char *path, const char *key,
 int db_load(struct db *db, const char *path, struct tu_facts *f);
 /*
  * The same without the include list, which only keys use
- * (db_tu_includes()): what the link reads of every TU.
+ * (db_tu_includes()): what the link reads of every TU. With @key, only
+ * the facts stored under it: -ESTALE when another run has stored TU
+ * @path since (its key is not @key).
  */
-int db_load_linked(struct db *db, const char *path, struct tu_facts *f);
+int db_load_linked(struct db *db, const char *path, const char *key,
+		   struct tu_facts *f);
 /*
  * Only TU @path's row: its file, errors and flags, no facts (a run that
- * reads the stored link).
+ * reads the stored link); @key as for db_load_linked().
  */
-int db_load_head(struct db *db, const char *path, struct tu_facts *f);
+int db_load_head(struct db *db, const char *path, const char *key,
+		 struct tu_facts *f);
+/*
+ * One snapshot of the database for the reads until db_snapshot_end():
+ * what other processes commit meanwhile is not seen; the file hashes
+ * found meanwhile are stored at its end. -EBUSY inside a transaction.
+ */
+int db_snapshot_begin(struct db *db);
+void db_snapshot_end(struct db *db);
 /*
  * The stored link (db.c): the bytes kept under @key, passed to @use
  * without a copy (a whole kernel's graph is a hundred megabytes). Returns
