@@ -51,8 +51,78 @@ static size_t site_fingerprints(const struct finding *f, char ***out,
 	return n;
 }
 
-int baseline_write(const char *path, const struct findings *fs, char *err,
-		   size_t errlen)
+/* FNV-1a of @s with its runs of blanks as one space, ends trimmed. */
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	bool blank = false, any = false;
+
+	for (; *s; s++) {
+		if (isspace((unsigned char)*s)) {
+			blank = any;
+			continue;
+		}
+		if (blank) {
+			h = (h ^ ' ') * 0x100000001b3ULL;
+			blank = false;
+		}
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+		any = true;
+	}
+	return h;
+}
+
+static bool blank_line(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return !*s;
+}
+
+/*
+ * What a site's line says, to tell two sites of one fingerprint apart
+ * when lines move: the hash of its text (@line) and of its text with
+ * the nearest non-blank line above and below (@context), as hex. False
+ * when the file or line cannot be read.
+ */
+static bool site_hashes(const char *root, const char *file, unsigned int n,
+			char line[17], char context[17])
+{
+	char *full = path_join(root, file), buf[4096];
+	FILE *f = fopen(full, "r");
+	uint64_t prev = 0, self = 0, next = 0;
+	unsigned int i = 0;
+	bool found = false;
+
+	free(full);
+	if (!f || !n)
+		goto out_close;
+	while (fgets(buf, sizeof(buf), f)) {
+		if (++i < n) {
+			if (!blank_line(buf))
+				prev = text_hash(buf);
+		} else if (i == n) {
+			self = text_hash(buf);
+			found = true;
+		} else if (!blank_line(buf)) {
+			next = text_hash(buf);
+			break;
+		}
+	}
+out_close:
+	if (f)
+		fclose(f);
+	if (!found)
+		return false;
+	snprintf(line, 17, "%016llx", (unsigned long long)self);
+	snprintf(context, 17, "%016llx", (unsigned long long)
+		 (((prev * 0x100000001b3ULL) ^ self) * 0x100000001b3ULL ^
+		  next));
+	return true;
+}
+
+int baseline_write(const char *path, const char *tree,
+		   const struct findings *fs, char *err, size_t errlen)
 {
 	json_t *root = json_object(), *arr = json_array();
 	struct out_file o;
@@ -64,6 +134,10 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 	strmap_init(&seen);
 	for (i = 0; i < fs->nr; i++) {
 		const struct finding *f = &fs->v[i];
+		char lh[17], ch[17];
+		bool hashes = tree && f->site->file &&
+			      site_hashes(tree, f->site->file, f->site->line,
+					  lh, ch);
 
 		n = site_fingerprints(f, &fps, false);
 		for (k = 0; k < n; k++) {
@@ -79,6 +153,12 @@ int baseline_write(const char *path, const struct findings *fs, char *err,
 					    json_path(f->site->file));
 			json_object_set_new(o, "line",
 					    json_integer(f->site->line));
+			if (hashes) {
+				json_object_set_new(o, "line_hash",
+						    json_string(lh));
+				json_object_set_new(o, "context_hash",
+						    json_string(ch));
+			}
 			json_array_append_new(arr, o);
 		}
 		strv_free(fps, n);
@@ -116,6 +196,8 @@ struct base_filter {
 	size_t nr_v1;
 	bool *hit;		/* version 2: entry found */
 	size_t known;
+	const struct findings *fs;
+	bool *matched;		/* by site: fs->v[i] is in the baseline */
 };
 
 /*
@@ -159,7 +241,13 @@ static bool not_in_baseline(const struct finding *f, void *data)
 	size_t n, k;
 	bool known = false;
 
-	n = site_fingerprints(f, &fps, false);
+	if (b->matched) {
+		known = b->matched[f - b->fs->v];
+		n = 0;
+		fps = NULL;
+	} else {
+		n = site_fingerprints(f, &fps, false);
+	}
 	for (k = 0; k < n; k++) {
 		int i = strmap_get(&b->fps, fps[k]);
 
@@ -186,13 +274,157 @@ static bool not_in_baseline(const struct finding *f, void *data)
 	return false;
 }
 
-int baseline_apply(const char *path, struct findings *fs,
+/*
+ * One fingerprint of a site, or of a baseline entry, for matching by
+ * site: the fingerprint without its ordinal (@base), the ordinal, and
+ * the hashes of the line's text and context (NULL: not known).
+ */
+struct fp_site {
+	char *base;
+	unsigned long ordinal;
+	const char *line, *context;
+	size_t who;		/* the finding's index, or the entry's */
+	bool paired;
+};
+
+static void fp_site_set(struct fp_site *x, const char *fp, size_t who,
+			const char *line, const char *context)
+{
+	const char *colon = strrchr(fp, ':');
+
+	x->base = xstrndup(fp, colon ? (size_t)(colon - fp) : strlen(fp));
+	x->ordinal = colon ? strtoul(colon + 1, NULL, 10) : 0;
+	x->line = line;
+	x->context = context;
+	x->who = who;
+	x->paired = false;
+}
+
+static int fp_site_cmp(const void *a, const void *b)
+{
+	const struct fp_site *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
+
+	if (c)
+		return c;
+	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+static bool same_hash(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+/*
+ * Pair the sites of one fingerprint (all but the ordinal) with the
+ * baseline's entries of it: first those whose line and neighbours read
+ * the same, then those whose line reads the same, then the rest in
+ * order. A site left over is new, wherever it is: a read added above an
+ * old one of the same function takes the old one's ordinal, not its
+ * place in the baseline.
+ */
+static void pair_group(struct fp_site *cur, size_t nc, struct fp_site *base,
+		       size_t nb, struct base_filter *b)
+{
+	size_t i, j;
+	int tier;
+
+	for (tier = 0; tier < 3; tier++)
+		for (i = 0; i < nc; i++) {
+			for (j = 0; j < nb && !cur[i].paired; j++) {
+				if (base[j].paired)
+					continue;
+				if (tier == 0 && !same_hash(cur[i].context,
+							    base[j].context))
+					continue;
+				if (tier == 1 && !same_hash(cur[i].line,
+							    base[j].line))
+					continue;
+				cur[i].paired = base[j].paired = true;
+				b->matched[cur[i].who] = true;
+				b->hit[base[j].who] = true;
+			}
+		}
+}
+
+/*
+ * A baseline whose entries carry line hashes: each site of the findings
+ * paired with at most one entry, fingerprints grouped without their
+ * ordinal (pair_group()).
+ */
+static void match_by_site(struct base_filter *b, json_t *arr,
+			  const char *root)
+{
+	const struct findings *fs = b->fs;
+	struct fp_site *cur = NULL, *base = NULL;
+	size_t nc = 0, ac = 0, nb = 0, ab = 0, i, k, n, c0, b0;
+	char (*lh)[17] = xcalloc(fs->nr + 1, sizeof(*lh));
+	char (*ch)[17] = xcalloc(fs->nr + 1, sizeof(*ch));
+	char **fps;
+	json_t *o;
+
+	b->matched = xcalloc(fs->nr + 1, sizeof(*b->matched));
+	for (i = 0; i < fs->nr; i++) {
+		const struct finding *f = &fs->v[i];
+		bool h = root && f->site->file &&
+			 site_hashes(root, f->site->file, f->site->line,
+				     lh[i], ch[i]);
+
+		n = site_fingerprints(f, &fps, false);
+		for (k = 0; k < n; k++)
+			fp_site_set(PUSH(cur, nc, ac), fps[k], i,
+				    h ? lh[i] : NULL, h ? ch[i] : NULL);
+		strv_free(fps, n);
+	}
+	json_array_foreach(arr, i, o) {
+		const char *fp = json_string_value(json_object_get(o,
+								"fingerprint"));
+
+		if (fp)
+			fp_site_set(PUSH(base, nb, ab), fp, i,
+				    json_string_value(json_object_get(o,
+							"line_hash")),
+				    json_string_value(json_object_get(o,
+							"context_hash")));
+	}
+	if (nc)
+		qsort(cur, nc, sizeof(*cur), fp_site_cmp);
+	if (nb)
+		qsort(base, nb, sizeof(*base), fp_site_cmp);
+	for (c0 = 0, b0 = 0; c0 < nc; ) {
+		size_t c1 = c0, b1;
+		int d = 1;
+
+		while (c1 < nc && !strcmp(cur[c1].base, cur[c0].base))
+			c1++;
+		while (b0 < nb && (d = strcmp(base[b0].base,
+					      cur[c0].base)) < 0)
+			b0++;
+		for (b1 = b0; !d && b1 < nb &&
+			      !strcmp(base[b1].base, cur[c0].base); b1++)
+			;
+		if (!d)
+			pair_group(cur + c0, c1 - c0, base + b0, b1 - b0, b);
+		c0 = c1;
+	}
+	for (i = 0; i < nc; i++)
+		free(cur[i].base);
+	for (i = 0; i < nb; i++)
+		free(base[i].base);
+	free(cur);
+	free(base);
+	free(lh);
+	free(ch);
+}
+
+int baseline_apply(const char *path, const char *tree, struct findings *fs,
 		   struct baseline_stats *sum, char *err, size_t errlen)
 {
 	struct base_filter b = { .known = 0 };
 	json_error_t jerr;
 	json_t *root, *arr, *o;
 	size_t i, fixed = 0, nr;
+	bool hashes = false;
 	json_int_t ver;
 	FILE *in;
 	int ret;
@@ -238,8 +470,13 @@ int baseline_apply(const char *path, struct findings *fs,
 					json_object_get(o, "line"));
 		} else {
 			strmap_put(&b.fps, fp, (int)i);
+			hashes |= json_is_string(json_object_get(o,
+								 "line_hash"));
 		}
 	}
+	b.fs = fs;
+	if (hashes)
+		match_by_site(&b, arr, tree);
 	findings_filter(fs, not_in_baseline, &b);
 	/* Fixed: in the baseline, not found any more. */
 	json_array_foreach(arr, i, o)
@@ -258,6 +495,7 @@ int baseline_apply(const char *path, struct findings *fs,
 	sum->fixed = fixed;
 	strmap_free(&b.fps);
 	free(b.hit);
+	free(b.matched);
 	free(b.v1);
 	json_decref(root);
 	return 0;

@@ -306,10 +306,11 @@ static int report_stage(const struct prog *p, struct analysis *a)
 	if (ret)
 		return TC_EXIT_USAGE;
 	if (p->write_baseline &&
-	    baseline_write(p->write_baseline, &a->findings, err, sizeof(err)))
+	    baseline_write(p->write_baseline, a->root, &a->findings, err,
+			   sizeof(err)))
 		return prog_fail(err, TC_EXIT_OUTPUT);
 	if (p->baseline &&
-	    baseline_apply(p->baseline, &a->findings, &a->baseline, err,
+	    baseline_apply(p->baseline, a->root, &a->findings, &a->baseline, err,
 			   sizeof(err)))
 		return prog_fail(err, TC_EXIT_USAGE);
 	if (p->graph_dir &&

@@ -92,6 +92,24 @@ check_that "a second read in the same function is new: one warning, at its line,
 	 grep -q "^arch/arm64/include/asm/cpufeature.h:135:[0-9]*: warning: read_cpuid(ID_AA64MMFR1_EL1)" twice.txt &&
 	 grep -q "^trapcheck: baseline: 1 new, [0-9]* known, 1 fixed$" twice.err'
 
+# The same, the new read above the old one (before: it took the old one's
+# ordinal, so the warning was at the old read's line, 135).
+sed 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1) \& 0xf;\n&/' \
+	"$FX/arch/arm64/include/asm/cpufeature.h" > fixed/arch/arm64/include/asm/cpufeature.h
+"$TRAPCHECK" -p fixed $ROOTS --baseline base.json > above.txt 2> above.err
+rc=$?
+check_that "... a second read above the old one: the warning at the new read's line (134), exit 1" \
+	'[ $rc -eq 1 ] && [ "$(grep -c ": warning: " above.txt)" -eq 1 ] &&
+	 grep -q "^arch/arm64/include/asm/cpufeature.h:134:[0-9]*: warning: read_cpuid(ID_AA64MMFR1_EL1)" above.txt &&
+	 grep -q "^trapcheck: baseline: 1 new, [0-9]* known, 1 fixed$" above.err'
+python3 - base.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+assert all(len(e.get('line_hash', '')) == 16 and len(e.get('context_hash', '')) == 16
+           for e in b['findings']), b['findings'][:2]
+PY
+check "a baseline's entries carry the hashes of their line's text and context" [ $? -eq 0 ]
+
 # Two preempt-guard sites in one function (fault.c, is_el1_permission_fault_hot):
 # a baseline made before the second existed does not hide it.
 FAULT=arch/arm64/mm/fault.c

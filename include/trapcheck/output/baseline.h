@@ -27,13 +27,20 @@ struct baseline_stats {
 	size_t waived;
 };
 
-int baseline_write(const char *path, const struct findings *fs, char *err,
-		   size_t errlen);
+/*
+ * Write @fs's fingerprints to @path, each with its file, line and the
+ * hashes of the line's text read under @root (NULL: none).
+ */
+int baseline_write(const char *path, const char *root,
+		   const struct findings *fs, char *err, size_t errlen);
 /*
  * Drop from @fs the findings whose fingerprint is in the baseline at
  * @path; count them and the baseline's entries no longer found in @st.
+ * Where the baseline has line hashes, each site is paired with one entry
+ * by its text under @root, then by order (a new read added above an old
+ * one of the same function is the new one).
  */
-int baseline_apply(const char *path, struct findings *fs,
+int baseline_apply(const char *path, const char *root, struct findings *fs,
 		   struct baseline_stats *st, char *err, size_t errlen);
 
 struct waiver {
