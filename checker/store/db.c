@@ -369,6 +369,21 @@ static int has_tables(struct db *db, bool *fresh, char *err, size_t errlen)
 	sqlite3_stmt *st = db_prep(db, "SELECT count(*) FROM sqlite_master");
 
 	if (!st || sqlite3_step(st) != SQLITE_ROW) {
+		int code = sqlite3_errcode(db->h);
+		int sys = sqlite3_system_errno(db->h);
+
+		/*
+		 * The file could not be read (a full disk: its write-ahead
+		 * log's shared memory cannot grow): not damage, exit 3.
+		 */
+		if ((code == SQLITE_IOERR || code == SQLITE_FULL ||
+		     code == SQLITE_CANTOPEN) && sys) {
+			snprintf(err, errlen, "%s: cannot open the database: "
+				 "%s (%s)", db->path, sqlite3_errmsg(db->h),
+				 strerror(sys));
+			sqlite3_finalize(st);
+			return -EIO;
+		}
 		snprintf(err, errlen, "%s: not a trapcheck database (not "
 			 "SQLite, or damaged): %s", db->path,
 			 sqlite3_errmsg(db->h));
