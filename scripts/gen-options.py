@@ -116,6 +116,13 @@ def man(out):
         '\\fIfile\\fR:\\fIline\\fR (\\fB\\-p\\fR \\fItree\\fR | '
         '\\fB\\-\\-db\\fR \\fIfile\\fR)',
         '.br',
+        '.B trapcheck trace',
+        '\\fItrace.dat\\fR \\fB\\-\\-vmlinux\\fR \\fIfile\\fR '
+        '[\\fB\\-\\-kaslr\\-offset\\fR \\fIhex\\fR | '
+        '\\fB\\-\\-guest\\-text\\fR \\fIhex\\fR] '
+        '[\\fB\\-\\-rank\\fR=\\fImeasured\\fR] '
+        '(\\fB\\-p\\fR \\fItree\\fR | \\fB\\-\\-db\\fR \\fIfile\\fR)',
+        '.br',
         '.B trapcheck check',
         '\\fB\\-\\-db\\fR=\\fIfile\\fR \\fIgcc flags\\fR \\fIfile.c\\fR',
         '.SH DESCRIPTION',
@@ -146,9 +153,119 @@ def man(out):
         lines.append('.TP')
         lines.append('.B %d' % code)
         lines.append(man_escape(text))
-    lines += ['.SH SEE ALSO', '.BR spatch (1),', '.BR sparse (1)', '']
+    lines += MAN_TAIL
+    lines += ['.SH SEE ALSO', '.BR spatch (1),', '.BR sparse (1),',
+              '.BR trace\\-cmd (1)', '']
     with open(out, 'w') as f:
         f.write('\n'.join(lines))
+
+
+# ENVIRONMENT, FILES and EXAMPLES of the man page (each variable is one
+# the program reads: checker/, grep getenv).
+MAN_TAIL = [
+    '.SH ENVIRONMENT',
+    '.TP',
+    '.B TRAPCHECK_ROOTS_DIR',
+    'The directory of the root sets (*.roots), before \\fB\\-\\-roots\\-dir\\fR\'s '
+    'default (see FILES).',
+    '.TP',
+    '.B TRAPCHECK_DB',
+    'The facts database of \\fBtrapcheck check\\fR when \\fB\\-\\-db\\fR is '
+    'not given (make C=1 passes no options of its own).',
+    '.TP',
+    '.B TRAPCHECK_TU_TIMEOUT',
+    'Seconds one TU may take in \\fBtrapcheck check\\fR (300 when unset).',
+    '.TP',
+    '.B GIT_AUTHOR_NAME\\fR, \\fBGIT_AUTHOR_EMAIL',
+    'The author of the patches \\fB\\-\\-fix\\-dir\\fR writes when '
+    '\\fB\\-\\-signoff\\fR names none (else the tree\'s git user).',
+    '.TP',
+    '.B SOURCE_DATE_EPOCH',
+    'The date the patches of \\fB\\-\\-fix\\-dir\\fR carry (reproducible '
+    'output).',
+    '.TP',
+    '.B COLUMNS\\fR, \\fBTERM',
+    'The progress line\'s width, and whether it may use escape sequences '
+    '(not with TERM=dumb).',
+    '.TP',
+    '.B TRAPCHECK_FAULT\\fR, \\fBTRAPCHECK_BODYSKIP_STATS',
+    'Test hooks (docs/reliability.md): a parser that crashes or hangs on '
+    'purpose, and the body\\-skip counts.',
+    '.SH FILES',
+    '.TP',
+    '.I tree/.trapcheck',
+    'Options for the tree, one a line (\\-W\\fIrule\\fR, \\-\\-only, '
+    '\\-\\-roots, \\-\\-waivers, \\-\\-baseline, ...), read from \\fB\\-p\\fR\'s '
+    'directory or the compile database\'s; the files it names must be '
+    'inside the tree. \\fB\\-\\-no\\-config\\fR ignores it.',
+    '.TP',
+    '.I tree/compile_commands.json',
+    'kbuild\'s compile database (scripts/clang\\-tools/'
+    'gen_compile_commands.py), in the tree or in the \\fBmake O=\\fR '
+    'directory.',
+    '.TP',
+    '.I /usr/local/share/trapcheck/roots/*.roots',
+    'The root sets: the hot paths (page fault, CRNG, syscall, IRQ, ...) '
+    'and their rates; also \\fIroots/\\fR beside the binary.',
+    '.TP',
+    '.I file.db',
+    'The facts database of \\fB\\-\\-db\\fR (SQLite, with its \\-wal and '
+    '\\-shm files beside it while a run is open): a rerun parses only what '
+    'changed; several runs may share one.',
+    '.SH EXAMPLES',
+    'Analyse a prepared arm64 tree, keeping facts for the next run:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'trapcheck \\-p linux \\-\\-db linux.db',
+    '.RE',
+    '.fi',
+    '.PP',
+    'Lint a patch series against the tree it applies to, failing CI on '
+    'new findings:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'git format\\-patch \\-\\-stdout origin/master.. | trapcheck \\-p linux '
+    '\\-\\-diff \\-',
+    '.RE',
+    '.fi',
+    '.PP',
+    'Only what is new against a baseline, as SARIF for code scanning:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'trapcheck \\-p linux \\-\\-write\\-baseline base.json',
+    'trapcheck \\-p linux \\-\\-baseline base.json \\-\\-format=sarif \\-o '
+    'new.sarif',
+    '.RE',
+    '.fi',
+    '.PP',
+    'Fix patches, verified by re\\-analysis, for git am:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'trapcheck \\-p linux \\-\\-fix\\-dir fixes/',
+    'cd linux && git am ../fixes/*.patch',
+    '.RE',
+    '.fi',
+    '.PP',
+    'As kbuild\'s checker, beside sparse:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'make C=1 CHECK="trapcheck check \\-\\-db=$PWD/linux.db"',
+    '.RE',
+    '.fi',
+    '.PP',
+    'Which hot path reaches a read, and how:',
+    '.PP',
+    '.nf',
+    '.RS',
+    'trapcheck why arch/arm64/include/asm/cpufeature.h:134 \\-\\-db linux.db',
+    '.RE',
+    '.fi',
+]
 
 
 def main():

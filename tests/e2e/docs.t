@@ -33,6 +33,26 @@ groff -ww -man -z "$TOP/docs/trapcheck.1" > groff.out 2>&1
 rc=$?
 check_that "the man page renders without a warning (groff -ww -man)" \
 	'[ $rc -eq 0 ] && [ ! -s groff.out ]'
+# The man page's SYNOPSIS has every command of the usage; ENVIRONMENT
+# names every variable the programs read (getenv() in checker/); FILES
+# and EXAMPLES are there.
+MANWIDTH=300 MANPAGER=cat man -l "$TOP/docs/trapcheck.1" 2> /dev/null | col -b |
+	tr -s " \t" "  " > man.txt
+"$TRAPCHECK" --help 2>&1 | sed -n 's/^ *\(usage:\)\{0,1\} *trapcheck \([a-z]*\).*/\2/p' |
+	sort -u > cmds.txt
+missing=
+for c in $(cat cmds.txt); do
+	sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' man.txt | grep -q "trapcheck $c\|trapcheck.*| $c" ||
+		missing="$missing $c"
+done
+for v in $(grep -rhno 'getenv("[A-Z_]*")' "$TOP"/checker --include=*.c |
+	   sed 's/.*getenv("\([A-Z_]*\)").*/\1/' | sort -u); do
+	sed -n '/^ENVIRONMENT/,/^FILES/p' man.txt | grep -qw "$v" ||
+		missing="$missing \$$v"
+done
+check_that "the man page: every command in SYNOPSIS, every variable read in ENVIRONMENT, FILES and EXAMPLES:$missing" \
+	'[ -z "$missing" ] && [ -s cmds.txt ] && grep -q "^FILES" man.txt &&
+	 grep -q "^EXAMPLES" man.txt && grep -q "trapcheck trace" man.txt'
 "$TRAPCHECK" --help > help.txt
 python3 - help.txt "$TOP/checker/programs/options.def" "$TOP/checker/base/exits.def" <<'PY'
 import re, sys
