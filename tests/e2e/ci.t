@@ -51,6 +51,19 @@ rc=$?
 check_that "gitlab-shards.yml: valid for GitLab's CI schema" \
 	'[ $rc -eq 0 ] && grep -q "json schema validated" gl-valid.out ||
 	 { sed "s/^/# /" gl-valid.out | tail -n 5; false; }'
+gl_valid "$TOP/contrib/ci/gitlab-mr.yml" > gl-mr-valid.out 2>&1
+rc=$?
+check_that "gitlab-mr.yml: valid for GitLab's CI schema" \
+	'[ $rc -eq 0 ] && grep -q "json schema validated" gl-mr-valid.out ||
+	 { sed "s/^/# /" gl-mr-valid.out | tail -n 5; false; }'
+python3 - "$TOP/docs/ci.md" "$TOP/contrib/ci/gitlab-mr.yml" <<'PY'
+import re, sys
+doc = open(sys.argv[1]).read()
+sec = doc[doc.index('### GitLab CI, new findings only'):]
+block = re.search(r'```yaml\n(.*?)```', sec, re.S).group(1)
+assert block == open(sys.argv[2]).read(), 'docs/ci.md differs'
+PY
+check "docs/ci.md's GitLab merge request job is contrib/ci/gitlab-mr.yml as it is" [ $? -eq 0 ]
 sed 's/parallel: 3/parallel: three/' "$TOP/contrib/ci/gitlab-shards.yml" \
 	> bad-gl.yml
 gl_valid bad-gl.yml > gl-bad.out 2>&1
@@ -127,4 +140,36 @@ sarif=$(sed -n 's/^artifact \(.*\.sarif\)$/\1/p' gitlab.out)
 sarif_keys "$sarif" | sort > gitlab.keys
 check_that "gitlab: the SARIF artifact has the single run's results" \
 	'[ -s "$sarif" ] && cmp -s gitlab.keys single.keys'
+
+# The merge request job: a repository of the fixture, a merge request of
+# two commits on it (a comment, then a second read in cpu_has_hw_af()).
+cp -a "$FX" mr
+(
+	cd mr && git init -q && git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm base &&
+	echo '/* a comment */' >> mm/memory.c &&
+	git -c user.name=t -c user.email=t@t commit -qam "mm: a comment" &&
+	sed -i 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/&\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
+		arch/arm64/include/asm/cpufeature.h &&
+	git -c user.name=t -c user.email=t@t commit -qam "arm64: read MMFR1 twice"
+)
+CI_MERGE_REQUEST_DIFF_BASE_SHA=$(git -C mr rev-parse HEAD~2) \
+CI_PIPELINE_SOURCE=merge_request_event \
+	python3 "$TOP/tests/e2e/ci/run.py" gitlab "$TOP/contrib/ci/gitlab-mr.yml" \
+	mr "$SCRATCH/gitlab-mr" > mr.out 2> mr.err
+rc=$?
+check_that "gitlab-mr: the job runs and exits 1, passing (allow_failure: exit_codes)" \
+	'[ $rc -eq 0 ] && grep -q "^job trapcheck-mr1 exit 1 passed$" mr.out ||
+	 { sed "s/^/# /" mr.out mr.err "$SCRATCH"/gitlab-mr/*.log | tail -n 8; false; }'
+cq=$(sed -n 's/^report codequality //p' mr.out)
+python3 - "$cq" <<'PY'
+import json, sys
+issues = json.load(open(sys.argv[1]))
+assert len(issues) == 1, issues
+i = issues[0]
+assert i['location']['path'] == 'arch/arm64/include/asm/cpufeature.h', i
+assert i['location']['lines']['begin'] == 135, i
+assert i['check_name'] == 'trapping-idreg-read', i
+PY
+check "gitlab-mr: one issue, the added read (cpufeature.h:135), none of the base's" [ $? -eq 0 ]
 done_testing
