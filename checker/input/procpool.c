@@ -219,10 +219,11 @@ static int spawn(struct pool *pp, struct worker *w)
 	return 0;
 }
 
-enum end { END_DIED, END_TIMEOUT, END_PROTOCOL };
+enum end { END_DIED, END_TIMEOUT, END_PROTOCOL, END_MEMORY };
 
 /* How a worker ended, for the item it was doing. */
-static char *describe_end(pid_t pid, enum end how, unsigned int timeout)
+static char *describe_end(pid_t pid, enum end how, unsigned int timeout,
+			  unsigned long memory_mib)
 {
 	int status = 0;
 
@@ -233,6 +234,9 @@ static char *describe_end(pid_t pid, enum end how, unsigned int timeout)
 				 timeout);
 	if (how == END_PROTOCOL)
 		return xstrdup("parser sent a malformed result (killed)");
+	if (how == END_MEMORY)
+		return xasprintf("used more than %lu MiB of memory (parser "
+				 "killed; --tu-memory)", memory_mib);
 	if (WIFSIGNALED(status))
 		return xasprintf("parser crashed (signal %d: %s)",
 				 WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -249,7 +253,7 @@ static void fail_item(struct pool *pp, struct worker *w, enum end how)
 
 	if (how != END_DIED)
 		kill(w->pid, SIGKILL);
-	why = describe_end(w->pid, how, pp->o->timeout);
+	why = describe_end(w->pid, how, pp->o->timeout, pp->o->memory_mib);
 	close_worker(w);
 	pp->ops->failed(pp->ops->ctx, item, why);
 	free(why);
@@ -299,6 +303,31 @@ static void drain(struct pool *pp, struct worker *w)
 		close_worker(w);
 	}
 }
+
+/*
+ * Resident memory of process @pid in MiB (/proc/PID/statm), or 0 when it
+ * cannot be read. A parser reading a device or a FIFO without end (a
+ * header named /dev/zero) grows until this bound, not until the machine's
+ * memory is gone.
+ */
+static unsigned long rss_mib(pid_t pid)
+{
+	char path[64];
+	unsigned long size = 0, rss = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%lu %lu", &size, &rss) != 2)
+		rss = 0;
+	fclose(f);
+	return rss * (unsigned long)sysconf(_SC_PAGESIZE) >> 20;
+}
+
+/* How often a busy worker's memory is looked at. */
+#define MEMORY_CHECK_MS	250
 
 static long ms_left(const struct worker *w, unsigned int timeout,
 		    const struct timespec *now)
@@ -425,6 +454,14 @@ int procpool_run(const size_t *items, size_t nr, const struct procpool_opts *o,
 				}
 				if (wait < 0 || left < wait)
 					wait = left;
+			}
+			if (o->memory_mib) {
+				if (rss_mib(w->pid) > o->memory_mib) {
+					fail_item(&pp, w, END_MEMORY);
+					continue;
+				}
+				if (wait < 0 || wait > MEMORY_CHECK_MS)
+					wait = MEMORY_CHECK_MS;
 			}
 			fds[nfds].fd = w->res;
 			fds[nfds].events = POLLIN;

@@ -406,6 +406,7 @@ void analyze_workers(struct pool *p)
 	struct procpool_opts po = {
 		.jobs = p->opts->jobs,
 		.timeout = p->opts->tu_timeout,
+		.memory_mib = p->opts->tu_memory_mib,
 		.stop = &halt,
 	};
 	struct procpool_ops ops = {

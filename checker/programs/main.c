@@ -276,6 +276,13 @@ static bool take(struct prog *p, int id, const char *arg)
 		}
 		p->ao.tu_timeout = (unsigned int)n;
 		break;
+	case OPT_TU_MEMORY:
+		if (!number(arg, 0, 1 << 24, &n)) {
+			diag_error("--tu-memory needs MiB (0-16777216)");
+			return false;
+		}
+		p->ao.tu_memory_mib = (unsigned long)n;
+		break;
 	case OPT_MIN_ANALYSED:
 		if (!parse_min_analysed(arg, &p->min)) {
 			diag_error("--min-analysed needs a count or a "
@@ -629,6 +636,7 @@ static void defaults(struct prog *p)
 	switches_init(&p->sw, RULE_ERROR);
 	p->ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	p->ao.tu_timeout = 300;
+	p->ao.tu_memory_mib = 4096;
 	p->ao.fault = getenv("TRAPCHECK_FAULT");
 	p->ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
 }

@@ -834,6 +834,17 @@ PY
 tc zinc -p zinc --min-analysed 0 --tu-timeout 20
 check_that "-include /dev/zero in a compile command: that TU not analysed, saying why; the others are" \
 	'[ $rc -eq 1 ] && grep -q "^mm/memory.c: note: not analysed: /dev/zero: a device or socket, not a regular file (-include)$" zinc.err'
+# A tree's own source that includes /dev/zero (not a patch: nothing reads
+# the file before the parser does): the parser's memory is bounded
+# (before: 4.4 GB in 28 s, until --tu-timeout).
+tree zsrc
+sed -i '1i #include "/dev/zero"' zsrc/mm/memory.c
+start=$(date +%s)
+tc zsrc -p zsrc --min-analysed 0 --tu-timeout 120 --tu-memory 300
+took=$(( $(date +%s) - start ))
+check_that "a tree's #include \"/dev/zero\" with --tu-memory 300: that TU not analysed, saying why, in $took s (< 60); the others are" \
+	'[ $rc -eq 1 ] && [ $took -lt 60 ] &&
+	 grep -q "^mm/memory.c: note: not analysed: used more than 300 MiB of memory (parser killed; --tu-memory); reproduce: " zsrc.err'
 tree zpatch
 for inc in /dev/zero ../../../../../../../../../../dev/zero; do
 	{ printf -- '--- a/mm/memory.c\n+++ b/mm/memory.c\n@@ -1,3 +1,4 @@\n+#include "%s"\n' "$inc"

@@ -38,6 +38,8 @@ struct procpool_ops {
 struct procpool_opts {
 	int jobs;			/* worker processes, >= 1 */
 	unsigned int timeout;		/* seconds per item; 0: none */
+	unsigned long memory_mib;	/* resident MiB a worker may use
+					 * on an item; 0: no bound */
 	volatile sig_atomic_t *stop;	/* set by a signal: stop early */
 };
 

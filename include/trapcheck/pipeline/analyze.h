@@ -68,6 +68,8 @@ struct analysis_opts {
 	 * parses in threads of this process instead (debugging).
 	 */
 	unsigned int tu_timeout;
+	/* Resident MiB a parser process may use on one TU; 0: no bound. */
+	unsigned long tu_memory_mib;
 	bool no_isolate;
 	/*
 	 * Every header body parsed in every TU; by default a parser
