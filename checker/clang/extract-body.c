@@ -1646,6 +1646,8 @@ void extract_var(struct walk *w, CXCursor c)
 	t = tables_find(name);
 	if (t && t->how == TABLE_ENTRIES)
 		tables_read(w->tu, c, t, name, w->out, table_loc_file, w);
+	else
+		tables_read_devices(c, w->out, table_loc_file, w);
 	free(name);
 }
 

@@ -305,3 +305,200 @@ void tables_read(CXTranslationUnit tu, CXCursor var,
 	a->read_table(&v, out);
 	walk_free(&w);
 }
+
+/*
+ * Drivers' device match tables, whatever the architecture: the devices a
+ * driver binds to (rows of kind ROW_DEVICE), so that a machine profile
+ * can tell which drivers a guest never binds (rules/machine.c).
+ */
+static const struct {
+	const char *type;	/* the struct */
+	const char *bus;
+} device_types[] = {
+	{ "of_device_id", "of" },
+	{ "acpi_device_id", "acpi" },
+	{ "pci_device_id", "pci" },
+};
+
+/* One entry of a match table, as read. */
+struct dev_walk {
+	const char *bus;
+	char **fields;		/* the struct's members, in order */
+	unsigned int nr_fields, pos;
+	char *compatible, *id;	/* of, acpi */
+	long long vendor, device;	/* pci */
+	bool has_vendor, has_device;
+};
+
+static enum CXChildVisitResult field_names(CXCursor c, CXCursor p,
+					   CXClientData d)
+{
+	struct dev_walk *w = d;
+
+	(void)p;
+	if (clang_getCursorKind(c) == CXCursor_FieldDecl) {
+		w->fields = xrealloc(w->fields, (w->nr_fields + 1) *
+				     sizeof(*w->fields));
+		w->fields[w->nr_fields++] = spelling(c);
+	}
+	return CXChildVisit_Continue;
+}
+
+/*
+ * The text of string literal @c without its quotes (libclang 14 does not
+ * evaluate one that initialises an array member), or NULL.
+ */
+static char *literal_text(CXCursor c)
+{
+	char *s = spelling(c), *out = NULL;
+	size_t n = strlen(s);
+
+	if (n > 2 && s[0] == '"' && s[n - 1] == '"' &&
+	    !memchr(s + 1, '"', n - 2) && !memchr(s + 1, '\\', n - 2))
+		out = xstrndup(s + 1, n - 2);
+	free(s);
+	return out;
+}
+
+/* Member @field of the entry is @value: keep what names the device. */
+static void dev_field(struct dev_walk *w, const char *field, CXCursor value)
+{
+	char **str = !strcmp(field, "compatible") ? &w->compatible :
+		     !strcmp(field, "id") ? &w->id : NULL;
+	CXEvalResult ev;
+
+	if (str) {
+		if (!*str && clang_getCursorKind(value) ==
+			     CXCursor_StringLiteral)
+			*str = literal_text(value);
+		return;
+	}
+	ev = clang_Cursor_Evaluate(value);
+	if (!ev)
+		return;
+	if (clang_EvalResult_getKind(ev) == CXEval_Int) {
+		long long v = clang_EvalResult_getAsLongLong(ev);
+
+		if (!strcmp(field, "vendor")) {
+			w->vendor = v;
+			w->has_vendor = true;
+		} else if (!strcmp(field, "device")) {
+			w->device = v;
+			w->has_device = true;
+		}
+	}
+	clang_EvalResult_dispose(ev);
+}
+
+/* One initialiser of an entry: ".member = value", or the next member's. */
+static enum CXChildVisitResult dev_member(CXCursor c, CXCursor p,
+					  CXClientData d)
+{
+	struct dev_walk *w = d;
+	CXCursor member, value = clang_getNullCursor();
+
+	(void)p;
+	if (find_descendant(c, CXCursor_MemberRef, &member)) {
+		char *name = spelling(member);
+
+		clang_visitChildren(c, keep_last, &value);
+		if (!clang_Cursor_isNull(value))
+			dev_field(w, name, value);
+		free(name);
+	} else if (w->pos < w->nr_fields) {
+		dev_field(w, w->fields[w->pos], c);
+	}
+	w->pos++;
+	return CXChildVisit_Continue;
+}
+
+/* The entry's device id as machine.def writes it, or NULL (a sentinel). */
+static char *dev_id(const struct dev_walk *w)
+{
+	unsigned int vendor = (unsigned int)w->vendor;
+	unsigned int device = (unsigned int)w->device;
+
+	if (!strcmp(w->bus, "of"))
+		return w->compatible ? xstrdup(w->compatible) : NULL;
+	if (!strcmp(w->bus, "acpi"))
+		return w->id ? xstrdup(w->id) : NULL;
+	if (!w->has_vendor || (!vendor && !w->has_device))
+		return NULL;
+	/* PCI_ANY_ID: a class match, any vendor's device may bind. */
+	if (vendor == 0xffffffffu)
+		return xstrdup("*");
+	if (!w->has_device || device == 0xffffffffu)
+		return xasprintf("%04x:*", vendor);
+	return xasprintf("%04x:%04x", vendor, device);
+}
+
+struct dev_table {
+	struct dev_walk proto;
+	struct tu_facts *out;
+	const char *file;
+	unsigned int line;
+};
+
+static void dev_entry_read(struct dev_table *t, CXCursor entry)
+{
+	struct dev_walk w = t->proto;
+	char *id;
+
+	clang_visitChildren(entry, dev_member, &w);
+	id = dev_id(&w);
+	if (id)
+		facts_add_row(t->out, &(struct table_row_in){
+			.kind = ROW_DEVICE, .table = w.bus, .key = id,
+			.file = t->file, .line = t->line,
+		});
+	free(id);
+	free(w.compatible);
+	free(w.id);
+}
+
+static enum CXChildVisitResult dev_entry(CXCursor c, CXCursor p,
+					 CXClientData d)
+{
+	(void)p;
+	if (clang_getCursorKind(c) == CXCursor_InitListExpr)
+		dev_entry_read(d, c);
+	return CXChildVisit_Continue;
+}
+
+bool tables_read_devices(CXCursor var, struct tu_facts *out,
+			 const char *(*loc_file)(void *ctx, CXFile f),
+			 void *ctx)
+{
+	CXType t = clang_getCanonicalType(clang_getCursorType(var));
+	CXType elem = clang_getArrayElementType(t);
+	bool array = elem.kind != CXType_Invalid;
+	CXCursor decl = clang_getTypeDeclaration(array ? elem : t), list;
+	struct dev_table dt = { .out = out };
+	unsigned int col, off, i;
+	char *type;
+	CXFile f;
+
+	if (clang_getCursorKind(decl) != CXCursor_StructDecl)
+		return false;
+	type = spelling(decl);
+	for (i = 0; i < ARRAY_SIZE(device_types); i++)
+		if (!strcmp(type, device_types[i].type))
+			dt.proto.bus = device_types[i].bus;
+	free(type);
+	if (!dt.proto.bus)
+		return false;
+	if (!find_descendant(var, CXCursor_InitListExpr, &list))
+		return true;
+	clang_getExpansionLocation(clang_getCursorLocation(var), &f, &dt.line,
+				   &col, &off);
+	dt.file = loc_file(ctx, f);
+	clang_visitChildren(decl, field_names, &dt.proto);
+	if (array)
+		clang_visitChildren(list, dev_entry, &dt);
+	else
+		dev_entry_read(&dt, list);
+	for (i = 0; i < dt.proto.nr_fields; i++)
+		free(dt.proto.fields[i]);
+	free(dt.proto.fields);
+	return true;
+}

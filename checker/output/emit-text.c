@@ -197,6 +197,11 @@ void emit_low(FILE *out, const struct findings *low)
 				"not warned of: %s() reached from %s, but %s: ",
 				FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.not_offered);
+		else if (f->doubt.no_device)
+			fprintf(out, "%s:%u:%u: note: not on the guest's "
+				"machine, not warned of: %s() reached from %s, "
+				"but %s: ", FINDING_AT(f), f->fn->name,
+				f->root, f->doubt.no_device);
 		else if (f->doubt.not_then)
 			fprintf(out, "%s:%u:%u: note: not in its phase, not "
 				"warned of: %s() reached from %s, but %s: ",

@@ -187,6 +187,9 @@ static void why_low_json(json_t *o, const struct finding *f)
 	if (f->doubt.not_then)
 		json_object_set_new(o, "not_then",
 				    json_text(f->doubt.not_then));
+	if (f->doubt.no_device)
+		json_object_set_new(o, "no_device",
+				    json_text(f->doubt.no_device));
 	if (f->doubt.only_when) {
 		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
 

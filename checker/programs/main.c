@@ -191,6 +191,16 @@ static bool take_word(struct prog *p, int id, const char *arg)
 		p->ao.features = arg;
 		return true;
 	}
+	if (id == OPT_MACHINE) {
+		if (strcmp(arg, "guest") && strcmp(arg, "virt") &&
+		    strcmp(arg, "cloud") && strcmp(arg, "any")) {
+			diag_error("--machine is guest, virt, cloud or any, "
+				   "not '%s'", arg);
+			return false;
+		}
+		p->ao.machine = strcmp(arg, "any") ? arg : NULL;
+		return true;
+	}
 	if (id == OPT_OUTER) {
 		if (strcmp(arg, "kvm") && strcmp(arg, "any")) {
 			diag_error("--outer is kvm or any, not '%s'", arg);
@@ -321,6 +331,7 @@ static bool take(struct prog *p, int id, const char *arg)
 		p->rank_measured = !strcmp(arg, "measured");
 		break;
 	case OPT_OUTER:
+	case OPT_MACHINE:
 	case OPT_CONTEXT:
 	case OPT_FEATURES:
 		return take_word(p, id, arg);
@@ -398,7 +409,8 @@ static int parse(struct prog *p, int argc, char **argv)
  */
 static const int config_ok[] = {
 	OPT_WARN, OPT_ONLY, OPT_ROOTS, OPT_ROOTS_DIR, OPT_ROOT_SET,
-	OPT_WAIVERS, OPT_BASELINE, OPT_OUTER, OPT_CONTEXT, OPT_MIN_ANALYSED,
+	OPT_WAIVERS, OPT_BASELINE, OPT_OUTER, OPT_MACHINE, OPT_CONTEXT,
+	OPT_MIN_ANALYSED,
 	OPT_FEATURES,
 	OPT_MAX_TARGETS, OPT_ALL_CHAINS, OPT_PER_ROOT, OPT_TU_TIMEOUT,
 };
@@ -503,7 +515,8 @@ static bool config_line(struct prog *p, const char *file, unsigned int at,
 bad:
 	diag_error("%s:%u: '%s': not an option a configuration file sets "
 		   "(-W<rule>, --only, --roots, --roots-dir, --root-set, "
-		   "--waivers, --baseline, --outer, --context, --min-analysed, "
+		   "--waivers, --baseline, --outer, --machine, --features, "
+		   "--context, --min-analysed, "
 		   "--max-targets, --all-chains, --per-root, --tu-timeout)",
 		   file, at, line);
 	return false;
@@ -637,6 +650,7 @@ static void defaults(struct prog *p)
 	p->ao.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	p->ao.tu_timeout = 300;
 	p->ao.tu_memory_mib = 4096;
+	p->ao.machine = "guest";
 	p->ao.fault = getenv("TRAPCHECK_FAULT");
 	p->ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
 }

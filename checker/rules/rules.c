@@ -641,7 +641,8 @@ static void site_alone(struct findings *all, const struct finding *proto,
 static void check_site(const struct graph *g, const struct root_sets *roots,
 		       const struct reach *reach, const struct rule *rule,
 		       const struct rule_ctx *ctx, struct findings *all,
-		       const struct rules_opts *o, struct rules_stats *st)
+		       const struct rules_opts *o, const struct machine *m,
+		       struct rules_stats *st)
 {
 	enum rule_scope scope = RULE_PER_ROOT;
 	struct finding proto = { .read.cached = -1 };
@@ -675,6 +676,10 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			f->doubt.not_offered = outer_refusal(
 				g, &f->chains[0], f->chains + 1,
 				f->nr_chains - 1);
+		/* A driver no device of the guest's machine binds. */
+		f->doubt.no_device = machine_refusal(m, g, &f->chains[0],
+						     f->chains + 1,
+						     f->nr_chains - 1);
 		/* A rare branch only, the others: notes (finding_low()). */
 		estimate_finding(f, &roots->sets[j]);
 		if (rule->check_chain &&
@@ -736,8 +741,10 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 	struct reach *reach = compute_reaches(g, roots, st);
 	const struct rule *own = arch_current()->own_rules;
 	struct findings all = { 0 };
+	struct machine m;
 	size_t i, j, k;
 
+	machine_init(&m, g, o ? o->machine : NULL);
 	for (i = 0; i < g->nr_sinks; i++) {
 		const struct gsink *s = &g->sinks[i];
 		struct rule_ctx ctx = {
@@ -749,11 +756,12 @@ void rules_run(const struct graph *g, const struct root_sets *roots,
 
 		for (k = 0; k < ARRAY_SIZE(rule_table); k++)
 			check_site(g, roots, reach, &rule_table[k], &ctx,
-				   &all, o, st);
+				   &all, o, &m, st);
 		for (k = 0; own && own[k].id; k++)
 			check_site(g, roots, reach, &own[k], &ctx, &all, o,
-				   st);
+				   &m, st);
 	}
+	machine_free(&m);
 	for (j = 0; j < REACH_WALKS * roots->nr; j++)
 		reach_free(&reach[j]);
 	free(reach);

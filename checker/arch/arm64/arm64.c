@@ -1075,6 +1075,13 @@ static const char *const cold_fns[] = {
 #undef COLD_FN
 };
 
+/* The devices its guest machines have (machine.def). */
+static const struct arch_device machine[] = {
+#define DEVICE ARCH_DEVICE
+#include "machine.def"
+#undef DEVICE
+};
+
 const struct arch arch_arm64 = {
 	.name = "arm64",
 	ARCH_TABLE(triples),
@@ -1100,6 +1107,7 @@ const struct arch arch_arm64 = {
 	.own_rules = arm64_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
+	ARCH_TABLE(machine),
 	.trace_kinds = arm64_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(arm64_trace_kinds),
 	.trace_events = arm64_trace_events,

@@ -601,6 +601,13 @@ static const struct arch_outer outers[] = {
 #undef OUTER
 };
 
+/* The devices its guest machines have (machine.def). */
+static const struct arch_device machine[] = {
+#define DEVICE ARCH_DEVICE
+#include "machine.def"
+#undef DEVICE
+};
+
 static const char *const cold_fns[] = {
 #define COLD_FN ARCH_COLD_FN
 #include "cold.def"
@@ -633,6 +640,7 @@ const struct arch arch_x86 = {
 	.feature_macro = x86_feature_macro,
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
+	ARCH_TABLE(machine),
 	.trace_kinds = x86_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(x86_trace_kinds),
 	.trace_events = x86_trace_events,

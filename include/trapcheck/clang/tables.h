@@ -26,4 +26,13 @@ void tables_read(CXTranslationUnit tu, CXCursor var,
 		 struct tu_facts *out,
 		 const char *(*loc_file)(void *ctx, CXFile f), void *ctx);
 
+/*
+ * If the definition @var is a driver's device match table (struct
+ * of_device_id, acpi_device_id or pci_device_id, an array or one), its
+ * devices as rows of kind ROW_DEVICE of @out; false when it is none.
+ */
+bool tables_read_devices(CXCursor var, struct tu_facts *out,
+			 const char *(*loc_file)(void *ctx, CXFile f),
+			 void *ctx);
+
 #endif /* TRAPCHECK_TABLES_H */

@@ -84,6 +84,12 @@ struct finding_doubt {
 	 * entries reach: rules.c), or NULL: such a finding is a note.
 	 */
 	char *not_then;
+	/*
+	 * Why no guest of the machine profile runs the chain (a driver
+	 * whose devices it has none of: rules/machine.c), or NULL: such a
+	 * finding is a note.
+	 */
+	char *no_device;
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
 	const char *only_when;	/* guards on the chain holding an atom of

@@ -89,6 +89,14 @@ struct arch_table {
 
 /* The row kind of the body words (arch.outers' probes and offers). */
 #define ROW_BODY_WORD	0u
+/*
+ * The row kind of drivers' device match tables, whatever the
+ * architecture (clang/tables.c): table the bus ("of", "acpi", "pci"),
+ * key the id as the table writes it ("apple,s5l-uart", "ARMH0011",
+ * "1af4:1000", "1af4:*" for any device of a vendor, "*" for any), file
+ * where the table is.
+ */
+#define ROW_DEVICE	31u
 
 /*
  * A table's definition as extraction sees it, without libclang: the
@@ -170,6 +178,18 @@ struct arch_outer {
 	const char *atom;	/* "!vmx_pt_mode_is_system()" */
 	const char *probe;	/* "cpu_has_vmx_intel_pt" */
 	const char *offer;	/* fnmatch(3) pattern: "nested_vmx_setup_*" */
+};
+
+/*
+ * A device a guest machine of a profile has (machine.def of an
+ * architecture): its bus ("of", "acpi", "pci") and id, fnmatch(3)
+ * patterns as a driver's match table would match them ("1af4:*"), and
+ * where that comes from.
+ */
+struct arch_device {
+	const char *profile;	/* "virt", "cloud" */
+	const char *bus, *id;
+	const char *source;
 };
 
 /* A path prefix and what holds under it. */
@@ -311,6 +331,9 @@ struct arch {
 	/* What KVM host code needs of the outer hypervisor (outer.def). */
 	const struct arch_outer *outers;
 	size_t nr_outers;
+	/* The devices its guest machines have (machine.def). */
+	const struct arch_device *machine;
+	size_t nr_machine;
 	/*
 	 * trapcheck trace: the kinds of trap its host's trace records
 	 * (each with its trapping instruction), and the events that record
@@ -398,6 +421,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
  * OUTER(atom, probe, offer)  outer.def: what code under @atom needs of
  *	the outer hypervisor
+ * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
@@ -411,5 +435,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 #define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
+#define ARCH_DEVICE(profile, bus, id, source)				\
+	{ profile, bus, id, source },
 
 #endif /* TRAPCHECK_ARCH_H */

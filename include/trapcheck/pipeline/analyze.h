@@ -82,6 +82,7 @@ struct analysis_opts {
 	/* One finding per root set (--per-root); low confidence too. */
 	bool per_root, all_chains;
 	bool outer_any;		/* --outer=any */
+	const char *machine;	/* --machine: a profile, or NULL (any) */
 	const char *features;	/* --features (graph.features), or NULL */
 };
 

@@ -99,6 +99,36 @@ void estimate_finding(struct finding *f, const struct root_set *set);
  */
 char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others);
+/*
+ * machine.c: the drivers of the analysed tree (their files, from their
+ * device match tables) and whether the machine profile has a device of
+ * each; a chain through a static function of a driver the profile has no
+ * device of runs in no such guest.
+ */
+struct machine_driver {
+	const char *file;
+	bool present;		/* the profile has one of its devices */
+	char *ids;		/* the first of them, for the message */
+	size_t nr_ids;
+};
+
+struct machine {
+	const char *profile;	/* "guest", "virt", "cloud"; NULL: any */
+	struct machine_driver *drivers;
+	size_t nr, alloc;
+	struct strmap files;	/* file -> drivers[] */
+};
+
+void machine_init(struct machine *m, const struct graph *g,
+		  const char *profile);
+void machine_free(struct machine *m);
+/*
+ * Why no guest of the profile runs chain @c (and each of @others): a new
+ * string, or NULL.
+ */
+char *machine_refusal(const struct machine *m, const struct graph *g,
+		      const struct chain *c, const struct chain *others,
+		      size_t nr_others);
 /* Its advice for a read of a register chosen at run time. */
 const char *advice_any_read(void);
 /* Its advice for an identification instruction used to serialize. */
@@ -112,6 +142,8 @@ struct rules_opts {
 	bool all_chains;	/* low-confidence sites warned of too */
 	/* --outer=any: no model of what the outer hypervisor offers. */
 	bool outer_any;
+	/* --machine: the guest's machine profile; NULL (any): none. */
+	const char *machine;
 };
 
 #define RULES_REFUTED_EXAMPLES 4
