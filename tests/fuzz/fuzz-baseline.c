@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fuzz_temp(path, sizeof(path), "baseline", ".json", data, size))
 		return 0;
 	memset(err, 0x5a, sizeof(err));
-	ret = baseline_apply(path, &fs, &sum, err, sizeof(err));
+	ret = baseline_apply(path, NULL, &fs, &sum, err, sizeof(err));
 	unlink(path);
 	fuzz_check_err(err, sizeof(err), ret);
 	/* Against no findings, nothing can be known. */
