@@ -539,7 +539,10 @@ static int waiver_check(const char *rule, const char *what,
 		return 0;
 	for (d = colon + 1; isdigit((unsigned char)*d); d++)
 		;
-	if (colon == what || d == colon + 1 || *d || !atoi(colon + 1)) {
+	/* A line number past what an unsigned int holds would wrap. */
+	if (colon == what || d == colon + 1 || *d || d - colon > 10 ||
+	    strtoul(colon + 1, NULL, 10) == 0 ||
+	    strtoul(colon + 1, NULL, 10) > 0x7fffffffUL) {
 		snprintf(err, errlen, "%s:%u: '%s': not a function name or "
 			 "FILE:LINE (a line number from 1)", path, n, what);
 		return -EINVAL;

@@ -15,6 +15,48 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
+/*
+ * A file name as a diagnostic line can hold it: a control byte (a
+ * newline in a name would start a forged line of its own) written as
+ * \xHH. The name itself when it has none; else a string kept until the
+ * program ends (such names are rare).
+ */
+static const char *text_name(const char *name)
+{
+	static char **kept;
+	static size_t nr_kept, alloc_kept;
+	const unsigned char *p;
+	struct bytes b = { 0 };
+	char hex[5];
+	size_t i;
+
+	for (p = (const unsigned char *)name; p && *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			break;
+	if (!p || !*p)
+		return name;
+	for (p = (const unsigned char *)name; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			bytes_put(&b, p, 1);
+			continue;
+		}
+		snprintf(hex, sizeof(hex), "\\x%02x", *p);
+		bytes_put(&b, hex, 4);
+	}
+	bytes_put(&b, "", 1);
+	for (i = 0; i < nr_kept; i++)
+		if (!strcmp(kept[i], (char *)b.data)) {
+			bytes_free(&b);
+			return kept[i];
+		}
+	*PUSH(kept, nr_kept, alloc_kept) = (char *)b.data;
+	return kept[nr_kept - 1];
+}
+
+#undef FINDING_AT
+#define FINDING_AT(f)	text_name((f)->site->file), (f)->site->line,	\
+			(f)->site->col
+
 
 static void print_chain(FILE *out, const struct chain *c)
 {
@@ -165,7 +207,8 @@ int emit_text(FILE *out, const struct findings *fs,
 			const struct chain_step *n = &f->chains[0].steps[j + 1];
 
 			fprintf(out, "%s:%u:%u: note: %s() calls %s()",
-				s->file, s->line, s->col, s->function,
+				text_name(s->file), s->line, s->col,
+				s->function,
 				n->function);
 			if (n->via)
 				fprintf(out, n->inferred ? " through %s" :
@@ -241,11 +284,11 @@ static void emit_problems(FILE *diag, const struct tu_stats *tu)
 		const struct tu_problem *p = &tu->problems[i];
 
 		if (p->parse_error)
-			fprintf(diag, "%s: note: not analysed: %s\n", p->file,
-				p->first_error);
+			fprintf(diag, "%s: note: not analysed: %s\n",
+				text_name(p->file), p->first_error);
 		else
 			fprintf(diag, "%s: note: parsed with %u error%s, "
-				"first: %s\n", p->file, p->nr_errors,
+				"first: %s\n", text_name(p->file), p->nr_errors,
 				p->nr_errors == 1 ? "" : "s", p->first_error);
 	}
 }

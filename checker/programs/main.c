@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,16 @@ static bool read_config(struct prog *p, const char *file)
 	bool ok = true;
 	FILE *f;
 
+	/*
+	 * The file itself as the files it names: a .trapcheck that is a
+	 * symbolic link out of its tree (to /proc/self/environ) is not read,
+	 * so that no error quotes what it holds.
+	 */
+	if (!config_path_inside(file, ".trapcheck")) {
+		diag_error("%s: a symbolic link out of its tree: not read",
+			   file);
+		return false;
+	}
 	if (input_open(file, "configuration", INPUT_MAX_LIST, &f, err,
 		       sizeof(err))) {
 		diag_error("%s", err);
@@ -692,6 +703,12 @@ int main(int argc, char **argv)
 	int ret, words = 0;
 	size_t i;
 
+	/*
+	 * A reader that closed the pipe is a write that fails (EPIPE): the
+	 * end of the run says so and exits 3, as for a full disk, rather
+	 * than dying of SIGPIPE with nothing said.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && !strcmp(argv[1], "check"))
 		return stdout_done(cmd_check(argc - 1, argv + 1));
 	for (i = 0; argc > 1 && i < ARRAY_SIZE(commands); i++) {

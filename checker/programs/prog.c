@@ -272,6 +272,18 @@ static void waivers_unknown(const struct waivers *w, const struct graph *g)
 	for (i = 0; i < w->nr; i++) {
 		bool found = false;
 
+		if (!w->v[i].func && w->v[i].file) {
+			/* FILE:LINE: a file the graph has a function of. */
+			for (j = 0; j < g->nr_nodes && !found; j++)
+				found = g->nodes[j].file &&
+					!strcmp(g->nodes[j].file,
+						w->v[i].file);
+			if (!found)
+				diag_at(w->v[i].origin, "warning", "waiver for "
+					"%s: no file '%s' in the analysed "
+					"tree", w->v[i].rule, w->v[i].file);
+			continue;
+		}
 		if (!w->v[i].func)
 			continue;
 		for (j = 0; j < g->nr_nodes && !found; j++)
@@ -341,20 +353,39 @@ static int emit(FILE *out, const struct prog *p, const struct analysis *a)
 	return ret || ferror(out) ? -EIO : 0;
 }
 
+/* Are @a and @b the same existing file? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int prog_report(struct prog *p, struct analysis *a)
 {
 	struct out_file o = { .f = stdout };
 	struct summary sum;
-	int ret = report_stage(p, a);
+	int ret = report_stage(p, a), err;
 
 	if (ret)
 		return ret;
+	/* The run's own inputs are not output: what is stored stays. */
+	if (same_file(p->output, p->ao.db_path) ||
+	    same_file(p->output, p->ao.compdb)) {
+		diag_error("%s: -o names the run's %s: not overwritten",
+			   p->output, same_file(p->output, p->ao.db_path) ?
+			   "facts database (--db)" : "compile database");
+		return TC_EXIT_USAGE;
+	}
 	/* To -o through a temporary name: a failed run leaves no half file. */
 	if (p->output && (ret = out_open(&o, p->output))) {
 		diag_error("%s: cannot write: %s", p->output, strerror(-ret));
 		return TC_EXIT_OUTPUT;
 	}
+	errno = 0;
 	ret = emit(o.f, p, a);
+	err = errno;
 	if (p->output && ret)
 		out_abort(&o);
 	else if (p->output)
@@ -362,8 +393,10 @@ int prog_report(struct prog *p, struct analysis *a)
 	else if (fflush(stdout))
 		ret = -EIO;
 	if (ret) {
-		diag_error("%s: write failed", p->output ? p->output :
-			   "<stdout>");
+		/* The write's own reason: No space, Broken pipe. */
+		err = err ? err : errno ? errno : EIO;
+		diag_error("%s: cannot write: %s", p->output ? p->output :
+			   "<stdout>", strerror(err));
 		return TC_EXIT_OUTPUT;
 	}
 	analysis_summary(a, &sum);

@@ -291,6 +291,32 @@ static char *quick_check(struct db *db)
 }
 
 /*
+ * Can the directory of @path take the files of a write-ahead log? (errno
+ * set when not.) Where both already exist and are writable, no new file
+ * is needed.
+ */
+static bool dir_writable(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	char *wal = xasprintf("%s-wal", path), *shm = xasprintf("%s-shm", path);
+	bool ok;
+	int err;
+
+	if (slash)
+		*slash = '\0';
+	ok = !access(slash ? (*dir ? dir : "/") : ".", W_OK);
+	if (!ok) {
+		err = errno;
+		ok = !access(wal, W_OK) && !access(shm, W_OK);
+		errno = err;
+	}
+	free(shm);
+	free(wal);
+	free(dir);
+	return ok;
+}
+
+/*
  * Before SQLite opens @path: a FIFO, a directory or a device is refused
  * (SQLite would wait on a FIFO, or take a device), and so is an empty
  * file or a missing one where nothing may be created. Also notes a file
@@ -335,6 +361,14 @@ static int check_file(struct db *db, const char *path, enum db_mode mode,
 	if (mode == DB_WRITE && access(path, W_OK)) {
 		db->readonly = true;
 		snprintf(db->error, sizeof(db->error), "%s", strerror(errno));
+	} else if (mode == DB_WRITE && !dir_writable(path)) {
+		/*
+		 * A writable file in a directory it cannot write: SQLite
+		 * could not make its write-ahead log there.
+		 */
+		db->readonly = true;
+		snprintf(db->error, sizeof(db->error), "its directory is read "
+			 "only: %s", strerror(errno));
 	}
 	return 0;
 }

@@ -424,6 +424,18 @@ printf 'local-cap-check file:abc boot only\n' > place.waivers
 tc wplace -p good -q --db good.db --waivers place.waivers
 check_that "a waiver whose place is neither a function nor FILE:LINE: exit 2, one line" \
 	'[ $rc -eq 2 ] && one_error wplace "place.waivers:1: .file:abc.: not a function name or FILE:LINE"'
+# A line past what an unsigned int holds wrapped (4294967356 waived line
+# 60); a misspelt file waived nothing, silently.
+printf 'local-cap-check arch/arm64/include/asm/archrandom.h:4294967356 x\n' \
+	> wrap.waivers
+tc wwrap -p good -q --db good.db --waivers wrap.waivers
+check_that "a waiver's line past 2^31: exit 2, one line (before: it wrapped and waived line 60)" \
+	'[ $rc -eq 2 ] && one_error wwrap "wrap.waivers:1: .arch/arm64/include/asm/archrandom.h:4294967356.: not a function name or FILE:LINE"'
+printf 'local-cap-check arch/arm64/include/asm/archrandm.h:60 typo\n' \
+	> wfile.waivers
+tc wfile -p good -q --db good.db --waivers wfile.waivers
+check_that "a waiver of a file the tree does not have: a warning naming it, the run goes on" \
+	'[ $rc -eq 1 ] && grep -q "^wfile.waivers:1: warning: waiver for local-cap-check: no file .arch/arm64/include/asm/archrandm.h. in the analysed tree$" wfile.err'
 printf 'local-cap-check __cpu_has_rgn boot only\n' > fn.waivers
 tc wfn -p good -q --db good.db --waivers fn.waivers
 check_that "a waiver of a function the tree does not have: a warning naming it, the run goes on" \
@@ -439,11 +451,11 @@ check_that "... the database is intact: the next run parses nothing" \
 	'[ $rc -eq 1 ] && grep -q "^trapcheck: 0 TUs parsed" afternodir.err && cmp -s ref.txt afternodir.txt'
 tc full -p good -q --db good.db -o /dev/full
 check_that "-o /dev/full: exit 3, one line; /dev/full is still a device" \
-	'[ $rc -eq 3 ] && one_error full "/dev/full: write failed" && [ -c /dev/full ] && no_tmp'
+	'[ $rc -eq 3 ] && one_error full "/dev/full: cannot write: No space left on device$" && [ -c /dev/full ] && no_tmp'
 "$TRAPCHECK" -p good -q > /dev/full 2> stdoutfull.err
 rc=$?
 check_that "stdout on /dev/full: exit 3, one line" \
-	'[ $rc -eq 3 ] && one_error stdoutfull "<stdout>: write failed"'
+	'[ $rc -eq 3 ] && one_error stdoutfull "<stdout>: cannot write: No space left on device$"'
 # Every mode's stdout is checked at the end: --fix's diff, the queries,
 # --list-roots, --print-clang-commands (exit 3, one line, not 1 or 0).
 stdout_full() {
@@ -853,6 +865,75 @@ for inc in /dev/zero ../../../../../../../../../../dev/zero; do
 	check_that "a patch adding #include \"$inc\": exit 2 at once, one line naming the patch and the line" \
 		'[ $rc -eq 2 ] && one_error zpatch "zero.patch: mm/memory.c:1: #include of .*dev/zero: a device or socket, not a regular file"'
 done
+# A writable database in a directory the run cannot write (before:
+# "not a trapcheck database (not SQLite, or damaged): attempt to write a
+# readonly database"): read, a note saying why nothing is stored. Root
+# writes anywhere: the capability that lets it is dropped (setpriv).
+mkdir dbdir
+"$TRAPCHECK" -p good -q --db dbdir/c.db -o dbdir-rw.txt 2> /dev/null
+chmod 555 dbdir
+if command -v setpriv > /dev/null &&
+   setpriv --bounding-set=-dac_override,-dac_read_search true 2> /dev/null; then
+	asuser="setpriv --bounding-set=-dac_override,-dac_read_search"
+else
+	asuser=
+fi
+$asuser "$TRAPCHECK" -p good --db dbdir/c.db -o dbdir-ro.txt \
+	> dbdir.out 2> dbdir.err
+rc=$?
+chmod 755 dbdir
+check_that "a writable database in a read-only directory: read (exit 1, the clean findings), a note, not 'damaged'" \
+	'[ $rc -eq 1 ] && cmp -s dbdir-rw.txt dbdir-ro.txt &&
+	 grep -q "^dbdir/c.db: note: cannot write the database (its directory is read only: Permission denied)" dbdir.err &&
+	 ! grep -q damaged dbdir.err'
+# A tree's .trapcheck that is a symbolic link out of the tree: not read
+# (before: its first line, an environment variable, in the error).
+tree envcfg
+ln -s /proc/self/environ envcfg/.trapcheck
+TRAPCHECK_SECRET=hunter2 tc envcfg -p envcfg
+check_that "a .trapcheck linking to /proc/self/environ: exit 2, one line, nothing of the environment" \
+	'[ $rc -eq 2 ] && one_error envcfg "envcfg/.trapcheck: a symbolic link out of its tree: not read$" &&
+	 ! grep -q "hunter2\|PATH=" envcfg.err envcfg.out'
+# A TU whose name holds newlines: in text, no line of its own (before:
+# "fake.c:1:1: warning: INJECTED" lines forged in the output).
+tree nlname
+python3 - nlname <<'PY'
+import json, os, sys
+t = sys.argv[1]
+old = 'drivers/char/rng_variants.c'
+new = 'drivers/char/evil\nfake.c:1:1: warning: INJECTED [trapping-idreg-read]\nx.c'
+os.rename(os.path.join(t, old), os.path.join(t, new))
+d = json.load(open(os.path.join(t, 'compile_commands.json')))
+for e in d:
+    if e['file'] == old:
+        e['file'] = new
+        if 'command' in e:
+            e['command'] = e['command'].replace(old, "'" + new + "'")
+        if 'arguments' in e:
+            e['arguments'] = [new if a == old else a for a in e['arguments']]
+json.dump(d, open(os.path.join(t, 'compile_commands.json'), 'w'))
+PY
+tc nlname -p nlname --roots "$FX/variants.roots"
+check_that "a file name with newlines: no forged line, the name written with \\x0a" \
+	'[ $rc -eq 1 ] && ! grep -q "^fake.c" nlname.out &&
+	 grep -q "^drivers/char/evil\\\\x0afake.c:1:1: warning: INJECTED \[trapping-idreg-read\]\\\\x0ax.c:[0-9]*:[0-9]*: warning: " nlname.out'
+# -o naming the run's own database or compile database (before: replaced
+# by the report, the database lost).
+cp good.db odb.db
+tc odb -p good -q --db odb.db -o odb.db
+check_that "-o naming the --db file: exit 2, one line, the database still read by report" \
+	'[ $rc -eq 2 ] && one_error odb "odb.db: -o names the run.s facts database \(--db\): not overwritten$" &&
+	 "$TRAPCHECK" report -q --db odb.db -o /dev/null; [ $? -eq 1 ]'
+tree ocdb
+tc ocdb -p ocdb -q -o ocdb/compile_commands.json
+check_that "-o naming the compile database: exit 2, one line, the file unchanged" \
+	'[ $rc -eq 2 ] && one_error ocdb "ocdb/compile_commands.json: -o names the run.s compile database: not overwritten$" &&
+	 cmp -s ocdb/compile_commands.json "$FX/compile_commands.json"'
+# A reader that closed the pipe: exit 3 and why (before: SIGPIPE, 141, nothing said).
+{ "$TRAPCHECK" -p good 2> pipe.err; echo $? > pipe.rc; } |
+	(exec 0<&-; sleep 1)
+check_that "stdout a pipe its reader closed: exit 3, one line (Broken pipe)" \
+	'[ "$(cat pipe.rc)" -eq 3 ] && one_error pipe "<stdout>: cannot write: Broken pipe$"'
 # A clean database on a read-only mount: read, not called damaged (SQLite
 # cannot make the WAL's shared-memory file there).
 mkdir romnt
