@@ -43,6 +43,33 @@ static bool profile_has(const char *profile, const char *bus, const char *id)
 	return false;
 }
 
+/*
+ * The static functions of the drivers the profile has no device of, by
+ * name (a name two of them share is looked at no further: rare), and how
+ * many functions bear each name: a chain's step names its function.
+ */
+static void index_absent(struct machine *m, const struct graph *g)
+{
+	size_t i;
+	int d, n;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *fn = &g->nodes[i];
+
+		/* strmap_put() keeps a first value: count in counts[]. */
+		n = strmap_put(&m->names, fn->name, (int)m->nr_names);
+		if (n == (int)m->nr_names)
+			*PUSH(m->counts, m->nr_names, m->alloc_names) = 0;
+		m->counts[n]++;
+		if (!fn->is_static || !fn->file)
+			continue;
+		d = strmap_get(&m->files, fn->file);
+		if (d >= 0 && !m->drivers[d].present &&
+		    strmap_get(&m->absent, fn->name) < 0)
+			strmap_put(&m->absent, fn->name, (int)i);
+	}
+}
+
 void machine_init(struct machine *m, const struct graph *g,
 		  const char *profile)
 {
@@ -50,6 +77,8 @@ void machine_init(struct machine *m, const struct graph *g,
 
 	memset(m, 0, sizeof(*m));
 	strmap_init(&m->files);
+	strmap_init(&m->names);
+	strmap_init(&m->absent);
 	m->profile = profile;
 	if (!profile || !arch_current()->nr_machine)
 		return;
@@ -80,6 +109,8 @@ void machine_init(struct machine *m, const struct graph *g,
 		if (d->ids != old)
 			free(old);
 	}
+	if (m->nr)
+		index_absent(m, g);
 }
 
 void machine_free(struct machine *m)
@@ -89,6 +120,9 @@ void machine_free(struct machine *m)
 	for (i = 0; i < m->nr; i++)
 		free(m->drivers[i].ids);
 	strmap_free(&m->files);
+	strmap_free(&m->names);
+	strmap_free(&m->absent);
+	free(m->counts);
 	free(m->drivers);
 	m->drivers = NULL;
 }
@@ -98,24 +132,22 @@ static const struct machine_driver *needs(const struct machine *m,
 					  const struct graph *g,
 					  const struct chain *c)
 {
-	size_t i, k, n;
-	int idx[8];
+	size_t i;
 
 	for (i = 0; i < c->len; i++) {
-		n = graph_find_name(g, c->steps[i].function, idx, 8);
-		for (k = 0; k < n && k < 8; k++) {
-			const struct gnode *fn = &g->nodes[idx[k]];
-			int d;
+		const char *name = c->steps[i].function;
+		int k = name ? strmap_get(&m->absent, name) : -1;
+		const struct gnode *fn;
 
-			/* Of two static functions of one name, the step's. */
-			if (!fn->is_static || !fn->file ||
-			    (n > 1 && c->steps[i].file &&
-			     strcmp(fn->file, c->steps[i].file)))
-				continue;
-			d = strmap_get(&m->files, fn->file);
-			if (d >= 0 && !m->drivers[d].present)
-				return &m->drivers[d];
-		}
+		if (k < 0)
+			continue;
+		fn = &g->nodes[k];
+		/* Of two functions of one name, the step's. */
+		if (m->counts[strmap_get(&m->names, name)] > 1 &&
+		    c->steps[i].file &&
+		    strcmp(fn->file, c->steps[i].file))
+			continue;
+		return &m->drivers[strmap_get(&m->files, fn->file)];
 	}
 	return NULL;
 }

@@ -117,6 +117,11 @@ struct machine {
 	struct machine_driver *drivers;
 	size_t nr, alloc;
 	struct strmap files;	/* file -> drivers[] */
+	struct strmap names;	/* function name -> counts[] */
+	unsigned int *counts;	/* how many functions bear each name */
+	size_t nr_names, alloc_names;
+	struct strmap absent;	/* name -> a static function of a driver
+				 * the profile has no device of */
 };
 
 void machine_init(struct machine *m, const struct graph *g,
