@@ -19,6 +19,8 @@
 
 #include "trapcheck/base/diag.h"
 #include "trapcheck/clang/extract.h"
+#include "trapcheck/input/flags.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/model/sinks.h"
 
 #include "extract-internal.h"
@@ -650,6 +652,21 @@ static void free_walk(struct walk *w)
 	free(w->skip_real);
 }
 
+/* The module kbuild builds the TU into (rules/machine.c groups by it). */
+static void add_module(const struct clang_args *args, struct tu_facts *out)
+{
+	bool loadable;
+	char *mod = flags_module(args, &loadable);
+
+	if (!mod)
+		return;
+	facts_add_row(out, &(struct table_row_in){
+		.kind = ROW_MODULE, .table = loadable ? "m" : "y",
+		.key = mod, .file = out->file,
+	});
+	free(mod);
+}
+
 /*
  * One parse and walk of the TU; @blanked (the TU's real path) parses it
  * with header bodies blanked. *@redo: the blanked parse will not do.
@@ -705,6 +722,7 @@ static int extract_once(CXIndex idx, const char *file,
 	resolve_pending(&w);
 	resolve_features(&w);
 	resolve_fields(&w);
+	add_module(args, out);
 	clang_disposeTranslationUnit(w.tu);
 	if (w.too_deep)
 		warn_too_deep(&w, rel);

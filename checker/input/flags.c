@@ -332,3 +332,41 @@ void flags_args_free(struct clang_args *a)
 	free(a->target);
 	memset(a, 0, sizeof(*a));
 }
+
+/* The value of -D@name=... in @a (joined or apart), or NULL. */
+static const char *define_value(const struct clang_args *a,
+				const char *name)
+{
+	size_t n = strlen(name);
+	const char *d;
+	int i;
+
+	for (i = 0; i < a->argc; i++) {
+		d = a->argv[i];
+		if (!strcmp(d, "-D") && i + 1 < a->argc)
+			d = a->argv[++i];
+		else if (!strncmp(d, "-D", 2))
+			d += 2;
+		else
+			continue;
+		if (!strncmp(d, name, n) && (d[n] == '=' || !d[n]))
+			return d[n] ? d + n + 1 : "";
+	}
+	return NULL;
+}
+
+char *flags_module(const struct clang_args *a, bool *loadable)
+{
+	const char *v = define_value(a, "KBUILD_MODFILE");
+	size_t n;
+
+	if (!v)
+		v = define_value(a, "KBUILD_MODNAME");
+	*loadable = define_value(a, "MODULE") != NULL;
+	if (!v)
+		return NULL;
+	n = strlen(v);
+	if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+		return xstrndup(v + 1, n - 2);
+	return n ? xstrdup(v) : NULL;
+}

@@ -6,8 +6,13 @@
 # PCI class match, an IRQCHIP_DECLARE()-style single entry); a read that
 # only a driver none of whose devices the profile has reaches is a note
 # naming the driver's file and ids, and a function of another file that
-# bears the name of a driver's static one is no driver's; --machine=any
-# warns of all of them.
+# bears the name of a driver's static one is no driver's; a driver is its
+# module (KBUILD_MODFILE, -DMODULE): a loadable library module without
+# tables that only such drivers call is one of them (a note naming the
+# module and its callers), one a present driver calls is not (a warning);
+# a driver's static function entered from outside it through one that is
+# not static runs without its device (a warning); --machine=any warns of
+# all of them.
 # Expectations are the fixture's tags (check-tags.py).
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/machine"
@@ -18,45 +23,53 @@ check "the machine fixture (--machine=guest, the default): exit 1" [ $? -eq 1 ]
 python3 "$TOP/tests/e2e/check-tags.py" "$FX" g.json > tags.out
 rc=$?
 sed 's/^/# /' tags.out
-check "its warnings and notes are its tags (5 warnings, 3 notes)" [ $rc -eq 0 ]
+check "its warnings and notes are its tags (7 warnings, 4 notes)" [ $rc -eq 0 ]
 python3 - g.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 low = {x['function']: x for x in d['low_confidence']}
-assert sorted(low) == ['anic_irq', 'apple_uart_tx', 'intc_irq'], sorted(low)
+assert sorted(low) == ['anic_irq', 'apple_uart_tx', 'intc_irq',
+                       'qwifi_post_buf'], sorted(low)
 assert low['apple_uart_tx']['no_device'] == (
     'it runs only with a device of drivers/tty/serial/apple_uart.c '
     '(of:apple,s5l-uart, of:samsung,exynos4210-uart), which no machine of '
     '--machine=guest has'), low['apple_uart_tx']['no_device']
 assert 'pci:106b:1801' in low['anic_irq']['no_device']
 assert 'of:vendor,other-intc' in low['intc_irq']['no_device']
+assert low['qwifi_post_buf']['no_device'] == (
+    'it runs only in module drivers/net/qwifi/qwifi.ko, which only drivers '
+    'of devices no machine of --machine=guest has call '
+    '(drivers/net/qwifi/pci.c: pci:17cb:1101)'), low['qwifi_post_buf']['no_device']
 warned = sorted(x['function'] for x in d['findings'])
-assert warned == ['hwinfo_read', 'nvme_irq', 'pl011_tx', 'uart_common_tx',
-                  'vnic_irq'], warned
+assert warned == ['anic_stats_read', 'hwinfo_read', 'nvme_irq', 'pl011_tx',
+                  'uart_common_tx', 'vlib_post', 'vnic_irq'], warned
 PY
-check "JSON no_device names the driver's file and ids; virtio (1af4), the PL011 (of and ACPI), a class match and a library function a root calls stay warnings" [ $? -eq 0 ]
+check "JSON no_device names the driver's file and ids, or the unused module and its callers; virtio (1af4), the PL011 (of and ACPI), a class match, a library function a root calls, a module a present driver calls and a static function entered from outside stay warnings" [ $? -eq 0 ]
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" > g.txt 2>&1
 check_that "text: a note 'not on the guest's machine' for the Apple UART's read" \
 	'grep -q "^drivers/tty/serial/apple_uart.c:17:[0-9]*: note: not on the guest.s machine, not warned of: apple_uart_tx() reached from machine, but it runs only with a device of drivers/tty/serial/apple_uart.c (of:apple,s5l-uart, of:samsung,exynos4210-uart), which no machine of --machine=guest has: apple_uart_irq -> apple_uart_tx \[trapping-idreg-read\]$" g.txt'
+
+check_that "text: the unused module's note names it and its callers" \
+	'grep -q "^drivers/net/qwifi/core.c:17:[0-9]*: note: not on the guest.s machine, not warned of: qwifi_post_buf() reached from machine, but it runs only in module drivers/net/qwifi/qwifi.ko, which only drivers of devices no machine of --machine=guest has call (drivers/net/qwifi/pci.c: pci:17cb:1101): qwifi_irq -> qwifi_post_buf \[trapping-idreg-read\]$" g.txt'
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --machine=any --format=json \
 	-o any.json
 python3 - any.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d['findings']) == 8 and not d['low_confidence'], d['low_confidence']
+assert len(d['findings']) == 11 and not d['low_confidence'], d['low_confidence']
 PY
-check "--machine=any: all 8 reads are warnings" [ $? -eq 0 ]
+check "--machine=any: all 11 reads are warnings" [ $? -eq 0 ]
 for m in virt cloud; do
 	"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --machine=$m \
 		--format=json -o $m.json
 	python3 - $m.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert len(d['findings']) == 5 and len(d['low_confidence']) == 3
+assert len(d['findings']) == 7 and len(d['low_confidence']) == 4
 PY
-	check "--machine=$m: the same 5 warnings and 3 notes" [ $? -eq 0 ]
+	check "--machine=$m: the same 7 warnings and 4 notes" [ $? -eq 0 ]
 done
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" --machine=bogus > bad.out 2> bad.err
 rc=$?

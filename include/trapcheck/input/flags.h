@@ -74,5 +74,12 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 /* Remove every argument listed in @out->unknown (the retry). */
 void flags_drop_unknown(struct clang_args *out);
 void flags_args_free(struct clang_args *a);
+/*
+ * The module kbuild builds the TU into (or would, built in): its
+ * KBUILD_MODFILE ("drivers/net/wireless/ath/ath11k/ath11k"), else its
+ * KBUILD_MODNAME, as a new string without the quotes; NULL when @a
+ * defines neither. *@loadable: @a defines MODULE (an =m object).
+ */
+char *flags_module(const struct clang_args *a, bool *loadable);
 
 #endif /* TRAPCHECK_FLAGS_H */

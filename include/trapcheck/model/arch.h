@@ -97,6 +97,12 @@ struct arch_table {
  * where the table is.
  */
 #define ROW_DEVICE	31u
+/*
+ * The row kind of a TU's module (clang/extract.c): key the module as
+ * kbuild names it (KBUILD_MODFILE, else KBUILD_MODNAME), table "m" for a
+ * loadable module (-DMODULE) or "y" built in, file the TU's source.
+ */
+#define ROW_MODULE	30u
 
 /*
  * A table's definition as extraction sees it, without libclang: the

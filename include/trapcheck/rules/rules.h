@@ -100,28 +100,35 @@ void estimate_finding(struct finding *f, const struct root_set *set);
 char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others);
 /*
- * machine.c: the drivers of the analysed tree (their files, from their
- * device match tables) and whether the machine profile has a device of
- * each; a chain through a static function of a driver the profile has no
- * device of runs in no such guest.
+ * machine.c: the drivers of the analysed tree (their modules, from the
+ * TUs' module rows; their devices, from their match tables) and whether
+ * the machine profile has a device of each. A chain that enters a driver
+ * the profile has no device of through a static function (what the
+ * driver registers once bound), or enters a loadable module that is such
+ * a driver or that only such drivers call, runs in no such guest.
  */
 struct machine_driver {
-	const char *file;
+	const char *name;	/* its module (KBUILD_MODFILE), or its file */
+	const char *file;	/* its first match table's file, or NULL */
+	bool loadable;		/* an =m module: none of it runs unloaded */
 	bool present;		/* the profile has one of its devices */
-	char *ids;		/* the first of them, for the message */
+	bool unused;		/* loadable, no tables, and only drivers the
+				 * profile has no device of call it */
+	char *ids;		/* the first of its devices, for the message */
 	size_t nr_ids;
+	char *users;		/* unused: who calls it, for the message */
 };
 
 struct machine {
 	const char *profile;	/* "guest", "virt", "cloud"; NULL: any */
 	struct machine_driver *drivers;
 	size_t nr, alloc;
-	struct strmap files;	/* file -> drivers[] */
-	struct strmap names;	/* function name -> counts[] */
-	unsigned int *counts;	/* how many functions bear each name */
-	size_t nr_names, alloc_names;
-	struct strmap absent;	/* name -> a static function of a driver
-				 * the profile has no device of */
+	struct strmap groups;	/* module or file -> drivers[] */
+	struct strmap files;	/* source file -> drivers[] */
+	struct strmap names;	/* function name -> its first node */
+	struct strmap dups;	/* "name@file" -> node, for shared names */
+	unsigned int *counts;	/* per first node: functions of its name */
+	int *node_group;	/* per node: its drivers[], or -1 */
 };
 
 void machine_init(struct machine *m, const struct graph *g,
