@@ -45,6 +45,7 @@ static bool own_low(const struct finding *f)
 {
 	return f->doubt.inferred > CONFIDENT_INFERRED || f->doubt.only_when ||
 	       f->doubt.unless || f->doubt.not_offered || f->doubt.not_then ||
+	       f->doubt.not_in_kvm ||
 	       f->doubt.no_device ||
 	       (f->root && finding_rare_only(f));
 }
@@ -115,6 +116,7 @@ void finding_free(struct finding *f)
 	free(f->message);
 	free(f->doubt.unless);
 	free(f->doubt.not_offered);
+	free(f->doubt.not_in_kvm);
 	free(f->doubt.not_then);
 	free(f->doubt.no_device);
 	for (j = 0; j < f->nr_chains; j++)

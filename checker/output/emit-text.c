@@ -240,6 +240,11 @@ void emit_low(FILE *out, const struct findings *low)
 				"not warned of: %s() reached from %s, but %s: ",
 				FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.not_offered);
+		else if (f->doubt.not_in_kvm)
+			fprintf(out, "%s:%u:%u: note: not under KVM, not "
+				"warned of: %s() reached from %s, but %s: ",
+				FINDING_AT(f), f->fn->name, f->root,
+				f->doubt.not_in_kvm);
 		else if (f->doubt.no_device)
 			fprintf(out, "%s:%u:%u: note: not on the guest's "
 				"machine, not warned of: %s() reached from %s, "

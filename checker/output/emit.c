@@ -184,6 +184,9 @@ static void why_low_json(json_t *o, const struct finding *f)
 	if (f->doubt.not_offered)
 		json_object_set_new(o, "not_offered",
 				    json_text(f->doubt.not_offered));
+	if (f->doubt.not_in_kvm)
+		json_object_set_new(o, "not_in_kvm",
+				    json_text(f->doubt.not_in_kvm));
 	if (f->doubt.not_then)
 		json_object_set_new(o, "not_then",
 				    json_text(f->doubt.not_then));

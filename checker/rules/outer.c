@@ -115,3 +115,64 @@ char *outer_refusal(const struct graph *g, const struct chain *c,
 	}
 	return NULL;
 }
+
+static bool chain_through(const struct chain *c, const char *fn)
+{
+	size_t i;
+
+	for (i = 0; i < c->len; i++)
+		if (c->steps[i].function && !strcmp(c->steps[i].function, fn))
+			return true;
+	return false;
+}
+
+/* @handler's definition, when its only call is to @calls; else NULL. */
+static const struct gnode *only_calls(const struct graph *g,
+				      const char *handler, const char *calls)
+{
+	size_t i, j;
+
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *h = &g->nodes[i];
+
+		if (!h->defined || strcmp(h->name, handler))
+			continue;
+		if (!h->nr_out)
+			return NULL;
+		for (j = 0; j < h->nr_out; j++) {
+			const struct gedge *e = &g->edges[h->out[j]];
+
+			if (strcmp(g->nodes[e->callee].name, calls))
+				return NULL;
+		}
+		return h;
+	}
+	return NULL;
+}
+
+char *outer_guest_refusal(const struct graph *g, const struct chain *c,
+			  const struct chain *others, size_t nr_others)
+{
+	const struct arch *a = arch_current();
+	size_t i, j;
+
+	for (i = 0; i < a->nr_guest_outers; i++) {
+		const struct arch_guest_outer *o = &a->guest_outers[i];
+		bool all = chain_through(c, o->through);
+		const struct gnode *h;
+
+		for (j = 0; all && j < nr_others; j++)
+			all = chain_through(&others[j], o->through);
+		if (!all)
+			continue;
+		h = only_calls(g, o->handler, o->calls);
+		if (!h)
+			continue;
+		return xasprintf("%s() runs only %s, which never happens in "
+				 "a KVM guest: KVM as the outer hypervisor "
+				 "serves the request with %s() (%s:%u), which "
+				 "only calls %s()", o->through, o->when,
+				 o->handler, h->file, h->line, o->calls);
+	}
+	return NULL;
+}

@@ -676,6 +676,11 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			f->doubt.not_offered = outer_refusal(
 				g, &f->chains[0], f->chains + 1,
 				f->nr_chains - 1);
+		/* Code KVM never runs in its guest (PSCI as standby). */
+		if (!(o && o->outer_any))
+			f->doubt.not_in_kvm = outer_guest_refusal(
+				g, &f->chains[0], f->chains + 1,
+				f->nr_chains - 1);
 		/* A driver no device of the guest's machine binds. */
 		f->doubt.no_device = machine_refusal(m, g, &f->chains[0],
 						     f->chains + 1,

@@ -121,7 +121,8 @@ def check_extra(data):
                           'inferred': fd.get('inferred_calls', 0) > 1,
                           'outer': fd.get('not_offered'),
                           'phase': fd.get('not_then'),
-                          'machine': fd.get('no_device')}
+                          'machine': fd.get('no_device'),
+                          'kvm': fd.get('not_in_kvm')}
                 ok = where == 'low_confidence' and bool(reason.get(words[0]))
             else:
                 rate = r.get('rate') or {}

@@ -1082,6 +1082,13 @@ static const struct arch_device machine[] = {
 #undef DEVICE
 };
 
+/* What KVM as the outer hypervisor does for its guests (outer.def). */
+static const struct arch_guest_outer guest_outers[] = {
+#define GUEST ARCH_GUEST
+#include "outer.def"
+#undef GUEST
+};
+
 const struct arch arch_arm64 = {
 	.name = "arm64",
 	ARCH_TABLE(triples),
@@ -1108,6 +1115,7 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
 	ARCH_TABLE(machine),
+	ARCH_TABLE(guest_outers),
 	.trace_kinds = arm64_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(arm64_trace_kinds),
 	.trace_events = arm64_trace_events,

@@ -79,6 +79,12 @@ struct finding_doubt {
 	 */
 	char *not_offered;
 	/*
+	 * Why KVM as the outer hypervisor never runs the chain in its guest
+	 * (what it does for the guest's request: rules/outer.c), or NULL:
+	 * such a finding is a note.
+	 */
+	char *not_in_kvm;
+	/*
 	 * Why no chain runs in the finding's phase from its root set (a
 	 * read before the capabilities are finalized that only user-space
 	 * entries reach: rules.c), or NULL: such a finding is a note.

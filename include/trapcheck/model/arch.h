@@ -187,6 +187,18 @@ struct arch_outer {
 };
 
 /*
+ * What KVM as the outer hypervisor does for its guests (outer.def's
+ * GUEST lines): a chain through @through runs only @when, which never
+ * holds when KVM's @handler does nothing but call @calls.
+ */
+struct arch_guest_outer {
+	const char *through;	/* "__cpu_suspend_exit" */
+	const char *handler;	/* "kvm_psci_vcpu_suspend" */
+	const char *calls;	/* "kvm_vcpu_wfi" */
+	const char *when;	/* a clause: "when a CPU resumes ..." */
+};
+
+/*
  * A device a guest machine of a profile has (machine.def of an
  * architecture): its bus ("of", "acpi", "pci") and id, fnmatch(3)
  * patterns as a driver's match table would match them ("1af4:*"), and
@@ -337,6 +349,9 @@ struct arch {
 	/* What KVM host code needs of the outer hypervisor (outer.def). */
 	const struct arch_outer *outers;
 	size_t nr_outers;
+	/* What KVM does for its guests that rules chains out (outer.def). */
+	const struct arch_guest_outer *guest_outers;
+	size_t nr_guest_outers;
 	/* The devices its guest machines have (machine.def). */
 	const struct arch_device *machine;
 	size_t nr_machine;
@@ -427,6 +442,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
  * OUTER(atom, probe, offer)  outer.def: what code under @atom needs of
  *	the outer hypervisor
+ * GUEST(through, handler, calls, when)  outer.def: what KVM does for a
+ *	guest that keeps a chain through @through from running
  * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
@@ -441,6 +458,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
 #define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
+#define ARCH_GUEST(through, handler, calls, when)			\
+	{ through, handler, calls, when },
 #define ARCH_DEVICE(profile, bus, id, source)				\
 	{ profile, bus, id, source },
 

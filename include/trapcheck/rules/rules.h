@@ -100,6 +100,13 @@ void estimate_finding(struct finding *f, const struct root_set *set);
 char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others);
 /*
+ * outer.c: why KVM as the outer hypervisor never runs chain @c (and each
+ * of @others) in its guest, what its handler of the guest's request does
+ * (the architecture's outer.def GUEST lines), a new string, or NULL.
+ */
+char *outer_guest_refusal(const struct graph *g, const struct chain *c,
+			  const struct chain *others, size_t nr_others);
+/*
  * machine.c: the drivers of the analysed tree (their modules, from the
  * TUs' module rows; their devices, from their match tables) and whether
  * the machine profile has a device of each. A chain that enters a driver
