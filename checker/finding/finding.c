@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trapcheck/finding/finding.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/model/sinks.h"
 
 /* A finding through more inferred calls than this is of low confidence. */
@@ -25,6 +26,19 @@ bool finding_per_boot(const struct finding *f)
 bool finding_rare_only(const struct finding *f)
 {
 	return f->nr_chains && f->chains[0].rare > 0;
+}
+
+bool finding_subset(const struct finding *f)
+{
+	const struct chain *c = f->nr_chains ? &f->chains[0] : NULL;
+	size_t i;
+
+	if (!c || c->rare || finding_per_boot(f))
+		return false;
+	for (i = 0; i < c->len; i++)
+		if (cond_subset(c->steps[i].guards, NULL))
+			return true;
+	return false;
 }
 
 double finding_estimate(const struct finding *f)
@@ -375,7 +389,8 @@ char *finding_rate_text(const struct finding *f)
 		c->mode ? "mode: " : "", c->mode ? c->mode : "",
 		c->mode ? "; " : "",
 		finding_rare_only(f) ? "only when that happens" :
-				    "its root set's operation",
+		finding_subset(f) ? "some of its root set's operations" :
+				 "its root set's operation",
 		f->rate.loops,
 		f->rate.loop_guess ? ", a guess: a loop of unknown bound" : "",
 		paths);

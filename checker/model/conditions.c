@@ -18,7 +18,7 @@
 const char *const cond_kind_names[COND_KINDS] = {
 	[COND_OTHER] = "other", [COND_RARE] = "rare", [COND_FLAG] = "flag",
 	[COND_MODE] = "mode", [COND_FEATURE] = "feature",
-	[COND_ARGUMENT] = "argument",
+	[COND_ARGUMENT] = "argument", [COND_SUBSET] = "subset",
 };
 
 static const struct cond_def cond_table[] = {
@@ -36,8 +36,12 @@ static enum cond_kind match(const struct cond_def *t, size_t nr,
 	for (i = 0; i < nr; i++) {
 		if (!strstr(atom, t[i].pattern))
 			continue;
-		/* An early return on a rare test leads to the common path. */
-		if (t[i].kind == COND_RARE && negated)
+		/*
+		 * An early return on a rare test leads to the common path;
+		 * a subset's negation is the other operations.
+		 */
+		if ((t[i].kind == COND_RARE || t[i].kind == COND_SUBSET) &&
+		    negated)
 			continue;
 		*found = true;
 		*label = negated && t[i].kind == COND_MODE ? t[i].when_false :
@@ -127,6 +131,22 @@ bool cond_rare(const char *guards, const char **label)
 	struct rare_at r = { guards, &l };
 
 	if (!guards || guards_boot(guards) || !any_atom(guards, atom_rare, &r))
+		return false;
+	if (label)
+		*label = l;
+	return true;
+}
+
+static bool atom_subset(const char *atom, const void *arg)
+{
+	return cond_classify(atom, (const char **)arg) == COND_SUBSET;
+}
+
+bool cond_subset(const char *guards, const char **label)
+{
+	const char *l = NULL;
+
+	if (!guards || !any_atom(guards, atom_subset, &l))
 		return false;
 	if (label)
 		*label = l;

@@ -153,6 +153,8 @@ static json_t *rate_json(const struct finding *f)
 	if (finding_rare_only(f))
 		json_object_set_new(r, "rare",
 				    json_text(f->chains[0].rare_label));
+	else if (finding_subset(f))
+		json_object_set_new(r, "subset", json_true());
 	return r;
 }
 

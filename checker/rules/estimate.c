@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/rules/rules.h"
 
 /*
@@ -92,6 +93,10 @@ void estimate_finding(struct finding *f, const struct root_set *set)
 	 */
 	f->rate.per = rare_only ? c->rare_label :
 		      set->per ? set->per : set->name;
+	/* Some of them only, not rarely: per those (conditions.def). */
+	for (i = 0; !rare_only && i < c->len; i++)
+		if (cond_subset(c->steps[i].guards, &f->rate.per))
+			break;
 	f->rate.value = f->rate.loops;
 	for (i = 0; rare_only && i < c->len; i++)
 		if (c->steps[i].rare) {

@@ -6,7 +6,10 @@
 # a CPU resumes from a suspend that lost its context, and the analysed
 # tree's KVM serves PSCI CPU_SUSPEND with kvm_psci_vcpu_suspend(), which
 # only calls kvm_vcpu_wfi(): a note. A handler that does more, KVM not in
-# the compile database, or --outer=any: a warning.
+# the compile database, or --outer=any: a warning. A read beyond
+# psci_cpu_suspend_enter()'s psci_power_state_loses_context() test is per
+# idle entry into a state that loses context (a SUBSET condition), not per
+# idle entry: WFI and retention states are not counted.
 # Expectations are the fixture's tags (check-tags.py).
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/kvmguest"
@@ -34,7 +37,7 @@ check "JSON not_in_kvm names the function, KVM's handler and its line" [ $? -eq 
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" > g.txt 2>&1
 check_that "text: a note 'not under KVM' for the read in __cpu_suspend_exit()" \
-	'grep -q "^arch/arm64/kernel/suspend.c:18:[0-9]*: note: not under KVM, not warned of: __cpu_suspend_exit() reached from idle, but __cpu_suspend_exit() runs only when .*: idle_root -> cpu_suspend -> __cpu_suspend_exit \[trapping-idreg-read\]$" g.txt'
+	'grep -q "^arch/arm64/kernel/suspend.c:18:[0-9]*: note: not under KVM, not warned of: __cpu_suspend_exit() reached from idle, but __cpu_suspend_exit() runs only when .*: idle_root -> psci_cpu_suspend_enter -> cpu_suspend -> __cpu_suspend_exit \[trapping-idreg-read\]$" g.txt'
 
 warnings() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(len(d["findings"]), len(d["low_confidence"]))' "$1"
@@ -42,6 +45,16 @@ warnings() {
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --outer=any --format=json \
 	-o any.json
 check_that "--outer=any: both reads are warnings" '[ "$(warnings any.json)" = "2 0" ]'
+python3 - any.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d['findings']:
+    assert f['rate']['per'] == 'idle entry into a state that loses context', f['rate']
+    assert f['rate'].get('subset') is True, f['rate']
+    assert {'kind': 'subset', 'text': 'psci_power_state_loses_context(state)'} in [
+        {'kind': c['kind'], 'text': c['text']} for c in f['conditions']], f['conditions']
+PY
+check "--outer=any: each rate is per idle entry into a state that loses context (subset)" [ $? -eq 0 ]
 
 # A KVM whose handler does more than wait: the suspend may lose context.
 rm -rf more && cp -r "$FX" more &&

@@ -220,6 +220,11 @@ const char *finding_context(const struct finding *f);
 bool finding_low(const struct finding *f);
 /* Every chain needs a rare condition: the rate is per that event. */
 bool finding_rare_only(const struct finding *f);
+/*
+ * Not rare, but a condition of its first chain narrows the root set's
+ * operation (conditions.def SUBSET): the rate is per those.
+ */
+bool finding_subset(const struct finding *f);
 /* The boot phase: the estimate is reads per call, not a rate. */
 bool finding_per_boot(const struct finding *f);
 /* Reads a second (steady phase) or per call until the guard flips. */

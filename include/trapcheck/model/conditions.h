@@ -18,10 +18,11 @@ enum cond_kind {
 	COND_MODE,
 	COND_FEATURE,
 	COND_ARGUMENT,
+	COND_SUBSET,
 	COND_KINDS,
 };
 
-/* "other", "rare", "flag", "mode", "feature", "argument" */
+/* "other", "rare", "flag", "mode", "feature", "argument", "subset" */
 extern const char *const cond_kind_names[COND_KINDS];
 
 /* A line of a conditions.def. */
@@ -56,6 +57,11 @@ enum cond_kind cond_classify_at(const char *atom, const char *guards,
  * be NULL) gets the first one's meaning.
  */
 bool cond_rare(const char *guards, const char **label);
+/*
+ * Does @guards hold a subset atom (conditions.def SUBSET): the read runs
+ * for some of the root set's operations, which *@label names?
+ */
+bool cond_subset(const char *guards, const char **label);
 /* The mode code of @file runs in (the architecture's MODE_PATH), or NULL. */
 const char *cond_path_mode(const char *file);
 /*
