@@ -11,6 +11,7 @@ MANDIR ?= $(PREFIX)/share/man
 LLVM_CONFIG ?= $(shell command -v llvm-config-14 || command -v llvm-config)
 LLVM_INCDIR := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null)
 LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null)
+LLVM_BINDIR := $(shell $(LLVM_CONFIG) --bindir 2>/dev/null)
 LLVM_VERSION := $(shell $(LLVM_CONFIG) --version 2>/dev/null)
 CLANG_RESOURCE_INCLUDE := $(LLVM_LIBDIR)/clang/$(LLVM_VERSION)/include
 
@@ -27,7 +28,8 @@ CFLAGS += $(REPRO_FLAGS)
 TRACECMD_CFLAGS := $(shell pkg-config --cflags libtracecmd 2>/dev/null)
 TRACECMD_LIBS := $(shell pkg-config --libs libtracecmd 2>/dev/null)
 CPPFLAGS += -Iinclude -Ichecker -I$(LLVM_INCDIR) $(TRACECMD_CFLAGS) \
-	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"'
+	    -DCLANG_RESOURCE_INCLUDE='"$(CLANG_RESOURCE_INCLUDE)"' \
+	    -DCLANG_BIN='"$(LLVM_BINDIR)/clang"'
 LDLIBS += -L$(LLVM_LIBDIR) -Wl,-rpath,$(LLVM_LIBDIR) -lclang \
 	  -ljansson -lsqlite3 -ldw -lelf $(TRACECMD_LIBS) -lgit2 -lpthread
 

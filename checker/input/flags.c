@@ -188,6 +188,14 @@ static bool is_c_source(const char *file)
 	return n > 2 && !strcmp(file + n - 2, ".c");
 }
 
+/* Assembly the preprocessor runs over first (kbuild's .S). */
+static bool is_asm_source(const char *file)
+{
+	size_t n = strlen(file);
+
+	return n > 2 && !strcmp(file + n - 2, ".S");
+}
+
 static bool in_host_dir(const char *file, const char *dir)
 {
 	char *rel = path_relative(file, dir);
@@ -232,7 +240,8 @@ enum flags_skip flags_translate(const struct compdb_entry *e,
 	bool known;
 
 	memset(out, 0, sizeof(*out));
-	if (!is_c_source(e->file))
+	out->assembly = is_asm_source(e->file);
+	if (!is_c_source(e->file) && !out->assembly)
 		return FLAGS_SKIP_NOT_C;
 	if (is_host_program(e, root))
 		return FLAGS_SKIP_HOST;

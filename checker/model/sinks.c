@@ -34,8 +34,9 @@ int sink_lookup(enum sink_how how, const char *name)
 
 	for (i = 0; i < a->nr_sinks; i++)
 		if (a->sinks[i].how == how &&
-		    !strcmp(how == SINK_ASM ? sink_insn(&a->sinks[i]) :
-					      a->sinks[i].name, name))
+		    !strcmp(how == SINK_ASM || how == SINK_INSN ?
+			    sink_insn(&a->sinks[i]) :
+			    a->sinks[i].name, name))
 			return (int)i;
 	return -1;
 }

@@ -163,6 +163,8 @@ static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 	why = forced_include_bad(&args);
 	if (why)
 		no_facts(p, i, TU_NOT_READ, why, facts);
+	else if (args.assembly)
+		extract_asm(e->file, &args, &eo, facts);
 	else
 		extract_tu(idx, e->file, &args, &eo, facts);
 	flags_args_free(&args);
@@ -321,7 +323,7 @@ static char *tu_command(const struct compdb_entry *e, const char *root)
 	FILE *out;
 	int j;
 
-	if (flags_translate(e, root, &args) != FLAGS_PARSE) {
+	if (flags_translate(e, root, &args) != FLAGS_PARSE || args.assembly) {
 		flags_args_free(&args);
 		return NULL;
 	}

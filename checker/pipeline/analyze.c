@@ -520,6 +520,9 @@ static void plan_entries(struct pool *p)
 		struct tu_status *st = &p->status[i];
 
 		st->skip = flags_translate(&db->entries[i], root, &args);
+		if (st->skip == FLAGS_PARSE && args.assembly &&
+		    !p->opts->assembly)
+			st->skip = FLAGS_SKIP_NOT_C;
 		if (st->skip == FLAGS_PARSE)
 			st->flags_hash = analyze_flags_hash(&args, root);
 		flags_args_free(&args);

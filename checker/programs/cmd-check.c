@@ -238,7 +238,8 @@ int cmd_check(int argc, char **argv)
 	ret = open_db(ca.dbpath, e.directory, &fdb);
 	if (ret)
 		goto out_free_entry;
-	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE) {
+	if (flags_translate(&e, db_root(fdb), &args) != FLAGS_PARSE ||
+	    args.assembly) {
 		flags_args_free(&args);
 		goto out_close;		/* not a kernel C file: nothing to do */
 	}

@@ -140,7 +140,7 @@ static const struct {
 	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
-	SET(EVERY_BODY, ao.every_body),
+	SET(EVERY_BODY, ao.every_body), SET(ASSEMBLY, ao.assembly),
 	SET(PER_ROOT, ao.per_root),
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),

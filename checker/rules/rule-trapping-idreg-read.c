@@ -62,7 +62,18 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 	} else if (ctx->def->how == SINK_ASM)
 		what = xasprintf("inline assembly executes %s",
 				 sink_insn(ctx->def));
-	else
+	else if (ctx->def->how == SINK_INSN) {
+		/* A .S line: no C helper is called from there. */
+		char *a = advice;
+
+		what = ctx->site->arg ?
+		       xasprintf("assembly executes %s of %s",
+				 sink_insn(ctx->def), reg->name) :
+		       xasprintf("assembly executes %s", sink_insn(ctx->def));
+		advice = xasprintf("%s; from assembly, load a copy kept in "
+				   "memory or pass the value in from C", a);
+		free(a);
+	} else
 		what = xasprintf("%s(%s) reads %s", ctx->def->name,
 				 ctx->site->arg ? ctx->site->arg : "",
 				 reg->name);
@@ -77,5 +88,14 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 bool rule_trapping_idreg_read_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 			     char **why)
 {
+	int k = sink_lookup_name(finding_sink(ctx->finding));
+
+	/* A .S line: no C rewrite fits there. */
+	if (k >= 0 && sink_at(k)->how == SINK_INSN) {
+		*why = xstrdup("an assembly source: no rewrite is written "
+			       "there (load a copy kept in memory, or pass "
+			       "the value in from C)");
+		return false;
+	}
 	return advice_fix_read(ctx, e, why);
 }

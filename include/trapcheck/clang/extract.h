@@ -2,7 +2,8 @@
 /*
  * TU extraction: parse one translation unit with libclang and record its
  * function definitions, direct call edges and sink sites. The AST is
- * disposed before extract_tu() returns; only these facts outlive it.
+ * disposed before extract_tu() returns; only these facts outlive it. An
+ * assembly source (.S) is read into the same facts by extract_asm().
  */
 #ifndef TRAPCHECK_EXTRACT_H
 #define TRAPCHECK_EXTRACT_H
@@ -48,5 +49,13 @@ struct extract_opts {
 int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	       const struct extract_opts *opts, struct tu_facts *out);
 const char *extract_error_name(int code);
+/*
+ * Read assembly source @file (.S) as @args build it (asm.c): preprocessed,
+ * its assembler macros expanded, its symbols, branches and instruction
+ * sinks into @out. Returns 0, or -EIO when it could not be preprocessed
+ * (@out->parse_error TU_NOT_READ, first_error says why).
+ */
+int extract_asm(const char *file, struct clang_args *args,
+		const struct extract_opts *opts, struct tu_facts *out);
 
 #endif /* TRAPCHECK_EXTRACT_H */

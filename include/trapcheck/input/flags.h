@@ -24,7 +24,7 @@ enum flag_action {
 /* Why an entry is not parsed at all. */
 enum flags_skip {
 	FLAGS_PARSE = 0,
-	FLAGS_SKIP_NOT_C,		/* .S, .s, ... */
+	FLAGS_SKIP_NOT_C,		/* .s, ..., and .S when not asked */
 	FLAGS_SKIP_HOST,		/* scripts/, tools/: host programs */
 	FLAGS_SKIP_COMPILER,		/* a compiler the table does not know */
 };
@@ -37,6 +37,7 @@ struct clang_args {
 	int nr_unknown;
 	size_t alloc_unknown;
 	char *target;			/* "aarch64-linux-gnu" or NULL (host) */
+	bool assembly;			/* an assembly source (.S) */
 };
 
 /*

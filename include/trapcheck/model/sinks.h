@@ -14,7 +14,11 @@
  * How a sink is written: a macro expansion, a call, or an instruction in
  * the template of an inline assembly statement (its name is "asm:INSN").
  */
-enum sink_how { SINK_MACRO, SINK_CALL, SINK_ASM };
+/*
+ * MACRO and CALL in C, ASM an instruction in C's inline assembly, INSN an
+ * instruction of an assembly source (.S: clang/asm.c).
+ */
+enum sink_how { SINK_MACRO, SINK_CALL, SINK_ASM, SINK_INSN };
 /*
  * What a sink does, for the rules: the generic classes, and from
  * SINK_ARCH on an architecture's own (its rules know them).
@@ -74,7 +78,7 @@ size_t sink_count(void);
 int sink_lookup(enum sink_how how, const char *name);
 /* The index of the sink whose table name is @name (any how), or -1. */
 int sink_lookup_name(const char *name);
-/* The instruction of a SINK_ASM sink ("asm:cpuid" -> "cpuid"). */
+/* The instruction of a SINK_ASM or SINK_INSN sink ("asm:cpuid" -> "cpuid"). */
 const char *sink_insn(const struct sink_def *def);
 /* Is a function of this name one the walk must not enter? */
 bool sink_is_opaque(const char *name);

@@ -76,6 +76,8 @@ struct analysis_opts {
 	 * blanks those an earlier TU of its own had (bodyskip.h).
 	 */
 	bool every_body;
+	/* Assembly sources (.S) read too (clang/asm.c); else skipped. */
+	bool assembly;
 	/* Each parser says its bodyskip.h counters when it ends (tests). */
 	bool bodyskip_stats;
 	const char *fault;		/* extract_opts.fault (tests) */

@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Assembly sources (--assembly, clang/asm.c): a .S entry of the compile
+# database is preprocessed with its own flags, its assembler macros
+# expanded (read_ctr inside dcache_line_size, as asm/assembler.h writes
+# them), and read for symbols, branches and trapping instructions: an
+# mrs of CTR_EL0 under alternative_if_not ARM64_MISMATCHED_CACHE_TYPE is
+# a warning at the .S line that invokes the macro, with that feature
+# condition; a C call into the assembly (clear_page()) and the
+# assembly's branch to C (b clear_page_account) are edges; an mrs of a
+# register no trap table names is no sink; "alternative_if CAP; b .Lskip;
+# alternative_else_nop_endif" makes what follows up to .Lskip run unless
+# CAP (as cache.S's caches_clean_inval_pou_macro). Without --assembly the .S is
+# skipped and the read only the assembly reaches is not reported.
+# Expectations are the fixture's tags (check-tags.py).
+. "$(dirname "$0")/../tap.sh"
+FX="$TOP/tests/fixtures/asm"
+cd "$SCRATCH" || exit 1
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --assembly --format=json \
+	-o a.json --db a.db
+check "the asm fixture with --assembly: exit 1" [ $? -eq 1 ]
+python3 "$TOP/tests/e2e/check-tags.py" "$FX" a.json > tags.out
+rc=$?
+sed 's/^/# /' tags.out
+check "its warnings are its tags (the two .S reads, their conditions, and the C read the assembly reaches)" [ $rc -eq 0 ]
+python3 - a.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert (s['tus_analysed'], s['tus_skipped'], s['sinks']) == (2, 0, 3), s
+f = [x for x in d['findings'] if x['function'] == 'clear_page'][0]
+assert f['message'].startswith(
+    'assembly executes mrs of CTR_EL0 (traps under HCR_EL2.TID2) on a hot '
+    'path; '), f['message']
+assert f['message'].endswith(
+    '; from assembly, load a copy kept in memory or pass the value in '
+    'from C'), f['message']
+assert (f['file'], f['line'], f['function']) == (
+    'arch/arm64/lib/clear_page.S', 20, 'clear_page'), f
+PY
+check "JSON: the .S site (line of the macro's invocation), its message and the summary's counts" [ $? -eq 0 ]
+
+check_that "callers clear_page: its C caller" \
+	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:33:2")" ]'
+check_that "callees clear_page: the local routine and the C function it branches to" \
+	'"$TRAPCHECK" callees clear_page --db a.db > callees.out &&
+	 grep -q "^__clear_page_tail	arch/arm64/lib/clear_page.S:25:1$" callees.out &&
+	 grep -q "^clear_page_account	arch/arm64/lib/clear_page.S:27:1$" callees.out &&
+	 [ "$(wc -l < callees.out)" -eq 2 ]'
+check_that "path from the C root through the assembly to C" \
+	'"$TRAPCHECK" path fault_root clear_page_account --db a.db | grep -q "clear_page	arch/arm64/lib/clear_page.S:27:1"'
+
+rm -rf fx && cp -r "$FX" fx
+"$TRAPCHECK" -p fx --roots-dir fx --assembly --fix > fix.out 2> fix.err
+check_that "--fix: no rewrite of a .S line, the reason said; the tree untouched" \
+	'grep -q "^arch/arm64/lib/clear_page.S:20:1: note: no fix: an assembly source: no rewrite is written there (load a copy kept in memory, or pass the value in from C)$" fix.err &&
+	 diff -r "$FX" fx > /dev/null'
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o c.json
+python3 - c.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
+assert not d['findings'] and not d['low_confidence'], d['findings']
+PY
+check "without --assembly: the .S skipped, nothing reported" [ $? -eq 0 ]
+done_testing
