@@ -22,6 +22,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,9 @@ struct asm_read {
 	struct strmap symbols;		/* global, typed or sized names */
 	struct strmap globals;
 	struct strmap included;
+	struct strmap cap_names;	/* "12" -> capv[]: its name */
+	const char **capv;
+	size_t nr_capv, alloc_capv;
 	const char *guard[ASM_MACRO_DEPTH];
 	int nr_guard;
 	/*
@@ -108,6 +112,7 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	for (i = 0; i < args->argc; i++)
 		argv[n++] = args->argv[i];
 	argv[n++] = (char *)"-E";
+	argv[n++] = (char *)"-dD";	/* the capabilities' numbers */
 	argv[n++] = (char *)"-x";
 	argv[n++] = (char *)"assembler-with-cpp";
 	argv[n++] = (char *)file;
@@ -359,6 +364,31 @@ static const char *negate(struct asm_read *r, const char *g)
 	return p;
 }
 
+/* "#define NAME NUMBER" of a capability header (arch.asm_caps). */
+static void cap_define(struct asm_read *r, const char *file, const char *d)
+{
+	const char *pat = arch_current()->asm_caps;
+	char name[128], num[32];
+
+	if (!pat || fnmatch(pat, file, 0) ||
+	    sscanf(d, "%127s %31s", name, num) != 2 ||
+	    strspn(num, "0123456789") != strlen(num))
+		return;
+	if (strmap_get(&r->cap_names, num) >= 0)
+		return;
+	strmap_put(&r->cap_names, num, (int)r->nr_capv);
+	*PUSH(r->capv, r->nr_capv, r->alloc_capv) =
+		strpool_intern(&r->pool, name);
+}
+
+/* The capability an alternative names: its name for its number. */
+static const char *cap_name(const struct asm_read *r, const char *ops)
+{
+	int k = strmap_get(&r->cap_names, ops);
+
+	return k >= 0 ? r->capv[k] : ops;
+}
+
 /* alternative_if CAP, alternative_if_not CAP, _else, _endif. */
 static bool alternative(struct asm_read *r, const char *w, size_t n,
 			const char *ops)
@@ -372,7 +402,7 @@ static bool alternative(struct asm_read *r, const char *w, size_t n,
 		if (r->nr_guard >= ASM_MACRO_DEPTH)
 			return true;
 		g = xasprintf("%salternative_has_cap_unlikely(%s)",
-			      not ? "!" : "", ops);
+			      not ? "!" : "", cap_name(r, ops));
 		r->guard[r->nr_guard++] = strpool_intern(&r->pool, g);
 		free(g);
 		return true;
@@ -540,6 +570,10 @@ static void read_text(struct asm_read *r, char *text)
 			free(rel);
 			free(norm);
 			line = l - 1;
+			continue;
+		}
+		if (!strncmp(p, "#define ", 8)) {
+			cap_define(r, file, p + 8);
 			continue;
 		}
 		if (p[0] == '#')
@@ -742,6 +776,8 @@ static void read_free(struct asm_read *r)
 	strmap_free(&r->symbols);
 	strmap_free(&r->globals);
 	strmap_free(&r->included);
+	strmap_free(&r->cap_names);
+	free(r->capv);
 	strpool_free(&r->pool);
 }
 
@@ -767,6 +803,7 @@ int extract_asm(const char *file, struct clang_args *args,
 	strmap_init(&r.symbols);
 	strmap_init(&r.globals);
 	strmap_init(&r.included);
+	strmap_init(&r.cap_names);
 	read_text(&r, text);
 	free(text);
 	find_symbols(&r);

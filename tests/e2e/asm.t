@@ -10,7 +10,10 @@
 # assembly's branch to C (b clear_page_account) are edges; an mrs of a
 # register no trap table names is no sink; "alternative_if CAP; b .Lskip;
 # alternative_else_nop_endif" makes what follows up to .Lskip run unless
-# CAP (as cache.S's caches_clean_inval_pou_macro). Without --assembly the .S is
+# CAP (as cache.S's caches_clean_inval_pou_macro); a capability the
+# preprocessor replaced by its number is named again from the generated
+# capability header (and not from another header's equal number).
+# Without --assembly the .S is
 # skipped and the read only the assembly reaches is not reported.
 # Expectations are the fixture's tags (check-tags.py).
 . "$(dirname "$0")/../tap.sh"

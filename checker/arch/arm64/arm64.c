@@ -1116,6 +1116,8 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(mode_paths),
 	ARCH_TABLE(machine),
 	ARCH_TABLE(guest_outers),
+	/* Linux 6.12: cpucap-defs.h; 6.1: cpucaps.h (gen-cpucaps.awk). */
+	.asm_caps = "*/generated/asm/cpucap*.h",
 	.trace_kinds = arm64_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(arm64_trace_kinds),
 	.trace_events = arm64_trace_events,

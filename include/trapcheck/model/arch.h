@@ -320,6 +320,12 @@ struct arch {
 	 */
 	const char *feature_prefix;
 	const char *feature_enum;
+	/*
+	 * The generated headers (an fnmatch(3) pattern of their path) whose
+	 * "#define NAME NUMBER" lines name the capabilities its assembly's
+	 * alternatives test after preprocessing (clang/asm.c), or NULL.
+	 */
+	const char *asm_caps;
 	bool (*feature_bit)(const char *name, const char *arg,
 			    const char *mask, const struct arch_enum *words,
 			    size_t nr_words, unsigned int *word,
