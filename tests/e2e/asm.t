@@ -69,4 +69,14 @@ assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
 assert not d['findings'] and not d['low_confidence'], d['findings']
 PY
 check "without --assembly: the .S skipped, nothing reported" [ $? -eq 0 ]
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o d.json --db a.db
+python3 - d.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
+assert not d['findings'] and not d['low_confidence'], d['findings']
+PY
+check "without --assembly on a database that holds the .S's facts: they are not linked" [ $? -eq 0 ]
 done_testing
