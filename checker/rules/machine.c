@@ -10,9 +10,11 @@
  * or its file when the compile command names none.
  *
  * A chain needs such a driver's device when it enters the driver's code
- * through a static function (nothing outside the module calls it but
- * through what the driver registers once bound) or enters a loadable
- * module of it at all (nothing of an =m module runs unless it is loaded,
+ * through what the driver registers once bound: a static function
+ * (nothing outside the module calls it otherwise), a call through a
+ * struct member, or a root's entry that its root set does not list by
+ * name (a "member:" or "register:" line found it); or when it enters a
+ * loadable module of it at all (nothing of an =m module runs unless it is loaded,
  * and udev loads a driver for a device it has). A loadable module with
  * no match tables that only such drivers call (a driver's core library:
  * its bus modules hold the tables) is loaded for them only: a chain into
@@ -311,40 +313,62 @@ static int step_node(const struct machine *m, const struct chain_step *s)
 	return k;
 }
 
+/* Is @fn one of the functions root set @set lists by name? */
+static bool listed(const struct root_set *set, const char *fn)
+{
+	size_t i;
+
+	for (i = 0; set && i < set->nr; i++)
+		if (!strcmp(set->funcs[i], fn))
+			return true;
+	return false;
+}
+
 /*
  * The driver whose device chain @c needs, or NULL: the first step that
- * enters a dead function's driver from outside it (or is the root's).
+ * enters a driver the profile has no device of from outside it, through
+ * what the driver registers (a static function, a call through a struct
+ * member, the root's entry when the root set does not list it by name:
+ * a "member:" or "register:" line's), or into a loadable module of it.
  */
 static const struct machine_driver *needs(const struct machine *m,
 					  const struct graph *g,
+					  const struct root_set *set,
 					  const struct chain *c)
 {
+	const struct machine_driver *d;
 	int k, prev = -1;
 	size_t i;
 
 	for (i = 0; i < c->len; i++, prev = k) {
 		k = step_node(m, &c->steps[i]);
-		if (k < 0 || !dead(m, g, k))
+		if (k < 0 || node_group(m, k) < 0)
+			continue;
+		d = &m->drivers[node_group(m, k)];
+		if (!absent(d))
 			continue;
 		if (prev >= 0 && node_group(m, prev) == node_group(m, k))
 			continue;
-		return &m->drivers[node_group(m, k)];
+		if (g->nodes[k].is_static || d->loadable ||
+		    c->steps[i].inferred ||
+		    (!i && !listed(set, c->steps[i].function)))
+			return d;
 	}
 	return NULL;
 }
 
 char *machine_refusal(const struct machine *m, const struct graph *g,
-		      const struct chain *c, const struct chain *others,
-		      size_t nr_others)
+		      const struct root_set *set, const struct chain *c,
+		      const struct chain *others, size_t nr_others)
 {
 	const struct machine_driver *d;
 	size_t j;
 
 	if (!m->profile || !m->counts)
 		return NULL;
-	d = needs(m, g, c);
+	d = needs(m, g, set, c);
 	for (j = 0; d && j < nr_others; j++)
-		if (!needs(m, g, &others[j]))
+		if (!needs(m, g, set, &others[j]))
 			return NULL;
 	if (!d)
 		return NULL;

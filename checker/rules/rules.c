@@ -682,7 +682,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 				g, &f->chains[0], f->chains + 1,
 				f->nr_chains - 1);
 		/* A driver no device of the guest's machine binds. */
-		f->doubt.no_device = machine_refusal(m, g, &f->chains[0],
+		f->doubt.no_device = machine_refusal(m, g, &roots->sets[j],
+						     &f->chains[0],
 						     f->chains + 1,
 						     f->nr_chains - 1);
 		/* A rare branch only, the others: notes (finding_low()). */

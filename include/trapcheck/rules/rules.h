@@ -110,9 +110,11 @@ char *outer_guest_refusal(const struct graph *g, const struct chain *c,
  * machine.c: the drivers of the analysed tree (their modules, from the
  * TUs' module rows; their devices, from their match tables) and whether
  * the machine profile has a device of each. A chain that enters a driver
- * the profile has no device of through a static function (what the
- * driver registers once bound), or enters a loadable module that is such
- * a driver or that only such drivers call, runs in no such guest.
+ * the profile has no device of through what the driver registers once
+ * bound (a static function, a call through a struct member, a root's
+ * entry its root set does not list by name), or enters a loadable module
+ * that is such a driver or that only such drivers call, runs in no such
+ * guest.
  */
 struct machine_driver {
 	const char *name;	/* its module (KBUILD_MODFILE), or its file */
@@ -146,8 +148,8 @@ void machine_free(struct machine *m);
  * string, or NULL.
  */
 char *machine_refusal(const struct machine *m, const struct graph *g,
-		      const struct chain *c, const struct chain *others,
-		      size_t nr_others);
+		      const struct root_set *set, const struct chain *c,
+		      const struct chain *others, size_t nr_others);
 /* Its advice for a read of a register chosen at run time. */
 const char *advice_any_read(void);
 /* Its advice for an identification instruction used to serialize. */
