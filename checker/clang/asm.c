@@ -16,7 +16,9 @@
  *    invocation, with the macro's name as "via");
  *  - alternatives: the statements between alternative_if_not CAP and
  *    alternative_else run unless CAP, those after it when CAP, and so on:
- *    each carries its condition (kind feature: conditions.def).
+ *    each carries its condition (kind feature: conditions.def); a block
+ *    that branches over what follows (b .Lskip) or returns (ret) gives
+ *    that part the negation, up to the label or the symbol's end.
  * Conditional assembly (.if, .ifc) is read on both sides.
  */
 #include <ctype.h>
@@ -290,6 +292,8 @@ static void expand(struct asm_read *r, const struct asm_macro *m,
 		   const char *ops, int depth)
 {
 	char *copy = xstrdup(ops), *tok, **args = NULL;
+	/* \@ is this expansion's number in all of its lines. */
+	unsigned int count = ++r->expansions;
 	size_t nr = 0, alloc = 0, i;
 
 	for (tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
@@ -303,10 +307,8 @@ static void expand(struct asm_read *r, const struct asm_macro *m,
 			*PUSH(args, nr, alloc) = xstrdup(tok);
 		free(one);
 	}
-	r->expansions++;
 	for (i = 0; i < m->nr_body; i++) {
-		char *t = substitute(m, args, nr, m->body[i].text,
-				     r->expansions);
+		char *t = substitute(m, args, nr, m->body[i].text, count);
 
 		process(r, file, line, via, t, depth + 1);
 		free(t);
@@ -491,6 +493,12 @@ static void statement(struct asm_read *r, const char *file, unsigned int line,
 	}
 	if (alternative(r, s, n, trim(s + n)))
 		return;
+	/* A symbol's end (SYM_FUNC_END()): no alternative goes on past it. */
+	if (is_word(s, n, ".size")) {
+		r->nr_guard = 0;
+		r->skip_depth = -1;
+		r->skip_label = r->skip_guard = NULL;
+	}
 	if (depth < ASM_MACRO_DEPTH && s[0] != '.') {
 		char *w = xstrndup(s, n);
 
@@ -503,7 +511,10 @@ static void statement(struct asm_read *r, const char *file, unsigned int line,
 			return;
 		}
 	}
-	/* "b .Lx" in an alternative's block: what follows, up to .Lx. */
+	/*
+	 * "b .Lx" in an alternative's block: what follows runs, up to .Lx,
+	 * only without it; "ret": up to the symbol's end.
+	 */
 	if (r->nr_guard && r->skip_depth < 0 && n == 1 && s[0] == 'b' &&
 	    isspace((unsigned char)s[1])) {
 		const char *t = trim(s + 1);
@@ -512,6 +523,9 @@ static void statement(struct asm_read *r, const char *file, unsigned int line,
 			r->skip_label = strpool_intern(&r->pool, t);
 			r->skip_guard = negate(r, r->guard[r->nr_guard - 1]);
 		}
+	} else if (r->nr_guard && r->skip_depth < 0 && is_word(s, n, "ret")) {
+		r->skip_label = NULL;
+		r->skip_guard = negate(r, r->guard[r->nr_guard - 1]);
 	}
 	add_stmt(r, file, line, via, NULL, s);
 }

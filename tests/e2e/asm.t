@@ -10,7 +10,8 @@
 # assembly's branch to C (b clear_page_account) are edges; an mrs of a
 # register no trap table names is no sink; "alternative_if CAP; b .Lskip;
 # alternative_else_nop_endif" makes what follows up to .Lskip run unless
-# CAP (as cache.S's caches_clean_inval_pou_macro); a capability the
+# CAP (as cache.S's caches_clean_inval_pou_macro), "alternative_if CAP;
+# ret" up to the symbol's end (icache_inval_pou); a capability the
 # preprocessor replaced by its number is named again from the generated
 # capability header (and not from another header's equal number).
 # Without --assembly the .S is
@@ -31,7 +32,13 @@ python3 - a.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d['summary']
-assert (s['tus_analysed'], s['tus_skipped'], s['sinks']) == (2, 0, 3), s
+assert (s['tus_analysed'], s['tus_skipped'], s['sinks']) == (2, 0, 4), s
+# No alternative's condition leaks past its symbol's end (a nested
+# macro's expansion numbered the labels of the one around it apart).
+ic = [x for x in d['findings'] if x['function'] == 'icache_inval'][0]
+assert sorted(c['text'] for c in ic['conditions']) == [
+    '!alternative_has_cap_unlikely(ARM64_HAS_CACHE_DIC)',
+    '!alternative_has_cap_unlikely(ARM64_MISMATCHED_CACHE_TYPE)'], ic['conditions']
 f = [x for x in d['findings'] if x['function'] == 'clear_page'][0]
 assert f['message'].startswith(
     'assembly executes mrs of CTR_EL0 (traps under HCR_EL2.TID2) on a hot '
@@ -45,7 +52,7 @@ PY
 check "JSON: the .S site (line of the macro's invocation), its message and the summary's counts" [ $? -eq 0 ]
 
 check_that "callers clear_page: its C caller" \
-	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:33:2")" ]'
+	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:34:2")" ]'
 check_that "callees clear_page: the local routine and the C function it branches to" \
 	'"$TRAPCHECK" callees clear_page --db a.db > callees.out &&
 	 grep -q "^__clear_page_tail	arch/arm64/lib/clear_page.S:25:1$" callees.out &&
