@@ -23,7 +23,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
@@ -106,7 +105,8 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	char **argv = xcalloc((size_t)args->argc + 8, sizeof(*argv));
 	int fd[2], status, n = 0, i;
 	size_t len = 0, cap = 0;
-	char *buf = NULL;
+	char *buf = NULL, first[512] = "";
+	FILE *err = tmpfile();
 	ssize_t got;
 	pid_t pid;
 
@@ -119,8 +119,10 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	argv[n++] = (char *)"assembler-with-cpp";
 	argv[n++] = (char *)file;
 	argv[n] = NULL;
-	if (pipe(fd)) {
+	if (!err || pipe(fd)) {
 		*why = xasprintf("cannot preprocess: %s", strerror(errno));
+		if (err)
+			fclose(err);
 		free(argv);
 		return NULL;
 	}
@@ -129,15 +131,13 @@ static char *preprocess(const char *file, const struct clang_args *args,
 		*why = xasprintf("cannot preprocess: %s", strerror(errno));
 		close(fd[0]);
 		close(fd[1]);
+		fclose(err);
 		free(argv);
 		return NULL;
 	}
 	if (!pid) {
-		int null = open("/dev/null", O_WRONLY);
-
 		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
+		dup2(fileno(err), 2);	/* its first line says why it failed */
 		close(fd[0]);
 		execv(argv[0], argv);
 		_exit(127);
@@ -163,14 +163,21 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	close(fd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	rewind(err);
+	while (fgets(first, sizeof(first), err) &&
+	       !strstr(first, "error"))
+		;
+	first[strcspn(first, "\n")] = '\0';
+	fclose(err);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || len > ASM_MAX_OUTPUT) {
 		*why = WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
 		       xasprintf("cannot run %s", CLANG_BIN) :
 		       len > ASM_MAX_OUTPUT ?
 		       xasprintf("preprocessed output over %u MiB",
 				 ASM_MAX_OUTPUT >> 20) :
-		       xstrdup("the preprocessor failed (clang -E "
-			       "-x assembler-with-cpp)");
+		       xasprintf("the preprocessor failed (clang -E "
+				 "-x assembler-with-cpp)%s%s",
+				 *first ? ": " : "", first);
 		free(buf);
 		return NULL;
 	}

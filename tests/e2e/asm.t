@@ -86,4 +86,12 @@ assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
 assert not d['findings'] and not d['low_confidence'], d['findings']
 PY
 check "without --assembly on a database that holds the .S's facts: they are not linked" [ $? -eq 0 ]
+# A .S that does not preprocess: its error, the rest analysed, no success.
+rm -rf bad && cp -r "$FX" bad && echo '#include "nonexistent.h"' >> bad/arch/arm64/lib/clear_page.S
+"$TRAPCHECK" -p bad --roots-dir bad --assembly > bad.out 2> bad.err
+rc=$?
+check_that "a .S that does not preprocess: a note with clang's error, the C TU analysed, exit 4 (too little analysed)" \
+	'[ $rc -eq 4 ] &&
+	 grep -q "^arch/arm64/lib/clear_page.S: note: not analysed: the preprocessor failed (clang -E -x assembler-with-cpp): .*clear_page.S:[0-9]*:[0-9]*: fatal error: .nonexistent.h. file not found$" bad.err &&
+	 grep -q "1 TUs analysed (1 with errors" bad.err'
 done_testing
