@@ -29,12 +29,24 @@ static const struct cond_def cond_table[] = {
 
 static enum cond_kind match(const struct cond_def *t, size_t nr,
 			    const char *atom, bool negated,
-			    const char **label, bool *found)
+			    const char **label, bool *found, bool subsets)
 {
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
-		if (!strstr(atom, t[i].pattern))
+		const char *pat = t[i].pattern;
+
+		if (subsets && t[i].kind != COND_SUBSET)
+			continue;
+		/* "!x": the negated atom only, as a positive one. */
+		if (*pat == '!') {
+			if (!negated || !strstr(atom, pat + 1))
+				continue;
+			*found = true;
+			*label = t[i].when_true;
+			return t[i].kind;
+		}
+		if (!strstr(atom, pat))
 			continue;
 		/*
 		 * An early return on a rare test leads to the common path;
@@ -59,10 +71,14 @@ enum cond_kind cond_classify(const char *atom, const char **label)
 	enum cond_kind k;
 
 	*label = NULL;
-	k = match(cond_table, ARRAY_SIZE(cond_table), core, negated, label,
-		  &found);
+	/* An architecture's SUBSET lines first: they narrow generic ones. */
+	k = match(a->conds, a->nr_conds, core, negated, label, &found, true);
 	if (!found)
-		k = match(a->conds, a->nr_conds, core, negated, label, &found);
+		k = match(cond_table, ARRAY_SIZE(cond_table), core, negated,
+			  label, &found, false);
+	if (!found)
+		k = match(a->conds, a->nr_conds, core, negated, label, &found,
+			  false);
 	return k;
 }
 

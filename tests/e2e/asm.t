@@ -11,7 +11,10 @@
 # register no trap table names is no sink; "alternative_if CAP; b .Lskip;
 # alternative_else_nop_endif" makes what follows up to .Lskip run unless
 # CAP (as cache.S's caches_clean_inval_pou_macro), "alternative_if CAP;
-# ret" up to the symbol's end (icache_inval_pou); a capability the
+# ret" up to the symbol's end (icache_inval_pou); a C caller's
+# !test_bit(PG_dcache_clean, ...) makes the rate per executable mapping
+# of a page written since its last maintenance (arm64's SUBSET line,
+# matched before the generic test_bit( one); a capability the
 # preprocessor replaced by its number is named again from the generated
 # capability header (and not from another header's equal number).
 # Without --assembly the .S is
@@ -52,7 +55,7 @@ PY
 check "JSON: the .S site (line of the macro's invocation), its message and the summary's counts" [ $? -eq 0 ]
 
 check_that "callers clear_page: its C caller" \
-	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:34:2")" ]'
+	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:53:2")" ]'
 check_that "callees clear_page: the local routine and the C function it branches to" \
 	'"$TRAPCHECK" callees clear_page --db a.db > callees.out &&
 	 grep -q "^__clear_page_tail	arch/arm64/lib/clear_page.S:25:1$" callees.out &&
