@@ -206,6 +206,7 @@ static void test_translate_kbuild(void **state)
 	assert_int_equal(flags_translate(&fork_entry, "/tree", &a),
 			 FLAGS_PARSE);
 	assert_string_equal(a.target, "aarch64-linux-gnu");
+	assert_false(a.assembly);
 	assert_true(a.argc > 0);
 	assert_string_equal(a.argv[0], "--target=aarch64-linux-gnu");
 
@@ -309,15 +310,45 @@ static enum flags_skip translate(const char *file, const char *root,
 	return flags_translate(&e, root, a);
 }
 
+/* The module kbuild builds a TU into: KBUILD_MODFILE, else KBUILD_MODNAME. */
+static void test_module(void **state)
+{
+	char *argv[] = { "aarch64-linux-gnu-gcc", "-DMODULE",
+			 "-DKBUILD_MODNAME=\"ath11k\"", "-c",
+			 "drivers/net/wireless/ath/ath11k/ce.c" };
+	struct clang_args a;
+	bool loadable;
+	char *mod;
+
+	(void)state;
+	assert_int_equal(flags_translate(&fork_entry, "/tree", &a),
+			 FLAGS_PARSE);
+	mod = flags_module(&a, &loadable);
+	assert_string_equal(mod, "kernel/fork");
+	assert_false(loadable);
+	free(mod);
+	flags_args_free(&a);
+	assert_int_equal(translate("/tree/drivers/net/wireless/ath/ath11k/ce.c",
+				   "/tree", argv, ARRAY_SIZE(argv), &a),
+			 FLAGS_PARSE);
+	mod = flags_module(&a, &loadable);
+	assert_string_equal(mod, "ath11k");
+	assert_true(loadable);
+	free(mod);
+	flags_args_free(&a);
+}
+
 static void test_skip_not_c(void **state)
 {
 	char *argv[] = { "aarch64-linux-gnu-gcc", "-D__ASSEMBLY__", "-c",
 			 "arch/arm64/kernel/entry.S" };
 	struct clang_args a;
 
+	/* A .S is translated, marked: the pipeline reads it with
+	 * --assembly only (clang/asm.c). */
 	assert_int_equal(translate("/tree/arch/arm64/kernel/entry.S", "/tree",
-				   argv, ARRAY_SIZE(argv), &a),
-			 FLAGS_SKIP_NOT_C);
+				   argv, ARRAY_SIZE(argv), &a), FLAGS_PARSE);
+	assert_true(a.assembly);
 	flags_args_free(&a);
 	assert_int_equal(translate("/tree/lib/a.s", "/tree", argv,
 				   ARRAY_SIZE(argv), &a), FLAGS_SKIP_NOT_C);
@@ -420,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_translate_kbuild),
 		cmocka_unit_test(test_drop_unknown),
 		cmocka_unit_test(test_translate_separate_define),
+		cmocka_unit_test(test_module),
 		cmocka_unit_test(test_skip_not_c),
 		cmocka_unit_test(test_skip_host),
 		cmocka_unit_test(test_skip_host_fs_root),
