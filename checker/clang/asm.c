@@ -229,9 +229,10 @@ static bool symbol_name(const char *s)
 /* The macro's parameters: "name, a, b:req, c=0" after the name. */
 static void macro_params(struct asm_macro *m, char *p)
 {
-	char *tok;
+	char *tok, *save = NULL;
 
-	for (tok = strtok(p, ", \t"); tok; tok = strtok(NULL, ", \t")) {
+	for (tok = strtok_r(p, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
 		size_t n = strcspn(tok, ":=");
 
 		*PUSH(m->params, m->nr_params, m->alloc_params) =
@@ -298,19 +299,21 @@ static void expand(struct asm_read *r, const struct asm_macro *m,
 		   const char *file, unsigned int line, const char *via,
 		   const char *ops, int depth)
 {
-	char *copy = xstrdup(ops), *tok, **args = NULL;
+	char *copy = xstrdup(ops), *tok, **args = NULL, *save = NULL;
 	/* \@ is this expansion's number in all of its lines. */
 	unsigned int count = ++r->expansions;
 	size_t nr = 0, alloc = 0, i;
 
-	for (tok = strtok(copy, ","); tok; tok = strtok(NULL, ","))
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
 		*PUSH(args, nr, alloc) = xstrdup(trim(tok));
 	/* "read_ctr x3" gives one argument; "op a b" (spaces) several. */
 	if (nr == 1 && m->nr_params > 1 && strchr(args[0], ' ')) {
 		char *one = args[0];
 
 		nr = 0;
-		for (tok = strtok(one, " \t"); tok; tok = strtok(NULL, " \t"))
+		for (tok = strtok_r(one, " \t", &save); tok;
+		     tok = strtok_r(NULL, " \t", &save))
 			*PUSH(args, nr, alloc) = xstrdup(tok);
 		free(one);
 	}
