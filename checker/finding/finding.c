@@ -8,6 +8,7 @@
 
 #include "trapcheck/finding/finding.h"
 #include "trapcheck/model/conditions.h"
+#include "trapcheck/model/guards.h"
 #include "trapcheck/model/sinks.h"
 
 /* A finding through more inferred calls than this is of low confidence. */
@@ -55,12 +56,26 @@ static bool own_nested(const struct finding *f)
 	return f->nr_chains && f->chains[0].nested;
 }
 
+const char *finding_only_when(const struct finding *f)
+{
+	const struct chain *c = f->nr_chains ? &f->chains[0] : NULL;
+	size_t i;
+
+	if (!c || c->args_hold)
+		return NULL;
+	for (i = 0; i < c->len; i++)
+		if (guards_have(c->steps[i].guards, GUARD_ARGUMENT))
+			return c->steps[i].guards;
+	return NULL;
+}
+
 static bool own_low(const struct finding *f)
 {
-	return f->doubt.inferred > CONFIDENT_INFERRED || f->doubt.only_when ||
+	return f->doubt.inferred > CONFIDENT_INFERRED ||
+	       finding_only_when(f) ||
 	       f->doubt.unless || f->doubt.not_offered || f->doubt.not_then ||
 	       f->doubt.not_in_kvm ||
-	       f->doubt.no_device ||
+	       f->doubt.no_device || f->doubt.machine_doubt ||
 	       (f->root && finding_rare_only(f));
 }
 
@@ -133,6 +148,7 @@ void finding_free(struct finding *f)
 	free(f->doubt.not_in_kvm);
 	free(f->doubt.not_then);
 	free(f->doubt.no_device);
+	free(f->doubt.machine_doubt);
 	for (j = 0; j < f->nr_chains; j++)
 		free(f->chains[j].steps);
 	free(f->chains);

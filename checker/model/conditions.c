@@ -19,6 +19,7 @@ const char *const cond_kind_names[COND_KINDS] = {
 	[COND_OTHER] = "other", [COND_RARE] = "rare", [COND_FLAG] = "flag",
 	[COND_MODE] = "mode", [COND_FEATURE] = "feature",
 	[COND_ARGUMENT] = "argument", [COND_SUBSET] = "subset",
+	[COND_MACHINE] = "machine",
 };
 
 static const struct cond_def cond_table[] = {
@@ -56,8 +57,9 @@ static enum cond_kind match(const struct cond_def *t, size_t nr,
 		    negated)
 			continue;
 		*found = true;
-		*label = negated && t[i].kind == COND_MODE ? t[i].when_false :
-							      t[i].when_true;
+		*label = negated && (t[i].kind == COND_MODE ||
+				     t[i].kind == COND_MACHINE) ?
+			 t[i].when_false : t[i].when_true;
 		return t[i].kind;
 	}
 	return COND_OTHER;

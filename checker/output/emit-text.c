@@ -228,7 +228,7 @@ void emit_low(FILE *out, const struct findings *low)
 
 	for (i = 0; i < low->nr; i++) {
 		const struct finding *f = &low->v[i];
-		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
+		char *arg = guards_find(finding_only_when(f), GUARD_ARGUMENT);
 
 		if (f->doubt.unless)
 			fprintf(out, "%s:%u:%u: note: low confidence, not "
@@ -250,6 +250,11 @@ void emit_low(FILE *out, const struct findings *low)
 				"machine, not warned of: %s() reached from %s, "
 				"but %s: ", FINDING_AT(f), f->fn->name,
 				f->root, f->doubt.no_device);
+		else if (f->doubt.machine_doubt)
+			fprintf(out, "%s:%u:%u: note: low confidence, not "
+				"warned of: %s() reached from %s, but %s: ",
+				FINDING_AT(f), f->fn->name, f->root,
+				f->doubt.machine_doubt);
 		else if (f->doubt.not_then)
 			fprintf(out, "%s:%u:%u: note: not in its phase, not "
 				"warned of: %s() reached from %s, but %s: ",

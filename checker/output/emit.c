@@ -195,8 +195,11 @@ static void why_low_json(json_t *o, const struct finding *f)
 	if (f->doubt.no_device)
 		json_object_set_new(o, "no_device",
 				    json_text(f->doubt.no_device));
-	if (f->doubt.only_when) {
-		char *arg = guards_find(f->doubt.only_when, GUARD_ARGUMENT);
+	if (f->doubt.machine_doubt)
+		json_object_set_new(o, "machine_doubt",
+				    json_text(f->doubt.machine_doubt));
+	if (finding_only_when(f)) {
+		char *arg = guards_find(finding_only_when(f), GUARD_ARGUMENT);
 
 		json_object_set_new(o, "only_when", json_text(arg));
 		free(arg);

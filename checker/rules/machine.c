@@ -19,12 +19,21 @@
  * no match tables that only such drivers call (a driver's core library:
  * its bus modules hold the tables) is loaded for them only: a chain into
  * it needs one of their devices too.
+ *
+ * A chain also needs what its conditions ask of the device it drives: an
+ * atom of kind MACHINE (model/conditions.def: "!dma_kmalloc_safe(dev,
+ * dir)") that is false for a device with a property (machine.def
+ * PROPERTY: "dma-coherent") never holds on a machine whose every device
+ * has it. When only some machines of the profile are known to have it,
+ * the finding is one of low confidence that says so.
  */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
@@ -357,21 +366,223 @@ static const struct machine_driver *needs(const struct machine *m,
 	return NULL;
 }
 
+/* Machine profile @name's line for property @prop, or NULL. */
+static const struct arch_device *property_line(const char *name,
+					       const char *prop)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; i < a->nr_machine; i++) {
+		const struct arch_device *d = &a->machine[i];
+
+		if (!strcmp(d->bus, "property") && !strcmp(d->profile, name) &&
+		    !strcmp(d->id, prop))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * How many machines of @profile ("guest": every profile of machine.def)
+ * there are, in *@all, and how many of them have property @prop.
+ */
+static size_t property_held(const char *profile, const char *prop,
+			    size_t *all)
+{
+	const struct arch *a = arch_current();
+	size_t i, j, held = 0;
+
+	*all = 0;
+	for (i = 0; i < a->nr_machine; i++) {
+		const char *name = a->machine[i].profile;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(a->machine[j].profile, name))
+				break;
+		if (j < i || (strcmp(profile, "guest") &&
+			      strcmp(profile, name)))
+			continue;
+		(*all)++;
+		held += property_line(name, prop) != NULL;
+	}
+	return held;
+}
+
+/*
+ * Is @atom the negation of one call, "!name(...)", whose name is of kind
+ * MACHINE? Its property in *@prop.
+ */
+static bool negated_machine_call(const char *atom, const char **prop)
+{
+	const char *p = atom + 1, *e;
+	char *name;
+	int depth = 0;
+	bool ok;
+
+	if (atom[0] != '!' || !(isalpha((unsigned char)*p) || *p == '_'))
+		return false;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (*p != '(')
+		return false;
+	for (e = p; *e; e++) {
+		depth += *e == '(';
+		depth -= *e == ')';
+		if (!depth)
+			break;
+	}
+	if (!*e || e[1])
+		return false;
+	name = xstrndup(atom + 1, (size_t)(p + 1 - (atom + 1)));
+	ok = cond_classify(name, prop) == COND_MACHINE && *prop;
+	free(name);
+	return ok;
+}
+
+/*
+ * The first atom of chain @c that a device with a property makes false
+ * (a new string), its property in *@prop; NULL: none.
+ */
+static char *needs_without(const struct chain *c, const char **prop)
+{
+	char *found = NULL, **atoms;
+	size_t i, j, n;
+
+	for (i = 0; i < c->len && !found; i++) {
+		if (!c->steps[i].guards)
+			continue;
+		n = cond_atoms(c->steps[i].guards, &atoms);
+		for (j = 0; j < n; j++) {
+			if (!found && negated_machine_call(atoms[j], prop))
+				found = atoms[j];
+			else
+				free(atoms[j]);
+		}
+		free(atoms);
+	}
+	return found;
+}
+
+enum chain_verdict {
+	RUNS,		/* nothing rules it out */
+	NO_DEVICE,	/* it needs a device no machine has */
+	NO_PROPERTY,	/* it needs a device without a property all have */
+	SOME_PROPERTY,	/* ... that only some machines are known to have */
+};
+
+static enum chain_verdict verdict(const struct machine *m,
+				  const struct graph *g,
+				  const struct root_set *set,
+				  const struct chain *c)
+{
+	const char *prop;
+	size_t all, held;
+	char *atom;
+
+	if (m->counts && needs(m, g, set, c))
+		return NO_DEVICE;
+	atom = needs_without(c, &prop);
+	if (!atom)
+		return RUNS;
+	free(atom);
+	held = property_held(m->profile, prop, &all);
+	if (!held)
+		return RUNS;
+	return held == all ? NO_PROPERTY : SOME_PROPERTY;
+}
+
+/* "virt: SOURCE; cloud: SOURCE" for the machines of @profile with @prop. */
+static char *property_sources(const char *profile, const char *prop,
+			      char **without)
+{
+	const struct arch *a = arch_current();
+	char *out = NULL, *old;
+	size_t i, j;
+
+	*without = NULL;
+	for (i = 0; i < a->nr_machine; i++) {
+		const char *name = a->machine[i].profile;
+		const struct arch_device *d;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(a->machine[j].profile, name))
+				break;
+		if (j < i || (strcmp(profile, "guest") &&
+			      strcmp(profile, name)))
+			continue;
+		d = property_line(name, prop);
+		if (!d) {
+			old = *without;
+			*without = xasprintf("%s%s%s", old ? old : "",
+					     old ? ", " : "", name);
+			free(old);
+			continue;
+		}
+		old = out;
+		out = xasprintf("%s%s%s (%s)", old ? old : "",
+				old ? "; " : "", name, d->source);
+		free(old);
+	}
+	return out;
+}
+
+/* Why chain @c, of verdict NO_PROPERTY or SOME_PROPERTY, may not run. */
+static char *property_why(const struct machine *m, const struct chain *c)
+{
+	const char *prop;
+	char *atom = needs_without(c, &prop), *src, *without, *why;
+
+	src = property_sources(m->profile, prop, &without);
+	if (!without)
+		why = xasprintf("it runs only when %s, which is false for a "
+				"%s device, and every device of every machine "
+				"of --machine=%s is %s: %s", atom, prop,
+				m->profile, prop, src);
+	else
+		why = xasprintf("it runs only when %s, which is false for a "
+				"%s device, as every device of %s is; those "
+				"of %s are not known to be", atom, prop, src,
+				without);
+	free(src);
+	free(without);
+	free(atom);
+	return why;
+}
+
 char *machine_refusal(const struct machine *m, const struct graph *g,
 		      const struct root_set *set, const struct chain *c,
-		      const struct chain *others, size_t nr_others)
+		      const struct chain *others, size_t nr_others,
+		      char **doubt)
 {
+	const struct chain *partial = NULL;
 	const struct machine_driver *d;
+	enum chain_verdict v, first;
 	size_t j;
 
-	if (!m->profile || !m->counts)
+	*doubt = NULL;
+	if (!m->profile)
 		return NULL;
-	d = needs(m, g, set, c);
-	for (j = 0; d && j < nr_others; j++)
-		if (!needs(m, g, set, &others[j]))
+	first = verdict(m, g, set, c);
+	if (first == RUNS)
+		return NULL;
+	if (first == SOME_PROPERTY)
+		partial = c;
+	for (j = 0; j < nr_others; j++) {
+		v = verdict(m, g, set, &others[j]);
+		if (v == RUNS)
 			return NULL;
-	if (!d)
+		if (v == SOME_PROPERTY && !partial)
+			partial = &others[j];
+	}
+	/* Some machine of the profile may run it: a doubt, not a reason. */
+	if (partial) {
+		*doubt = property_why(m, partial);
 		return NULL;
+	}
+	if (first == NO_PROPERTY)
+		return property_why(m, c);
+	d = needs(m, g, set, c);
 	if (d->unused)
 		return xasprintf("it runs only in module %s.ko, which only "
 				 "drivers of devices no machine of "

@@ -449,23 +449,6 @@ static const struct reach *pick(const struct reach *steady,
 	return reach_has(any, s->func) ? any : NULL;
 }
 
-/*
- * The guards of the first step (or the site) that holds only for one
- * value of an argument (a case of a switch on a parameter), or NULL:
- * none, or the constants the chain passes make them hold (args.h).
- */
-static const char *chain_only_when(const struct chain *c)
-{
-	size_t i;
-
-	if (c->args_hold)
-		return NULL;
-	for (i = 0; i < c->len; i++)
-		if (guards_have(c->steps[i].guards, GUARD_ARGUMENT))
-			return c->steps[i].guards;
-	return NULL;
-}
-
 static unsigned int chain_inferred(const struct chain *c)
 {
 	unsigned int n = 0;
@@ -474,6 +457,13 @@ static unsigned int chain_inferred(const struct chain *c)
 	for (i = 0; i < c->len; i++)
 		n += c->steps[i].inferred;
 	return n;
+}
+
+/* A reason it does not run (a note that is sure), not a doubt? */
+static bool refused(const struct finding *f)
+{
+	return f->doubt.no_device || f->doubt.not_in_kvm ||
+	       f->doubt.not_offered || f->doubt.not_then;
 }
 
 /* Which of two root sets' findings of one site explains it better? */
@@ -489,6 +479,9 @@ static bool better(const struct finding *a, const struct finding *b)
 		return ca->rare < cb->rare;
 	if (finding_low(a) != finding_low(b))
 		return !finding_low(a);
+	/* Of notes, one that may still run tells what to check. */
+	if (refused(a) != refused(b))
+		return !refused(a);
 	if (a->doubt.inferred != b->doubt.inferred)
 		return a->doubt.inferred < b->doubt.inferred;
 	if (ca->len != cb->len)
@@ -670,7 +663,6 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			continue;
 		}
 		f->doubt.inferred = chain_inferred(&f->chains[0]);
-		f->doubt.only_when = chain_only_when(&f->chains[0]);
 		/* Code KVM as the outer hypervisor never lets run there. */
 		if (!(o && o->outer_any) && f->chains[0].nested)
 			f->doubt.not_offered = outer_refusal(
@@ -685,7 +677,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		f->doubt.no_device = machine_refusal(m, g, &roots->sets[j],
 						     &f->chains[0],
 						     f->chains + 1,
-						     f->nr_chains - 1);
+						     f->nr_chains - 1,
+						     &f->doubt.machine_doubt);
 		/* A rare branch only, the others: notes (finding_low()). */
 		estimate_finding(f, &roots->sets[j]);
 		if (rule->check_chain &&

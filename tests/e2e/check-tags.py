@@ -9,7 +9,7 @@ the analysed sources (clang FileCheck style, next to the code they check):
   // CHECK-COND: <rule> <root-set>: <kind> <text>
   // CHECK-COND-NOT: <rule> <root-set>: <kind>
   // CHECK-NOTE: <rule> <root-set>: <rare | argument | inferred | outer |
-  //             phase | machine>
+  //             phase | machine | kvm | condition>
   // CHECK-RATE: <rule> <root-set>: per <operation> [mode <mode>]
 
 CHECK-COND says the first chain of that root set's finding of the site
@@ -122,7 +122,8 @@ def check_extra(data):
                           'outer': fd.get('not_offered'),
                           'phase': fd.get('not_then'),
                           'machine': fd.get('no_device'),
-                          'kvm': fd.get('not_in_kvm')}
+                          'kvm': fd.get('not_in_kvm'),
+                          'condition': fd.get('machine_doubt')}
                 ok = where == 'low_confidence' and bool(reason.get(words[0]))
             else:
                 rate = r.get('rate') or {}

@@ -1078,7 +1078,9 @@ static const char *const cold_fns[] = {
 /* The devices its guest machines have (machine.def). */
 static const struct arch_device machine[] = {
 #define DEVICE ARCH_DEVICE
+#define PROPERTY ARCH_PROPERTY
 #include "machine.def"
+#undef PROPERTY
 #undef DEVICE
 };
 

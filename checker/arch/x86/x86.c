@@ -604,7 +604,9 @@ static const struct arch_outer outers[] = {
 /* The devices its guest machines have (machine.def). */
 static const struct arch_device machine[] = {
 #define DEVICE ARCH_DEVICE
+#define PROPERTY ARCH_PROPERTY
 #include "machine.def"
+#undef PROPERTY
 #undef DEVICE
 };
 

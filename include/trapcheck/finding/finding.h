@@ -96,11 +96,15 @@ struct finding_doubt {
 	 * finding is a note.
 	 */
 	char *no_device;
+	/*
+	 * Why the chain may run only on machines of the profile not known
+	 * to lack what it needs (a device property that only some of its
+	 * machines are sourced to have: rules/machine.c), or NULL: such a
+	 * finding is a note.
+	 */
+	char *machine_doubt;
 	unsigned int inferred;	/* calls on the chain inferred through a
 				 * struct member or a registration */
-	const char *only_when;	/* guards on the chain holding an atom of
-				 * one argument value (guards.h
-				 * GUARD_ARGUMENT), or NULL */
 };
 
 /*
@@ -214,10 +218,17 @@ const char *finding_context(const struct finding *f);
 /*
  * Low confidence, a note: more than one inferred call on its chain, only
  * for one argument value, a read that may not exit, a chain the outer
- * hypervisor never lets run, or only under a rare condition; and so are
+ * hypervisor never lets run, one no machine of the profile is known to
+ * run, or only under a rare condition; and so are
  * all the root sets' findings of its site (also[]).
  */
 bool finding_low(const struct finding *f);
+/*
+ * The guards of the first step of its first chain (or the site) that hold
+ * only for one value of an argument (guards.h GUARD_ARGUMENT), or NULL:
+ * none, or the constants the chain passes make them hold (args.h).
+ */
+const char *finding_only_when(const struct finding *f);
 /* Every chain needs a rare condition: the rate is per that event. */
 bool finding_rare_only(const struct finding *f);
 /*

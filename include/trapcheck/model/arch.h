@@ -202,7 +202,8 @@ struct arch_guest_outer {
  * A device a guest machine of a profile has (machine.def of an
  * architecture): its bus ("of", "acpi", "pci") and id, fnmatch(3)
  * patterns as a driver's match table would match them ("1af4:*"), and
- * where that comes from.
+ * where that comes from; or, of bus "property", what every device of
+ * the profile has ("dma-coherent").
  */
 struct arch_device {
 	const char *profile;	/* "virt", "cloud" */
@@ -451,6 +452,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * GUEST(through, handler, calls, when)  outer.def: what KVM does for a
  *	guest that keeps a chain through @through from running
  * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
+ * PROPERTY(profile, name, source)  machine.def: what every device of a
+ *	guest of the profile has (an arch_device of bus "property")
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
@@ -468,5 +471,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 	{ through, handler, calls, when },
 #define ARCH_DEVICE(profile, bus, id, source)				\
 	{ profile, bus, id, source },
+#define ARCH_PROPERTY(profile, name, source)				\
+	{ profile, "property", name, source },
 
 #endif /* TRAPCHECK_ARCH_H */

@@ -19,10 +19,14 @@ enum cond_kind {
 	COND_FEATURE,
 	COND_ARGUMENT,
 	COND_SUBSET,
+	COND_MACHINE,
 	COND_KINDS,
 };
 
-/* "other", "rare", "flag", "mode", "feature", "argument", "subset" */
+/*
+ * "other", "rare", "flag", "mode", "feature", "argument", "subset",
+ * "machine"
+ */
 extern const char *const cond_kind_names[COND_KINDS];
 
 /* A line of a conditions.def. */

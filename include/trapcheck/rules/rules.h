@@ -145,11 +145,14 @@ void machine_init(struct machine *m, const struct graph *g,
 void machine_free(struct machine *m);
 /*
  * Why no guest of the profile runs chain @c (and each of @others): a new
- * string, or NULL.
+ * string, or NULL. When only machines of the profile not known to lack
+ * what a chain needs may run it (a property only some are sourced to
+ * have), *@doubt gets why instead (a new string; else NULL).
  */
 char *machine_refusal(const struct machine *m, const struct graph *g,
 		      const struct root_set *set, const struct chain *c,
-		      const struct chain *others, size_t nr_others);
+		      const struct chain *others, size_t nr_others,
+		      char **doubt);
 /* Its advice for a read of a register chosen at run time. */
 const char *advice_any_read(void);
 /* Its advice for an identification instruction used to serialize. */
