@@ -1669,24 +1669,41 @@ static bool bit_name(const char *s)
 
 /*
  * A capability probe or an offer function of the architecture's
- * outer.def: the bit names its body's tokens hold ("FUNC NAME").
+ * outer.def: the bit names its body's tokens hold ("FUNC NAME"). Of a
+ * function that sets trap bits for a guest (TRAP_SET lines), each name
+ * also with the guards that hold where it is written (v1) and its place.
+ * After the walk: the regions are known.
  */
 static void record_outer_bits(struct walk *w, const char *fn)
 {
 	const struct arch *a = arch_current();
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
+	bool want = false, setter = false;
+	char *guards;
 	size_t i;
-	bool want = false;
 
 	for (i = 0; i < a->nr_outers && !want; i++)
 		want = !strcmp(fn, a->outers[i].probe) ||
 		       !fnmatch(a->outers[i].offer, fn, 0);
-	for (i = 0; want && i < w->ftok.n; i++) {
+	for (i = 0; i < a->nr_trap_sets && !setter; i++)
+		setter = !fnmatch(a->trap_sets[i].setter, fn, 0);
+	for (i = 0; (want || setter) && i < w->ftok.n; i++) {
 		if (!bit_name(w->ftok.s[i]))
 			continue;
 		r.key = w->ftok.s[i];
+		if (!setter || !w->ftok.off) {
+			facts_add_row(o, &r);
+			continue;
+		}
+		guards = extract_guards_at(w->regions, w->nr_regions,
+					   w->ftok.off[i]);
+		r.v[0] = guards;
+		r.file = extract_loc(w, clang_getLocationForOffset(w->tu,
+					w->ftok_file, w->ftok.off[i]),
+				     &r.line, NULL, NULL, NULL);
 		facts_add_row(o, &r);
+		free(guards);
 	}
 }
 
@@ -2349,10 +2366,10 @@ void extract_body(struct walk *w, CXCursor fn, struct extent *x)
 	w->nr_loops = w->alloc_loops = 0;
 	w->cur_fn = fn;
 	w->out->funcs[w->cur_func].params = func_params(w, fn);
-	record_outer_bits(w, w->out->funcs[w->cur_func].name);
 	clang_visitChildren(fn, walk_kid, w);
 	add_mask_regions(w, fn, first_call);
 	sort_n(w->regions, w->nr_regions, sizeof(*w->regions), region_order);
+	record_outer_bits(w, w->out->funcs[w->cur_func].name);
 	/* Offsets place every guard but those inside macro bodies. */
 	place_calls(w, first_call);
 	place_icalls(w, first_icall);

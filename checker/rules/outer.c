@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
@@ -175,4 +176,338 @@ char *outer_guest_refusal(const struct graph *g, const struct chain *c,
 				 o->handler, h->file, h->line, o->calls);
 	}
 	return NULL;
+}
+
+/*
+ * When KVM makes a guest's read of a register trap: the conditions under
+ * which its setter names the trap bit (TRAP_SET lines, rows of kind
+ * ROW_BODY_WORD with the guards in v[0]), evaluated for a guest of the
+ * analysed kernel on a common host (HOST lines). An atom neither
+ * decides is the host's: its value is unknown.
+ */
+enum tv { TV_FALSE, TV_TRUE, TV_HOST };
+
+#define MAX_HOST_ATOMS 4
+
+struct eval {
+	const struct graph *g;
+	char *unknown[MAX_HOST_ATOMS];	/* the host's atoms met */
+	size_t nr_unknown;
+	bool more;			/* more than MAX_HOST_ATOMS */
+	bool assume;			/* the unknown[] have values: */
+	unsigned int values;		/* bit k: unknown[k] holds */
+	char *why;			/* what decided atoms, "; "-joined */
+};
+
+static void add_why(struct eval *e, const char *why)
+{
+	char *old = e->why;
+
+	if (old && strstr(old, why))
+		return;
+	e->why = xasprintf("%s%s%s", old ? old : "", old ? "; " : "", why);
+	free(old);
+}
+
+/* The argument of a one-argument call "f(ARG)", a new string, or NULL. */
+static char *call_arg(const char *leaf)
+{
+	const char *open = strchr(leaf, '('), *close;
+
+	if (!open || !(close = strchr(open, ')')) || close[1] ||
+	    strchr(open + 1, '(') || strchr(open, ','))
+		return NULL;
+	return xstrndup(open + 1, (size_t)(close - open - 1));
+}
+
+/* Is @cap an entry of table @table of the analysed tree? */
+static bool in_table(const struct graph *g, const char *table,
+		     const char *cap)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_rows; i++)
+		if (g->rows[i].table && !strcmp(g->rows[i].table, table) &&
+		    g->rows[i].key && !strcmp(g->rows[i].key, cap))
+			return true;
+	return false;
+}
+
+static enum tv leaf_value(struct eval *e, const char *leaf)
+{
+	const struct arch *a = arch_current();
+	const char *label;
+	char *arg;
+	size_t i;
+
+	for (i = 0; e->assume && i < e->nr_unknown; i++)
+		if (!strcmp(e->unknown[i], leaf))
+			return e->values & (1u << i) ? TV_TRUE : TV_FALSE;
+	for (i = 0; i < a->nr_host_atoms; i++) {
+		const struct arch_host_atom *h = &a->host_atoms[i];
+
+		if (!strncmp(h->pattern, "table:", 6) || !strstr(leaf, h->pattern))
+			continue;
+		add_why(e, h->why);
+		return h->value ? TV_TRUE : TV_FALSE;
+	}
+	arg = cond_classify(leaf, &label) == COND_FEATURE ? call_arg(leaf) :
+							     NULL;
+	for (i = 0; arg && i < a->nr_host_atoms; i++) {
+		const struct arch_host_atom *h = &a->host_atoms[i];
+		char *why;
+
+		if (strncmp(h->pattern, "table:", 6) ||
+		    !in_table(e->g, h->pattern + 6, arg))
+			continue;
+		why = xasprintf("%s is %s", arg, h->why);
+		add_why(e, why);
+		free(why);
+		free(arg);
+		return h->value ? TV_TRUE : TV_FALSE;
+	}
+	free(arg);
+	for (i = 0; i < e->nr_unknown; i++)
+		if (!strcmp(e->unknown[i], leaf))
+			return TV_HOST;
+	if (e->nr_unknown < MAX_HOST_ATOMS)
+		e->unknown[e->nr_unknown++] = xstrdup(leaf);
+	else
+		e->more = true;
+	return TV_HOST;
+}
+
+static enum tv tv_not(enum tv v)
+{
+	return v == TV_HOST ? v : v == TV_TRUE ? TV_FALSE : TV_TRUE;
+}
+
+static enum tv eval_or(struct eval *e, const char **p);
+
+static void skip_space(const char **p)
+{
+	while (**p == ' ')
+		(*p)++;
+}
+
+/* A leaf: up to a "&&", "||" or ")" outside its own parentheses. */
+static enum tv eval_leaf(struct eval *e, const char **p)
+{
+	const char *s = *p;
+	int depth = 0;
+	enum tv v;
+	char *leaf;
+	size_t n;
+
+	for (; **p; (*p)++) {
+		if (!depth && (!strncmp(*p, "&&", 2) || !strncmp(*p, "||", 2) ||
+			       **p == ')'))
+			break;
+		depth += **p == '(';
+		depth -= **p == ')';
+	}
+	n = (size_t)(*p - s);
+	while (n && s[n - 1] == ' ')
+		n--;
+	leaf = xstrndup(s, n);
+	v = leaf_value(e, leaf);
+	free(leaf);
+	return v;
+}
+
+static enum tv eval_unary(struct eval *e, const char **p)
+{
+	enum tv v;
+
+	skip_space(p);
+	if (**p == '!' && (*p)[1] != '=') {
+		(*p)++;
+		return tv_not(eval_unary(e, p));
+	}
+	if (**p != '(')
+		return eval_leaf(e, p);
+	(*p)++;
+	v = eval_or(e, p);
+	skip_space(p);
+	if (**p == ')')
+		(*p)++;
+	return v;
+}
+
+static enum tv eval_and(struct eval *e, const char **p)
+{
+	enum tv v = eval_unary(e, p), w;
+
+	for (skip_space(p); !strncmp(*p, "&&", 2); skip_space(p)) {
+		*p += 2;
+		w = eval_unary(e, p);
+		if (v == TV_FALSE || w == TV_FALSE)
+			v = TV_FALSE;
+		else if (v == TV_HOST || w == TV_HOST)
+			v = TV_HOST;
+	}
+	return v;
+}
+
+static enum tv eval_or(struct eval *e, const char **p)
+{
+	enum tv v = eval_and(e, p), w;
+
+	for (skip_space(p); !strncmp(*p, "||", 2); skip_space(p)) {
+		*p += 2;
+		w = eval_and(e, p);
+		if (v == TV_TRUE || w == TV_TRUE)
+			v = TV_TRUE;
+		else if (v == TV_HOST || w == TV_HOST)
+			v = TV_HOST;
+	}
+	return v;
+}
+
+/* The row where KVM's setter @setter names @bit; *@analysed: any setter. */
+static const struct grow *setter_row(const struct graph *g,
+				     const char *setter, const char *bit,
+				     bool *analysed)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_rows; i++) {
+		const struct grow *r = &g->rows[i];
+
+		if (r->kind != ROW_BODY_WORD || fnmatch(setter, r->table, 0))
+			continue;
+		*analysed = true;
+		if (!strcmp(r->key, bit))
+			return r;
+	}
+	return NULL;
+}
+
+/* Does KVM make @reg trap, any of its lines holding? */
+static enum tv reg_traps(struct eval *e, const char *reg, bool *analysed,
+			 const struct grow **first)
+{
+	const struct arch *a = arch_current();
+	enum tv v = TV_FALSE, w;
+	size_t i;
+
+	for (i = 0; i < a->nr_trap_sets; i++) {
+		const struct arch_trap_set *t = &a->trap_sets[i];
+		const struct grow *r;
+		const char *p;
+
+		if (strcmp(t->reg, reg))
+			continue;
+		r = setter_row(e->g, t->setter, t->bit, analysed);
+		if (!r)
+			continue;
+		if (!*first)
+			*first = r;
+		p = r->v[0] ? r->v[0] : "";
+		w = *p ? eval_or(e, &p) : TV_TRUE;
+		if (w == TV_TRUE || v == TV_TRUE)
+			v = TV_TRUE;
+		else if (w == TV_HOST)
+			v = TV_HOST;
+	}
+	return v;
+}
+
+/* "ARM64_HAS_EVT" for "cpus_have_final_cap(ARM64_HAS_EVT)", or the atom. */
+static char *host_name(const char *leaf)
+{
+	const char *label;
+	char *arg = cond_classify(leaf, &label) == COND_FEATURE ?
+		    call_arg(leaf) : NULL;
+
+	return arg ? arg : xstrdup(leaf);
+}
+
+char *outer_trap_refusal(const struct graph *g, const char *reg,
+			 char **qualifier)
+{
+	struct eval e = { .g = g };
+	const struct grow *first = NULL;
+	bool analysed = false, all_true = true, all_false = true;
+	char *why = NULL, *name;
+	unsigned int combo, n;
+	int decider = -1;
+	enum tv v;
+	size_t i, k;
+
+	*qualifier = NULL;
+	for (i = 0; reg && i < arch_current()->nr_trap_sets; i++)
+		if (!strcmp(arch_current()->trap_sets[i].reg, reg))
+			break;
+	if (!reg || i == arch_current()->nr_trap_sets)
+		return NULL;
+	v = reg_traps(&e, reg, &analysed, &first);
+	if (!analysed || v == TV_TRUE)
+		goto out;
+	/* The host decides: try each of its answers. */
+	if (v == TV_HOST && !e.more) {
+		n = 1u << e.nr_unknown;
+		e.assume = true;
+		for (combo = 0; combo < n; combo++) {
+			e.values = combo;
+			v = reg_traps(&e, reg, &analysed, &first);
+			all_true &= v == TV_TRUE;
+			all_false &= v == TV_FALSE;
+		}
+		/* One atom whose answer alone decides it? */
+		for (k = 0; k < e.nr_unknown && !all_true && !all_false &&
+			    decider < 0; k++) {
+			bool with = true, without = true, t, b;
+
+			for (combo = 0; combo < n; combo++) {
+				e.values = combo;
+				t = reg_traps(&e, reg, &analysed, &first) ==
+				    TV_TRUE;
+				b = combo & (1u << k);
+				with &= t == b;
+				without &= t == !b;
+			}
+			if (!with && !without)
+				continue;
+			decider = (int)k;
+			name = host_name(e.unknown[k]);
+			*qualifier = xasprintf("which KVM sets for a guest on "
+					       "a host %s %s: %s:%u",
+					       with ? "with" : "without", name,
+					       first->file, first->line);
+			free(name);
+		}
+		e.assume = false;
+		if (all_true || decider >= 0)
+			goto out;
+		if (all_false)
+			v = TV_FALSE;
+	}
+	if (v == TV_FALSE) {
+		if (first)
+			why = xasprintf("KVM as the outer hypervisor makes %s "
+					"trap only when %s() sets %s, under %s "
+					"(%s:%u), never in a guest of this "
+					"kernel on a common host: %s",
+					reg, first->table, first->key,
+					first->v[0] ? first->v[0] : "-",
+					first->file ? first->file : "?",
+					first->line, e.why ? e.why : "-");
+		else
+			why = xasprintf("KVM as the outer hypervisor never "
+					"makes %s trap: no setter of the "
+					"analysed tree sets a bit that traps "
+					"it", reg);
+		goto out;
+	}
+	if (first)
+		*qualifier = xasprintf("which KVM sets for a guest when %s: "
+				       "%s:%u", first->v[0] ? first->v[0] : "-",
+				       first->file ? first->file : "?",
+				       first->line);
+out:
+	for (i = 0; i < e.nr_unknown; i++)
+		free(e.unknown[i]);
+	free(e.why);
+	return why;
 }

@@ -466,6 +466,22 @@ static bool refused(const struct finding *f)
 	       f->doubt.not_offered || f->doubt.not_then;
 }
 
+/* "(traps under T)" in @f's message becomes "(traps under T, @q)". */
+static void qualify_trap(struct finding *f, const char *q)
+{
+	char *under = xasprintf("(traps under %s)", f->read.trap), *at, *m;
+
+	at = strstr(f->message, under);
+	if (at) {
+		m = xasprintf("%.*s(traps under %s, %s)%s",
+			      (int)(at - f->message), f->message,
+			      f->read.trap, q, at + strlen(under));
+		free(f->message);
+		f->message = m;
+	}
+	free(under);
+}
+
 /* Which of two root sets' findings of one site explains it better? */
 static bool better(const struct finding *a, const struct finding *b)
 {
@@ -673,6 +689,18 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			f->doubt.not_in_kvm = outer_guest_refusal(
 				g, &f->chains[0], f->chains + 1,
 				f->nr_chains - 1);
+		/* A register KVM makes trap only on some hosts, or never. */
+		if (!(o && o->outer_any) && f->read.trap) {
+			char *q, *why = outer_trap_refusal(g, f->read.reg, &q);
+
+			if (!f->doubt.not_in_kvm)
+				f->doubt.not_in_kvm = why;
+			else
+				free(why);
+			if (q)
+				qualify_trap(f, q);
+			free(q);
+		}
 		/* A driver no device of the guest's machine binds. */
 		f->doubt.no_device = machine_refusal(m, g, &roots->sets[j],
 						     &f->chains[0],

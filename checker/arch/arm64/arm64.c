@@ -1087,7 +1087,32 @@ static const struct arch_device machine[] = {
 /* What KVM as the outer hypervisor does for its guests (outer.def). */
 static const struct arch_guest_outer guest_outers[] = {
 #define GUEST ARCH_GUEST
+#define TRAP_SET(reg, bit, setter)
+#define HOST(pattern, value, why)
 #include "outer.def"
+#undef HOST
+#undef TRAP_SET
+#undef GUEST
+};
+
+/* When KVM makes a guest's read of a register trap (outer.def). */
+static const struct arch_trap_set trap_sets[] = {
+#define GUEST(through, handler, calls, when)
+#define TRAP_SET ARCH_TRAP_SET
+#define HOST(pattern, value, why)
+#include "outer.def"
+#undef HOST
+#undef TRAP_SET
+#undef GUEST
+};
+
+static const struct arch_host_atom host_atoms[] = {
+#define GUEST(through, handler, calls, when)
+#define TRAP_SET(reg, bit, setter)
+#define HOST ARCH_HOST
+#include "outer.def"
+#undef HOST
+#undef TRAP_SET
 #undef GUEST
 };
 
@@ -1118,6 +1143,8 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(mode_paths),
 	ARCH_TABLE(machine),
 	ARCH_TABLE(guest_outers),
+	ARCH_TABLE(trap_sets),
+	ARCH_TABLE(host_atoms),
 	/* Linux 6.12: cpucap-defs.h; 6.1: cpucaps.h (gen-cpucaps.awk). */
 	.asm_caps = "*/generated/asm/cpucap*.h",
 	.trace_kinds = arm64_trace_kinds,

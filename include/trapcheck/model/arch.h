@@ -211,6 +211,31 @@ struct arch_device {
 	const char *source;
 };
 
+/*
+ * When KVM as the outer hypervisor makes a guest's read of a register
+ * trap (outer.def's TRAP_SET lines): it sets trap bit @bit for a guest in
+ * the function(s) matching @setter (an fnmatch(3) pattern), under the
+ * conditions that hold where the bit is named there (extraction keeps
+ * them: rows of kind ROW_BODY_WORD, v1 the guards). A register with
+ * several lines traps when any of them holds.
+ */
+struct arch_trap_set {
+	const char *reg;	/* "CTR_EL0" */
+	const char *bit;	/* "HCR_TID2" */
+	const char *setter;	/* "vcpu_*set_hcr" */
+};
+
+/*
+ * What an atom of such a condition is in a guest of the analysed kernel
+ * on a common host (outer.def's HOST lines): an atom containing
+ * @pattern is @value, because @why.
+ */
+struct arch_host_atom {
+	const char *pattern;
+	bool value;
+	const char *why;
+};
+
 /* A path prefix and what holds under it. */
 struct arch_path {
 	const char *prefix;	/* relative to the source tree */
@@ -359,6 +384,11 @@ struct arch {
 	/* What KVM does for its guests that rules chains out (outer.def). */
 	const struct arch_guest_outer *guest_outers;
 	size_t nr_guest_outers;
+	/* When KVM makes a guest's read of a register trap (outer.def). */
+	const struct arch_trap_set *trap_sets;
+	size_t nr_trap_sets;
+	const struct arch_host_atom *host_atoms;
+	size_t nr_host_atoms;
 	/* The devices its guest machines have (machine.def). */
 	const struct arch_device *machine;
 	size_t nr_machine;
@@ -451,6 +481,10 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  *	the outer hypervisor
  * GUEST(through, handler, calls, when)  outer.def: what KVM does for a
  *	guest that keeps a chain through @through from running
+ * TRAP_SET(reg, bit, setter)  outer.def: KVM sets @bit, which traps a
+ *	guest's read of @reg, in @setter
+ * HOST(pattern, value, why)  outer.def: an atom of when it does so, in a
+ *	guest of the analysed kernel on a common host
  * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
  * PROPERTY(profile, name, source)  machine.def: what every device of a
  *	guest of the profile has (an arch_device of bus "property")
@@ -471,6 +505,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 	{ through, handler, calls, when },
 #define ARCH_DEVICE(profile, bus, id, source)				\
 	{ profile, bus, id, source },
+#define ARCH_TRAP_SET(reg, bit, setter)	{ reg, bit, setter },
+#define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
 

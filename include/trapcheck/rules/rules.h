@@ -107,6 +107,15 @@ char *outer_refusal(const struct graph *g, const struct chain *c,
 char *outer_guest_refusal(const struct graph *g, const struct chain *c,
 			  const struct chain *others, size_t nr_others);
 /*
+ * outer.c: why KVM as the outer hypervisor never makes a guest's read of
+ * register @reg trap on a common host (outer.def TRAP_SET and
+ * HOST lines against the analysed tree's setter), a new string, or NULL.
+ * When the host decides, *@qualifier says when KVM makes it trap (a new
+ * string, else NULL).
+ */
+char *outer_trap_refusal(const struct graph *g, const char *reg,
+			 char **qualifier);
+/*
  * machine.c: the drivers of the analysed tree (their modules, from the
  * TUs' module rows; their devices, from their match tables) and whether
  * the machine profile has a device of each. A chain that enters a driver

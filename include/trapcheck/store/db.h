@@ -23,7 +23,7 @@
  * of every TU's key, so a new trapcheck re-parses instead of trusting
  * facts an older one stored.
  */
-#define FACTS_VERSION "trapcheck-facts-23"
+#define FACTS_VERSION "trapcheck-facts-24"
 
 struct db;
 
