@@ -141,6 +141,7 @@ static const struct {
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
 	SET(EVERY_BODY, ao.every_body), SET(ASSEMBLY, ao.assembly),
+	CLEAR(NO_ASSEMBLY, ao.assembly),
 	SET(PER_ROOT, ao.per_root),
 	SET(ALL_CHAINS, ao.all_chains), SET(VERBOSE, eo.verbose),
 	SET(QUIET, quiet), SET(NO_PROGRESS, no_progress),
@@ -662,6 +663,7 @@ static void defaults(struct prog *p)
 	p->ao.tu_timeout = 300;
 	p->ao.tu_memory_mib = 4096;
 	p->ao.machine = "guest";
+	p->ao.assembly = true;
 	p->ao.fault = getenv("TRAPCHECK_FAULT");
 	p->ao.bodyskip_stats = getenv("TRAPCHECK_BODYSKIP_STATS") != NULL;
 }

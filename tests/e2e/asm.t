@@ -17,7 +17,7 @@
 # matched before the generic test_bit( one); a capability the
 # preprocessor replaced by its number is named again from the generated
 # capability header (and not from another header's equal number).
-# Without --assembly the .S is
+# With --no-assembly the .S is
 # skipped and the read only the assembly reaches is not reported.
 # Expectations are the fixture's tags (check-tags.py).
 . "$(dirname "$0")/../tap.sh"
@@ -70,7 +70,7 @@ check_that "--fix: no rewrite of a .S line, the reason said; the tree untouched"
 	'grep -q "^arch/arm64/lib/clear_page.S:20:1: note: no fix: an assembly source: no rewrite is written there (load a copy kept in memory, or pass the value in from C)$" fix.err &&
 	 diff -r "$FX" fx > /dev/null'
 
-"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o c.json
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --no-assembly --format=json -o c.json
 python3 - c.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -78,9 +78,18 @@ s = d['summary']
 assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
 assert not d['findings'] and not d['low_confidence'], d['findings']
 PY
-check "without --assembly: the .S skipped, nothing reported" [ $? -eq 0 ]
+check "--no-assembly: the .S skipped, nothing reported" [ $? -eq 0 ]
 
-"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o d.json --db a.db
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --format=json -o e.json
+python3 - a.json e.json <<'PY'
+import json, sys
+a, e = (json.load(open(f)) for f in sys.argv[1:])
+assert a['findings'] == e['findings'] and a['findings'], e['findings']
+assert a['low_confidence'] == e['low_confidence']
+PY
+check "--assembly is the default: the same findings without it" [ $? -eq 0 ]
+
+"$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --no-assembly --format=json -o d.json --db a.db
 python3 - d.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -88,7 +97,7 @@ s = d['summary']
 assert (s['tus_analysed'], s['tus_skipped']) == (1, 1), s
 assert not d['findings'] and not d['low_confidence'], d['findings']
 PY
-check "without --assembly on a database that holds the .S's facts: they are not linked" [ $? -eq 0 ]
+check "--no-assembly on a database that holds the .S's facts: they are not linked" [ $? -eq 0 ]
 # A .S that does not preprocess: its error, the rest analysed, no success.
 rm -rf bad && cp -r "$FX" bad && echo '#include "nonexistent.h"' >> bad/arch/arm64/lib/clear_page.S
 "$TRAPCHECK" -p bad --roots-dir bad --assembly > bad.out 2> bad.err
