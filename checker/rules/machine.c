@@ -384,6 +384,22 @@ static const struct arch_device *property_line(const char *name,
 }
 
 /*
+ * Is line @i of machine.def the first of a machine of @profile ("guest":
+ * every profile of machine.def)?
+ */
+static bool machine_of(const char *profile, size_t i)
+{
+	const struct arch *a = arch_current();
+	const char *name = a->machine[i].profile;
+	size_t j;
+
+	for (j = 0; j < i; j++)
+		if (!strcmp(a->machine[j].profile, name))
+			return false;
+	return !strcmp(profile, "guest") || !strcmp(profile, name);
+}
+
+/*
  * How many machines of @profile ("guest": every profile of machine.def)
  * there are, in *@all, and how many of them have property @prop.
  */
@@ -391,17 +407,13 @@ static size_t property_held(const char *profile, const char *prop,
 			    size_t *all)
 {
 	const struct arch *a = arch_current();
-	size_t i, j, held = 0;
+	size_t i, held = 0;
 
 	*all = 0;
 	for (i = 0; i < a->nr_machine; i++) {
 		const char *name = a->machine[i].profile;
 
-		for (j = 0; j < i; j++)
-			if (!strcmp(a->machine[j].profile, name))
-				break;
-		if (j < i || (strcmp(profile, "guest") &&
-			      strcmp(profile, name)))
+		if (!machine_of(profile, i))
 			continue;
 		(*all)++;
 		held += property_line(name, prop) != NULL;
@@ -498,18 +510,14 @@ static char *property_sources(const char *profile, const char *prop,
 {
 	const struct arch *a = arch_current();
 	char *out = NULL, *old;
-	size_t i, j;
+	size_t i;
 
 	*without = NULL;
 	for (i = 0; i < a->nr_machine; i++) {
 		const char *name = a->machine[i].profile;
 		const struct arch_device *d;
 
-		for (j = 0; j < i; j++)
-			if (!strcmp(a->machine[j].profile, name))
-				break;
-		if (j < i || (strcmp(profile, "guest") &&
-			      strcmp(profile, name)))
+		if (!machine_of(profile, i))
 			continue;
 		d = property_line(name, prop);
 		if (!d) {

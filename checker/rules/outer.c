@@ -214,8 +214,10 @@ static char *call_arg(const char *leaf)
 {
 	const char *open = strchr(leaf, '('), *close;
 
-	if (!open || !(close = strchr(open, ')')) || close[1] ||
-	    strchr(open + 1, '(') || strchr(open, ','))
+	if (!open)
+		return NULL;
+	close = strchr(open, ')');
+	if (!close || close[1] || strchr(open + 1, '(') || strchr(open, ','))
 		return NULL;
 	return xstrndup(open + 1, (size_t)(close - open - 1));
 }
