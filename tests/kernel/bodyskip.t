@@ -43,11 +43,15 @@ rc_every=$rc
 konce "$tree" bodyskip-blanked blanked.txt run blanked
 rc_blanked=$rc
 
-total=$(python3 -c "import json; print(json.load(open('$d/cold.json'))['summary']['tus_analysed'])")
+# The C TUs analysed: the assembly sources have no header bodies.
+total=$(python3 -c "import json
+s = json.load(open('$d/cold.json'))['summary']['tus_analysed']
+S = sum(e['file'].endswith('.S') for e in json.load(open('$tree/compile_commands.json')))
+print(s - S)")
 read -r blanked redone bodies <<EOF
 $(head -n 1 blanked.txt)
 EOF
-check_that "6.12: the parser blanked header bodies ($bodies) in $blanked of $total TUs, $redone parsed again" \
+check_that "6.12: the parser blanked header bodies ($bodies) in $blanked of $total C TUs, $redone parsed again" \
 	'[ "${blanked:-0}" -ge $((total * 9 / 10)) ] &&
 	 [ "${bodies:-0}" -gt 1000 ] && [ "$redone" -le $((total / 20)) ]'
 check_that "... --parse-every-body blanked nothing" \
