@@ -34,8 +34,11 @@ void fix_edit_add_line(struct fix_edit *e, const char *fmt, ...)
 void fix_edit_free(struct fix_edit *e)
 {
 	strv_free(e->lines, e->nr_lines);
+	free(e->path);
 	free(e->subject);
 	free(e->body);
+	free(e->group);
+	free(e->group_arg);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -156,8 +159,11 @@ void fix_edit_copy(struct fix_edit *d, const struct fix_edit *e)
 	d->last = e->last;
 	for (i = 0; i < e->nr_lines; i++)
 		fix_edit_add_line(d, "%s", e->lines[i]);
+	d->path = e->path ? xstrdup(e->path) : NULL;
 	d->subject = e->subject ? xstrdup(e->subject) : NULL;
 	d->body = e->body ? xstrdup(e->body) : NULL;
+	d->group = e->group ? xstrdup(e->group) : NULL;
+	d->group_arg = e->group_arg ? xstrdup(e->group_arg) : NULL;
 }
 
 void fix_sites_free(struct fix_sites *s)
@@ -235,31 +241,119 @@ static void region_ops(const struct src_file *s, const struct fix_edit *e,
 	free(lcs);
 }
 
+static int edit_order(const void *a, const void *b)
+{
+	const struct fix_edit *x = *(const struct fix_edit *const *)a;
+	const struct fix_edit *y = *(const struct fix_edit *const *)b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* @e sorted by line, or NULL when two of them overlap (new). */
+static const struct fix_edit **edits_sorted(const struct fix_edit *const *e,
+					    size_t n)
+{
+	const struct fix_edit **v = xcalloc(n + 1, sizeof(*v));
+	size_t i;
+
+	memcpy(v, e, n * sizeof(*v));
+	sort_n(v, n, sizeof(*v), edit_order);
+	for (i = 1; i < n; i++) {
+		if (v[i]->first <= v[i - 1]->last) {
+			free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+char *edit_apply_all(const struct src_file *s, const struct fix_edit *const *e,
+		  size_t n)
+{
+	const struct fix_edit **v = edits_sorted(e, n);
+	char *buf = NULL;
+	size_t len = 0, i, k = 0;
+	FILE *out;
+
+	if (!v)
+		return NULL;
+	out = open_memstream(&buf, &len);
+	for (i = 1; i <= s->nr_lines; i++) {
+		size_t j;
+
+		if (k < n && i == v[k]->first) {
+			for (j = 0; j < v[k]->nr_lines; j++)
+				fprintf(out, "%s\n", v[k]->lines[j]);
+			i = v[k++]->last;
+			continue;
+		}
+		fprintf(out, "%s\n", s->lines[i - 1]);
+	}
+	fclose(out);
+	free(v);
+	return buf;
+}
+
+char *edit_diff_all(const struct src_file *s, const struct fix_edit *const *e,
+		 size_t n, size_t *added, size_t *removed)
+{
+	const struct fix_edit **v = edits_sorted(e, n);
+	char *buf = NULL;
+	size_t len = 0, k = 0;
+	long shift = 0;
+	FILE *out;
+
+	*added = *removed = 0;
+	if (!v)
+		return NULL;
+	out = open_memstream(&buf, &len);
+	fprintf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", s->path,
+		s->path, s->path, s->path);
+	while (k < n) {
+		size_t from = v[k]->first > CONTEXT ? v[k]->first - CONTEXT : 1;
+		size_t to, old_n, new_n = 0, j = k, i;
+		char *hunk = NULL;
+		size_t hlen = 0;
+		FILE *h = open_memstream(&hunk, &hlen);
+
+		/* The edits whose context meets the last one's: one hunk. */
+		while (j + 1 < n && v[j + 1]->first <= v[j]->last + 2 * CONTEXT + 1)
+			j++;
+		to = v[j]->last + CONTEXT <= s->nr_lines ?
+		     v[j]->last + CONTEXT : s->nr_lines;
+		old_n = to - from + 1;
+		for (i = from; k <= j; k++) {
+			size_t a, r;
+
+			for (; i < v[k]->first; i++)
+				fprintf(h, " %s\n", s->lines[i - 1]);
+			region_ops(s, v[k], h, &a, &r);
+			*added += a;
+			*removed += r;
+			new_n -= v[k]->last - v[k]->first + 1;
+			new_n += v[k]->nr_lines;
+			i = v[k]->last + 1;
+		}
+		for (; i <= to; i++)
+			fprintf(h, " %s\n", s->lines[i - 1]);
+		fclose(h);
+		new_n += old_n;
+		fprintf(out, "@@ -%zu,%zu +%ld,%zu @@\n%s", from, old_n,
+			(long)from + shift, new_n, hunk);
+		shift += (long)new_n - (long)old_n;
+		free(hunk);
+	}
+	fclose(out);
+	free(v);
+	return buf;
+}
+
 /* A unified diff of one edit, paths a/ and b/ relative to the tree. */
 char *edit_diff(const struct src_file *s, const struct fix_edit *e,
 		size_t *added, size_t *removed)
 {
-	size_t from = e->first > CONTEXT ? e->first - CONTEXT : 1;
-	size_t to = e->last + CONTEXT <= s->nr_lines ? e->last + CONTEXT :
-						       s->nr_lines;
-	size_t old_n = to - from + 1;
-	size_t new_n = old_n - (e->last - e->first + 1) + e->nr_lines;
-	char *buf = NULL;
-	size_t len = 0, i;
-	FILE *out = open_memstream(&buf, &len);
-
-	fprintf(out, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n", s->path,
-		s->path, s->path, s->path);
-	fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", from, old_n, from, new_n);
-	for (i = from; i < e->first; i++)
-		fprintf(out, " %s\n", s->lines[i - 1]);
-	region_ops(s, e, out, added, removed);
-	for (i = e->last + 1; i <= to; i++)
-		fprintf(out, " %s\n", s->lines[i - 1]);
-	fclose(out);
-	return buf;
+	return edit_diff_all(s, &e, 1, added, removed);
 }
-
 
 /*
  * Classify each byte of @line as code, string or character literal, or

@@ -36,55 +36,70 @@ static void put_chain(FILE *out, const char *chain, size_t col)
 	fputc('\n', out);
 }
 
-char *patch_format(const struct finding *f, const struct fix_edit *e,
-		   const char *diff, size_t added, size_t removed,
-		   const struct patch_meta *m, const struct patch_git *g)
+char *patch_format(const struct finding *const *fs, size_t nr,
+		   const struct fix_edit *e, const char *diff,
+		   const struct patch_file *files, size_t nr_files,
+		   const struct patch_meta *m, const char *fixes)
 {
-	char *buf = NULL, date[64], *chain;
-	const char *nl;
-	size_t len = 0;
+	char *buf = NULL, date[64];
+	size_t len = 0, i, width = 0, added = 0, removed = 0;
 	FILE *out = open_memstream(&buf, &len);
+	bool hot = false;
 	struct tm tm;
 
 	gmtime_r(&m->date, &tm);
 	/* As git writes it: "Thu, 1 Jan 1970 00:00:00 +0000". */
 	strftime(date, sizeof(date), "%a, %-d %b %Y %H:%M:%S +0000", &tm);
-	chain = finding_chain_text(&f->chains[0], true);
 	fprintf(out, "From 0000000000000000000000000000000000000000 Mon Sep "
 		"17 00:00:00 2001\nFrom: %s\nDate: %s\nSubject: [PATCH] %s\n\n",
 		m->author, date, e->subject);
 	text_wrap(out, "", "", 72, e->body);
 	fputc('\n', out);
-	text_wrap(out, "", "", 72, f->root ?
-		  "The call is reached from a hot path. The chain, as "
-		  "trapcheck found it:" :
-		  "The site, as trapcheck found it:");
-	fprintf(out, "\n  %s:", f->root ? f->root : "site");
-	put_chain(out, chain, strlen(f->root ? f->root : "site") + 3);
-	fprintf(out, "  %s:%u (rule %s)\n", f->site->file, f->site->line,
-		f->rule);
-	if (g && g->fixes)
-		fprintf(out, "\n%s\n", g->fixes);
+	for (i = 0; i < nr; i++)
+		hot |= fs[i]->root != NULL;
+	text_wrap(out, "", "", 72, !hot ? "The site, as trapcheck found it:" :
+		  nr == 1 ? "The call is reached from a hot path. The chain, "
+			    "as trapcheck found it:" :
+			    "The calls are reached from hot paths. The "
+			    "chains, as trapcheck found them:");
+	for (i = 0; i < nr; i++) {
+		const struct finding *f = fs[i];
+		const char *root = f->root ? f->root : "site";
+		char *chain = finding_chain_text(&f->chains[0], true);
+
+		fprintf(out, "%s  %s:", i ? "\n" : "\n", root);
+		put_chain(out, chain, strlen(root) + 3);
+		fprintf(out, "  %s:%u (rule %s)\n", f->site->file,
+			f->site->line, f->rule);
+		free(chain);
+	}
+	if (fixes)
+		fprintf(out, "\n%s\n", fixes);
 	if (m->signoff)
-		fprintf(out, "%sSigned-off-by: %s\n", g && g->fixes ? "" : "\n",
+		fprintf(out, "%sSigned-off-by: %s\n", fixes ? "" : "\n",
 			m->signoff);
-	fprintf(out, "---\n %s | %zu %.*s%.*s\n 1 file changed, %zu "
-		"insertion%s(+), %zu deletion%s(-)\n\n", f->site->file,
-		added + removed, (int)added,
-		"++++++++++++++++++++++++++++++++++++++++", (int)removed,
-		"----------------------------------------", added,
+	fputs("---\n", out);
+	for (i = 0; i < nr_files; i++)
+		if (strlen(files[i].path) > width)
+			width = strlen(files[i].path);
+	for (i = 0; i < nr_files; i++) {
+		const struct patch_file *pf = &files[i];
+
+		fprintf(out, " %-*s | %zu %.*s%.*s\n", (int)width, pf->path,
+			pf->added + pf->removed, (int)pf->added,
+			"++++++++++++++++++++++++++++++++++++++++",
+			(int)pf->removed,
+			"----------------------------------------");
+		added += pf->added;
+		removed += pf->removed;
+	}
+	fprintf(out, " %zu file%s changed, %zu insertion%s(+), %zu "
+		"deletion%s(-)\n\n", nr_files, nr_files == 1 ? "" : "s", added,
 		added == 1 ? "" : "s", removed, removed == 1 ? "" : "s");
-	/* The index line goes after "diff --git a/X b/X". */
-	nl = strchr(diff, '\n');
-	if (g && g->index && nl)
-		fprintf(out, "%.*s%s\n%s", (int)(nl + 1 - diff), diff, g->index,
-			nl + 1);
-	else
-		fputs(diff, out);
+	fputs(diff, out);
 	fprintf(out, "-- \ntrapcheck %s\n\n",
 		TRAPCHECK_VERSION);
 	fclose(out);
-	free(chain);
 	return buf;
 }
 

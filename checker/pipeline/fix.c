@@ -46,10 +46,23 @@ static void fix_note(struct findings *list, const struct finding *f,
 struct candidate {
 	struct findings *list;	/* @f's; its note: what became of it */
 	struct finding *f;
-	struct fix_edit e;
+	struct fix_edit e;	/* @f's site; the patch's subject and body */
+	/*
+	 * A group's (fix_edit.group): the other sites it fixes, and every
+	 * edit beyond @e (theirs and the shared ones, each with its path).
+	 */
+	struct finding **also;
+	size_t nr_also;
+	struct fix_edit *more;
+	size_t nr_more;
 	char *diff, *patch;
-	char *path;		/* absolute */
 	char *why;		/* why it failed a check, or NULL */
+};
+
+/* One edit of a candidate and the file it is in. */
+struct file_edit {
+	const char *rel;
+	const struct fix_edit *e;
 };
 
 static int cand_order(const void *a, const void *b)
@@ -57,54 +70,101 @@ static int cand_order(const void *a, const void *b)
 	const struct candidate *x = a, *y = b;
 	int c = strcmp(x->f->site->file, y->f->site->file);
 
-	/* Per file, bottom up: an edit never moves the lines above it. */
-	return c ? c : (x->e.first < y->e.first) - (x->e.first > y->e.first);
+	return c ? c : (x->e.first > y->e.first) - (x->e.first < y->e.first);
+}
+
+static int file_edit_order(const void *a, const void *b)
+{
+	const struct file_edit *x = a, *y = b;
+	int c = strcmp(x->rel, y->rel);
+
+	return c ? c : (x->e->first > y->e->first) -
+		       (x->e->first < y->e->first);
+}
+
+/* The edits of candidates [from, to), by file then line (new). */
+static struct file_edit *edits_of(struct candidate *c, size_t from,
+				  size_t to, size_t *nr)
+{
+	struct file_edit *v = NULL;
+	size_t n = 0, alloc = 0, k, i;
+
+	for (k = from; k < to; k++) {
+		GROW(v, alloc, n + 1 + c[k].nr_more);
+		v[n].rel = c[k].e.path ? c[k].e.path : c[k].f->site->file;
+		v[n++].e = &c[k].e;
+		for (i = 0; i < c[k].nr_more; i++) {
+			v[n].rel = c[k].more[i].path;
+			v[n++].e = &c[k].more[i];
+		}
+	}
+	sort_n(v, n, sizeof(*v), file_edit_order);
+	*nr = n;
+	return v;
+}
+
+/* How many edits of @v[i..) are in @v[i]'s file. */
+static size_t same_file(const struct file_edit *v, size_t i, size_t n)
+{
+	size_t j = i;
+
+	while (j < n && !strcmp(v[j].rel, v[i].rel))
+		j++;
+	return j - i;
 }
 
 /*
- * The text of @file with the edits of @c[0..n) (same file, bottom up)
- * applied, or NULL when the file cannot be read.
+ * The text of @v[0].rel with the edits @v[0..n) applied, or NULL when
+ * the file cannot be read or two edits overlap.
  */
-static char *edited_text(const char *tree, struct candidate *c, size_t n)
+static char *edited_text(const char *tree, const struct file_edit *v,
+			 size_t n)
 {
+	const struct fix_edit **e = xcalloc(n + 1, sizeof(*e));
 	struct src_file src;
 	char *text = NULL;
 	size_t i;
 
-	if (src_load(&src, tree, c[0].f->site->file))
-		return NULL;
-	for (i = 0; i < n; i++) {
-		text = edit_apply(&src, &c[i].e);
+	for (i = 0; i < n; i++)
+		e[i] = v[i].e;
+	if (!src_load(&src, tree, v[0].rel)) {
+		text = edit_apply_all(&src, e, n);
 		src_free(&src);
-		src_from_text(&src, c[0].f->site->file, xstrdup(text));
-		if (i + 1 < n)
-			free(text);
 	}
-	src_free(&src);
+	free(e);
 	return text;
 }
 
-/* Group candidates [from, to) by file: the files parsed from memory. */
+/* The files of candidates [from, to), edited, parsed from memory. */
 static unsigned int unsaved_of(const char *tree, struct candidate *c,
 			       size_t from, size_t to,
-			       struct unsaved_file *u, char **texts)
+			       struct unsaved_file **up, char ***textsp)
 {
+	size_t n, i, k;
+	struct file_edit *v = edits_of(c, from, to, &n);
+	struct unsaved_file *u = xcalloc(n + 1, sizeof(*u));
+	char **texts = xcalloc(2 * n + 1, sizeof(*texts));
 	unsigned int nr = 0;
-	size_t i = from, j;
 
-	while (i < to) {
-		for (j = i; j < to && !strcmp(c[j].f->site->file,
-					      c[i].f->site->file); j++)
-			;
-		texts[nr] = edited_text(tree, c + i, j - i);
+	for (i = 0; i < n; i += k) {
+		k = same_file(v, i, n);
+		texts[nr] = edited_text(tree, v + i, k);
 		if (texts[nr]) {
-			u[nr].path = c[i].path;
+			texts[n + nr] = path_join(tree, v[i].rel);
+			u[nr].path = texts[n + nr];
 			u[nr].text = texts[nr];
 			u[nr].len = strlen(texts[nr]);
 			nr++;
 		}
-		i = j;
 	}
+	/* The paths after the texts: strv_free() of 2n frees both. */
+	for (i = 0; i < nr; i++) {
+		texts[nr + i] = texts[n + i];
+		texts[n + i] = NULL;
+	}
+	free(v);
+	*up = u;
+	*textsp = texts;
 	return nr;
 }
 
@@ -113,18 +173,22 @@ static bool verify_range(const struct analysis *a,
 			 const struct root_sets *roots, struct candidate *c,
 			 size_t from, size_t to, char **why)
 {
-	struct unsaved_file *u = xcalloc(to - from + 1, sizeof(*u));
-	char **texts = xcalloc(to - from + 1, sizeof(*texts));
-	struct finding **fixed = xcalloc(to - from + 1, sizeof(*fixed));
+	struct unsaved_file *u;
+	char **texts;
+	struct finding **fixed = NULL;
+	size_t k, i, nr_fixed = 0, alloc = 0;
 	unsigned int nr;
-	size_t k;
 	bool ok;
 
-	for (k = from; k < to; k++)
-		fixed[k - from] = c[k].f;
-	nr = unsaved_of(a->root, c, from, to, u, texts);
-	ok = verify_reanalysis(a, ao, roots, u, nr, fixed, to - from, why);
-	strv_free(texts, nr);
+	for (k = from; k < to; k++) {
+		GROW(fixed, alloc, nr_fixed + 1 + c[k].nr_also);
+		fixed[nr_fixed++] = c[k].f;
+		for (i = 0; i < c[k].nr_also; i++)
+			fixed[nr_fixed++] = c[k].also[i];
+	}
+	nr = unsaved_of(a->root, c, from, to, &u, &texts);
+	ok = verify_reanalysis(a, ao, roots, u, nr, fixed, nr_fixed, why);
+	strv_free(texts, 2 * nr);
 	free(u);
 	free(fixed);
 	return ok;
@@ -132,52 +196,59 @@ static bool verify_range(const struct analysis *a,
 
 static void candidate_free(struct candidate *c)
 {
+	size_t i;
+
 	fix_edit_free(&c->e);
+	for (i = 0; i < c->nr_more; i++)
+		fix_edit_free(&c->more[i]);
+	free(c->more);
+	free(c->also);
 	free(c->diff);
 	free(c->patch);
-	free(c->path);
 	free(c->why);
+	memset(c, 0, sizeof(*c));
 }
 
-/*
- * The index line (old and new blob ids, as git am -3 wants them) and,
- * in a git repository, the Fixes: tag of the commit that last changed
- * the site's line. Both new strings, or NULL.
- */
-static void git_parts(const struct analysis *a, const struct finding *f,
-		      const struct src_file *src, const struct fix_edit *e,
-		      char **index, char **fixes)
+/* Every finding a candidate fixes gets @note (each its own copy). */
+static void cand_note(struct candidate *c, const char *note)
 {
-	char *path = path_join(a->root, f->site->file), *old, *new, *o, *n;
+	size_t i;
+
+	fix_note(c->list, c->f, xstrdup(note));
+	for (i = 0; i < c->nr_also; i++)
+		fix_note(c->list, c->also[i], xstrdup(note));
+}
+
+/* "index <old>..<new> <mode>" of @rel edited into @text, or NULL (new). */
+static char *git_index(const char *tree, const char *rel, const char *text)
+{
+	char *path = path_join(tree, rel), *old, *o, *n, *index = NULL;
 	struct stat st;
 	size_t len;
 
-	*index = NULL;
 	old = file_bytes(path, &len);
-	new = edit_apply(src, e);
 	o = old ? gitinfo_blob_id(old, len, 12) : NULL;
-	n = gitinfo_blob_id(new, strlen(new), 12);
+	n = gitinfo_blob_id(text, strlen(text), 12);
 	if (o && n && !stat(path, &st))
-		*index = xasprintf("index %s..%s %s", o, n,
-				   st.st_mode & 0111 ? "100755" : "100644");
-	*fixes = gitinfo_fixes_tag(a->root, f->site->file, f->site->line);
+		index = xasprintf("index %s..%s %s", o, n,
+				  st.st_mode & 0111 ? "100755" : "100644");
 	free(o);
 	free(n);
 	free(old);
-	free(new);
 	free(path);
+	return index;
 }
 
-/* Step 1 for one finding: the rule's rewrite, its patch, patch --dry-run. */
+/* Step 1 for one finding: the rule's rewrite of its site. */
 static bool make_candidate(struct analysis *a, struct finding *f,
-			   const struct fix_opts *fo, struct candidate *c)
+			   struct candidate *c)
 {
 	const struct rule *rule = rule_of(f->rule);
-	struct fix_ctx ctx = { &a->graph, f, a->root, NULL };
+	struct fix_ctx ctx = { &a->graph, f, a->root, NULL, NULL };
 	struct src_file src;
-	size_t added, removed, i;
 	const struct arch *arch = arch_current();
 	char *why = NULL;
+	size_t i;
 
 	memset(c, 0, sizeof(*c));
 	c->list = &a->findings;
@@ -189,15 +260,12 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 					     "automatic rewrite"));
 		return false;
 	}
-	/* Code the rewrites must not touch, whatever the rule. */
-	for (i = 0; i < arch->nr_no_rewrite; i++) {
+	/* Code that cannot call the kernel: the rule decides (fix_ctx). */
+	for (i = 0; i < arch->nr_no_rewrite && !ctx.no_rewrite; i++) {
 		const struct arch_path *np = &arch->no_rewrite[i];
 
-		if (!strncmp(f->site->file, np->prefix, strlen(np->prefix))) {
-			fix_note(c->list, f, xasprintf("no fix: %s",
-							np->text));
-			return false;
-		}
+		if (!strncmp(f->site->file, np->prefix, strlen(np->prefix)))
+			ctx.no_rewrite = np->text;
 	}
 	if (src_load(&src, a->root, f->site->file)) {
 		fix_note(c->list, f, xasprintf("no fix: %s: cannot read",
@@ -212,28 +280,163 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 		src_free(&src);
 		return false;
 	}
-	c->diff = edit_diff(&src, &c->e, &added, &removed);
-	if (fo->dir) {
-		struct patch_git g = { 0 };
-		char *index, *fixes;
-
-		git_parts(a, f, &src, &c->e, &index, &fixes);
-		g.index = index;
-		g.fixes = fixes;
-		c->patch = patch_format(f, &c->e, c->diff, added, removed,
-					&fo->meta, &g);
-		free(index);
-		free(fixes);
-	} else {
-		c->patch = patch_format(f, &c->e, c->diff, added, removed,
-					&fo->meta, NULL);
-	}
-	c->path = path_join(a->root, f->site->file);
-	if (!verify_applies(&src, c->diff, &c->why))
-		fix_note(c->list, f,
-			 xasprintf("fix not written: verification failed: "
-				   "%s", c->why));
 	src_free(&src);
+	return true;
+}
+
+/*
+ * The fixes of one group (fix_edit.group) become the first one's: its
+ * sites and the edits the architecture's fix_group hook says they share
+ * (a field, its value set at init), with the patch's subject and body.
+ * Returns how many candidates are left; the merged ones are freed.
+ */
+static size_t merge_groups(struct analysis *a, struct candidate *c, size_t nr)
+{
+	const struct arch_rules *r = arch_current()->rules;
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		struct candidate *g = &c[i];
+		char **args = NULL, *why = NULL, *subject = NULL, *body = NULL;
+		struct fix_edit *extra = NULL;
+		size_t nr_args = 0, nr_extra = 0;
+		bool ok;
+
+		if (!g->f)
+			continue;
+		if (!g->e.group) {
+			c[n++] = *g;
+			continue;
+		}
+		args = xcalloc(nr + 1, sizeof(*args));
+		args[nr_args++] = g->e.group_arg;
+		for (j = i + 1; j < nr; j++) {
+			struct candidate *m = &c[j];
+
+			if (!m->f || !m->e.group || strcmp(m->e.group, g->e.group))
+				continue;
+			args[nr_args++] = m->e.group_arg;
+			g->also = xrealloc(g->also, (g->nr_also + 1) *
+					   sizeof(*g->also));
+			g->also[g->nr_also++] = m->f;
+			g->more = xrealloc(g->more, (g->nr_more + 1) *
+					   sizeof(*g->more));
+			g->more[g->nr_more] = m->e;
+			if (!g->more[g->nr_more].path)
+				g->more[g->nr_more].path =
+					xstrdup(m->f->site->file);
+			g->nr_more++;
+			memset(&m->e, 0, sizeof(m->e));
+			m->f = NULL;
+		}
+		ok = r && r->fix_group &&
+		     r->fix_group(a->root, g->e.group,
+				  (const char *const *)args, nr_args, &extra,
+				  &nr_extra, &subject, &body, &why);
+		free(args);
+		if (!ok) {
+			char *note = xasprintf("no fix: %s", why ? why :
+					       "no edits for its group");
+
+			cand_note(g, note);
+			free(note);
+			free(why);
+			candidate_free(g);
+			continue;
+		}
+		g->more = xrealloc(g->more, (g->nr_more + nr_extra + 1) *
+				   sizeof(*g->more));
+		for (k = 0; k < nr_extra; k++)
+			g->more[g->nr_more++] = extra[k];
+		free(extra);
+		free(g->e.subject);
+		free(g->e.body);
+		g->e.subject = subject;
+		g->e.body = body;
+		c[n++] = *g;
+	}
+	return n;
+}
+
+/*
+ * Step 2: the candidate's diff (every file it edits, by path, each with
+ * git's index line when @git), its patch, and patch --dry-run per file.
+ */
+static bool finish_candidate(struct analysis *a, const struct fix_opts *fo,
+			     struct candidate *c)
+{
+	struct file_edit *v;
+	struct patch_file *files;
+	const struct finding **fs;
+	char *diff = NULL, *fixes = NULL;
+	size_t len = 0, n, i, k, nr_files = 0;
+	FILE *out = open_memstream(&diff, &len);
+
+	v = edits_of(c, 0, 1, &n);
+	files = xcalloc(n + 1, sizeof(*files));
+	for (i = 0; i < n && !c->why; i += k) {
+		const struct fix_edit **e;
+		struct src_file src;
+		size_t j, added, removed;
+		char *d, *text, *index = NULL;
+
+		k = same_file(v, i, n);
+		if (src_load(&src, a->root, v[i].rel)) {
+			c->why = xasprintf("%s: cannot read", v[i].rel);
+			break;
+		}
+		e = xcalloc(k + 1, sizeof(*e));
+		for (j = 0; j < k; j++)
+			e[j] = v[i + j].e;
+		d = edit_diff_all(&src, e, k, &added, &removed);
+		text = edit_apply_all(&src, e, k);
+		if (!d || !text)
+			c->why = xasprintf("%s: two edits overlap", v[i].rel);
+		else if (verify_applies(&src, d, &c->why) && fo->dir)
+			index = git_index(a->root, v[i].rel, text);
+		if (d && !c->why) {
+			const char *nl = strchr(d, '\n');
+
+			if (index && nl)
+				fprintf(out, "%.*s%s\n%s", (int)(nl + 1 - d), d,
+					index, nl + 1);
+			else
+				fputs(d, out);
+			files[nr_files].path = v[i].rel;
+			files[nr_files].added = added;
+			files[nr_files++].removed = removed;
+		}
+		free(index);
+		free(d);
+		free(text);
+		free(e);
+		src_free(&src);
+	}
+	fclose(out);
+	if (!c->why) {
+		fs = xcalloc(c->nr_also + 2, sizeof(*fs));
+		fs[0] = c->f;
+		for (i = 0; i < c->nr_also; i++)
+			fs[i + 1] = c->also[i];
+		if (fo->dir)
+			fixes = gitinfo_fixes_tag(a->root, c->f->site->file,
+						  c->f->site->line);
+		c->diff = diff;
+		diff = NULL;
+		c->patch = patch_format(fs, c->nr_also + 1, &c->e, c->diff,
+					files, nr_files, &fo->meta, fixes);
+		free(fixes);
+		free(fs);
+	} else {
+		char *note = xasprintf("fix not written: verification "
+				       "failed: %s", c->why);
+
+		cand_note(c, note);
+		free(note);
+	}
+	free(diff);
+	free(files);
+	free(v);
 	return !c->why;
 }
 
@@ -247,44 +450,59 @@ static void note_at(const struct finding *f, const char *note)
 
 /*
  * --apply: the verified edits, file by file, each file written once.
- * Returns how many edits could not be applied (said in their notes).
+ * Returns how many fixes could not be applied (said in their notes).
  */
 static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
 {
-	size_t i = 0, j, k, failed = 0;
+	size_t n, i, k, j, failed = 0;
+	struct file_edit *v = edits_of(c, 0, nr, &n);
 
-	while (i < nr) {
-		char *text;
+	for (i = 0; i < n; i += k) {
+		char *text, *path = path_join(tree, v[i].rel);
 
-		for (j = i; j < nr && !strcmp(c[j].f->site->file,
-					      c[i].f->site->file); j++)
-			;
-		text = edited_text(tree, c + i, j - i);
-		if (!text || write_atomic(c[i].path, text)) {
-			for (k = i; k < j; k++) {
-				char *note = xasprintf("fix not applied: "
-						       "%s: %s",
-						       c[k].f->site->file,
-						       strerror(errno));
+		k = same_file(v, i, n);
+		text = edited_text(tree, v + i, k);
+		if (!text || write_atomic(path, text)) {
+			char *note = xasprintf("fix not applied: %s: %s",
+					       v[i].rel, text ?
+					       strerror(errno) :
+					       "edits overlap");
 
-				note_at(c[k].f, note);
-				fix_note(c[k].list, c[k].f, note);
+			/* Every fix with an edit in this file. */
+			for (j = 0; j < nr; j++) {
+				size_t m, q;
+				struct file_edit *w = edits_of(c, j, j + 1, &m);
+				bool here = false;
+
+				for (q = 0; q < m && !here; q++)
+					here = !strcmp(w[q].rel, v[i].rel);
+				free(w);
+				if (!here || c[j].why)
+					continue;
+				note_at(c[j].f, note);
+				cand_note(&c[j], note);
+				c[j].why = xstrdup(note);
 				failed++;
 			}
+			free(note);
 		}
 		free(text);
-		i = j;
+		free(path);
 	}
+	free(v);
 	return failed;
 }
 
-/* The candidate fixes of the findings, one per site, in cand_order. */
+/*
+ * The candidate fixes of the findings, one per site, a group's sites in
+ * one, finished (diff, patch, patch --dry-run), in cand_order.
+ */
 static size_t collect_candidates(struct analysis *a,
 				 const struct fix_opts *fo,
 				 struct candidate **cp)
 {
 	struct candidate *c = NULL;
-	size_t nr = 0, alloc = 0, i, j;
+	size_t nr = 0, alloc = 0, i, j, k;
 
 	for (i = 0; i < a->findings.nr; i++) {
 		struct finding *f = &a->findings.v[i];
@@ -298,11 +516,19 @@ static size_t collect_candidates(struct analysis *a,
 		if (done)
 			continue;
 		GROW(c, alloc, nr + 1);
-		if (make_candidate(a, f, fo, &c[nr]))
+		if (make_candidate(a, f, &c[nr]))
 			nr++;
 		else
 			candidate_free(&c[nr]);
 	}
+	nr = merge_groups(a, c, nr);
+	for (i = 0, k = 0; i < nr; i++) {
+		if (finish_candidate(a, fo, &c[i]))
+			c[k++] = c[i];
+		else
+			candidate_free(&c[i]);
+	}
+	nr = k;
 	sort_n(c, nr, sizeof(*c), cand_order);
 	*cp = c;
 	return nr;
@@ -326,10 +552,14 @@ static size_t verify_candidates(const struct analysis *a,
 		if (!verify_range(a, ao, roots, c, 0, nr, &why)) {
 			for (k = 0; k < nr; k++)
 				if (!verify_range(a, ao, roots, c, k, k + 1,
-						  &c[k].why))
-					fix_note(c[k].list, c[k].f, xasprintf(
+						  &c[k].why)) {
+					char *note = xasprintf(
 						"fix not written: verification "
-						"failed: %s", c[k].why));
+						"failed: %s", c[k].why);
+
+					cand_note(&c[k], note);
+					free(note);
+				}
 		}
 		free(why);
 	}
@@ -359,7 +589,7 @@ static int write_patch_file(const char *dir, unsigned int n,
 			    struct candidate *c, char *err, size_t errlen)
 {
 	char *name = patch_name(n, c->e.subject);
-	char *out = xasprintf("%s/%s", dir, name);
+	char *out = xasprintf("%s/%s", dir, name), *note;
 
 	free(name);
 	if (write_atomic(out, c->patch)) {
@@ -368,7 +598,9 @@ static int write_patch_file(const char *dir, unsigned int n,
 		free(out);
 		return -EIO;
 	}
-	fix_note(c->list, c->f, xasprintf("fix: %s", out));
+	note = xasprintf("fix: %s", out);
+	cand_note(c, note);
+	free(note);
 	free(out);
 	return 0;
 }
@@ -383,6 +615,7 @@ static int write_fixes(struct analysis *a, const struct fix_opts *fo,
 		       char *err, size_t errlen)
 {
 	size_t i;
+	char *note;
 
 	for (i = 0; i < a->findings.nr; i++) {
 		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
@@ -390,7 +623,9 @@ static int write_fixes(struct analysis *a, const struct fix_opts *fo,
 		if (!k)
 			continue;
 		(*written)++;
-		fix_note(k->list, k->f, xasprintf("fix: %s", k->e.subject));
+		note = xasprintf("fix: %s", k->e.subject);
+		cand_note(k, note);
+		free(note);
 		if (fo->print)
 			fputs(k->diff, stdout);
 		if (fo->dir && write_patch_file(fo->dir, *written, k, err,
@@ -413,7 +648,11 @@ static int keep_sites(struct analysis *a, struct fix_sites *sites,
 		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
 		struct fix_site *site;
 
-		if (!k)
+		/*
+		 * A semantic patch rewrites one site in place: a fix with
+		 * edits elsewhere (a group's) is left to the patches.
+		 */
+		if (!k || k->nr_more)
 			continue;
 		site = PUSH(sites->v, sites->nr, sites->alloc);
 		site->f = k->f;

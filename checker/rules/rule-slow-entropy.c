@@ -40,6 +40,10 @@ bool rule_slow_entropy_fix(const struct fix_ctx *ctx, struct fix_edit *e,
 	bool have = false;
 	char *area;
 
+	if (ctx->no_rewrite) {
+		*why = xstrdup(ctx->no_rewrite);
+		return false;
+	}
 	for (i = 0; i < ctx->src->nr_lines && !have; i++)
 		have = strstr(ctx->src->lines[i], "crng_ready()") != NULL;
 	if (!have) {

@@ -918,6 +918,9 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	struct field_verdict fv;
 	char *ind, *area, *refused;
 
+	/* Hyp code: a copy in the per-CPU host data (fix-host-data.c). */
+	if (ctx->no_rewrite)
+		return arm64_fix_host_data(ctx, e, why);
 	if (!f->read.reg) {
 		*why = xasprintf("%s() reads a register chosen at run time: "
 				 "no single sanitised register to read",
@@ -983,6 +986,7 @@ static const struct arch_rules arm64_rules = {
 	.any_read_advice = "read the sanitised copy with "
 			   "read_sanitised_ftr_reg()",
 	.fix_read = fix_read,
+	.fix_group = arm64_fix_group,
 };
 
 static const struct sink_def sinks[] = {

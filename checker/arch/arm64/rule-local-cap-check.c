@@ -308,6 +308,10 @@ static bool fix(const struct fix_ctx *ctx, struct fix_edit *e, char **why)
 	bool shape;
 	size_t n, c;
 
+	if (ctx->no_rewrite) {
+		*why = xstrdup(ctx->no_rewrite);
+		return false;
+	}
 	if (!can_fix(ctx, cap, why))
 		return false;
 	if (f->site->line < 2 || f->site->line > ctx->src->nr_lines)

@@ -37,15 +37,32 @@ struct fix_ctx {
 	const struct finding *finding;
 	const char *tree;		/* absolute root of the tree */
 	const struct src_file *src;	/* the file holding the sink */
+	/*
+	 * The architecture's code that cannot call into the kernel (its
+	 * no_rewrite paths, e.g. arm64's EL2 hyp code) when the sink is
+	 * there: what the path's entry says, else NULL. A rewrite that
+	 * calls the kernel refuses with it.
+	 */
+	const char *no_rewrite;
 };
 
-/* Replace lines [first, last] (1-based, inclusive) by @lines. */
+/*
+ * Replace lines [first, last] (1-based, inclusive) by @lines, in @path
+ * (relative to the tree; NULL: the finding's file).
+ *
+ * A rewrite that needs edits beyond its own site (a field added to a
+ * structure, a value set at init) names a @group: the fixes of one group
+ * become one patch, and the architecture's fix_group hook (arch.h) adds
+ * the edits they share from each member's @group_arg.
+ */
 struct fix_edit {
 	unsigned int first, last;
 	char **lines;
 	size_t nr_lines;
+	char *path;
 	char *subject;		/* after "[PATCH] " */
 	char *body;		/* why, for the commit message */
+	char *group, *group_arg;
 };
 
 void fix_edit_add_line(struct fix_edit *e, const char *fmt, ...)
@@ -79,6 +96,15 @@ char *edit_apply(const struct src_file *s, const struct fix_edit *e);
  */
 char *edit_diff(const struct src_file *s, const struct fix_edit *e,
 		size_t *added, size_t *removed);
+/*
+ * The same for @n edits of one file, in any order (they must not
+ * overlap): hunks whose context meets are one hunk, as diff(1) writes.
+ */
+char *edit_diff_all(const struct src_file *s, const struct fix_edit *const *e,
+		 size_t n, size_t *added, size_t *removed);
+/* The file's text with @n edits applied (new); NULL when two overlap. */
+char *edit_apply_all(const struct src_file *s, const struct fix_edit *const *e,
+		  size_t n);
 
 /* The leading blanks of @line (new). */
 char *line_indent(const char *line);

@@ -69,6 +69,17 @@ struct arch_rules {
 	/* trapping-idreg-read's rewrite; NULL: no rewrite */
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
+	/*
+	 * The edits the fixes of one group share (fix_edit.group, e.g. a
+	 * field of a per-CPU structure and its value set at init), from
+	 * each member's group_arg (@args, @nr), in the tree at @tree: new
+	 * edits in *@extra (*@nr_extra, each with its path) and the patch's
+	 * subject and body. false: none, the reason in *@why.
+	 */
+	bool (*fix_group)(const char *tree, const char *group,
+			  const char *const *args, size_t nr,
+			  struct fix_edit **extra, size_t *nr_extra,
+			  char **subject, char **body, char **why);
 };
 
 /*

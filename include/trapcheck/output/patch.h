@@ -26,10 +26,21 @@ struct patch_git {
 	const char *fixes;	/* "Fixes: <id> (\"<subject>\")" */
 };
 
-/* The whole format-patch text of @e (its diff @diff) for @f (new). */
-char *patch_format(const struct finding *f, const struct fix_edit *e,
-		   const char *diff, size_t added, size_t removed,
-		   const struct patch_meta *m, const struct patch_git *g);
+/* One file of a patch: its path and the lines it adds and removes. */
+struct patch_file {
+	const char *path;
+	size_t added, removed;
+};
+
+/*
+ * The whole format-patch text of @e (subject and body; its diff @diff,
+ * index lines included, of @nr_files files) for the findings @fs (@nr
+ * sites, each with its chain; new). @fixes: a Fixes: line or NULL.
+ */
+char *patch_format(const struct finding *const *fs, size_t nr,
+		   const struct fix_edit *e, const char *diff,
+		   const struct patch_file *files, size_t nr_files,
+		   const struct patch_meta *m, const char *fixes);
 /*
  * git format-patch's file name for patch @n: "0001-" and the subject's
  * letters, digits, '.' and '_' with a '-' for each run of anything else,
