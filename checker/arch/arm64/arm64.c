@@ -904,6 +904,73 @@ char *arm64_read_advice(const void *tables, const struct read_ask *q,
 }
 
 /*
+ * The name of the copy the host keeps for hyp code that the advice names
+ * for @f (hyp_advice(): code of the nVHE objects alone, a copy in the
+ * tree, the fields it tests answered by it), or NULL (new).
+ */
+static char *advised_hyp_copy(const struct fix_ctx *ctx)
+{
+	const struct finding *f = ctx->finding;
+	const struct arm64_tables *t = ctx->graph->arch_tables;
+	const char *mode = hyp_mode_of(f->site->file);
+	struct field_verdict fv;
+	char *name, *p, *refused;
+
+	if (!f->read.reg || !mode || strcmp(mode, "nVHE host"))
+		return NULL;
+	name = xasprintf("%s_sys_val", f->read.reg);
+	for (p = name; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	judge_fields(t, f->read.reg, f->site->fields, &fv);
+	refused = copy_refused(&fv, f->fn->name, f->read.reg);
+	field_verdict_free(&fv);
+	if (refused || !arm64_has_hyp_copy(t, name)) {
+		free(refused);
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/*
+ * What the advice says for code of the nVHE objects alone: the read
+ * becomes the host's copy, which init_hyp_mode() sets before that code
+ * runs (kvm_hyp_init_symbols()).
+ */
+static bool fix_hyp_copy(const struct fix_ctx *ctx, struct fix_edit *e,
+			 const char *copy, char **why)
+{
+	const struct finding *f = ctx->finding;
+	const char *line, *at, *close;
+	char *area;
+
+	at = fix_sink_call(ctx, &line);
+	close = at ? strchr(at, ')') : NULL;
+	if (!close) {
+		*why = xasprintf("the read is not written as %s(...) on one "
+				 "line", finding_sink(f));
+		return false;
+	}
+	e->first = e->last = f->site->line;
+	fix_edit_add_line(e, "%.*s%s%s", (int)(at - line), line, copy,
+			  close + 1);
+	area = fix_area(f->site->file);
+	e->subject = xasprintf("%s: Read the host's copy of %s in %s()",
+			       area, f->read.reg, f->fn->name);
+	free(area);
+	e->body = xasprintf("%s() reads %s from hardware with %s(). Under "
+			    "nested virtualisation the outer hypervisor traps "
+			    "reads of the ID registers (%s): each read is an "
+			    "exit to it.\n\nThis code is built for the nVHE "
+			    "hyp objects only, where the host's init "
+			    "(kvm_hyp_init_symbols(), called by "
+			    "init_hyp_mode()) sets %s before any hyp code "
+			    "runs: read that.", f->fn->name, f->read.reg,
+			    finding_sink(f), f->read.trap, copy);
+	return true;
+}
+
+/*
  * The fix of commit a89c6bcdac22: the read becomes
  * read_sanitised_ftr_reg(SYS_<REG>), under that commit's comment, when
  * the tree's arm64_ftr_regs[] serves the register, the fields the
@@ -918,9 +985,20 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	struct field_verdict fv;
 	char *ind, *area, *refused;
 
-	/* Hyp code: a copy in the per-CPU host data (fix-host-data.c). */
-	if (ctx->no_rewrite)
-		return arm64_fix_host_data(ctx, e, why);
+	/*
+	 * Hyp code: the host's copy where the advice names it, else a
+	 * per-CPU copy in the host data (fix-host-data.c).
+	 */
+	if (ctx->no_rewrite) {
+		char *copy = advised_hyp_copy(ctx);
+		bool ok;
+
+		if (!copy)
+			return arm64_fix_host_data(ctx, e, why);
+		ok = fix_hyp_copy(ctx, e, copy, why);
+		free(copy);
+		return ok;
+	}
 	if (!f->read.reg) {
 		*why = xasprintf("%s() reads a register chosen at run time: "
 				 "no single sanitised register to read",
