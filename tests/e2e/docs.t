@@ -129,6 +129,11 @@ python3 "$TOP/tests/oracle/record.py" md "$TOP/docs/measured.json" \
 rc=$?
 check_that "docs/measured.md's tables and comparison are docs/measured.json's (tests/oracle/record.py md)" \
 	'[ $rc -eq 0 ] && [ ! -s measured.err ]'
+python3 "$TOP/tests/oracle/record.py" md "$TOP/docs/measured.json" \
+	"$TOP/docs/fixes.md" --check 2> fixes.err
+rc=$?
+check_that "docs/fixes.md's table of fixes proven in the oracle is docs/measured.json's" \
+	'[ $rc -eq 0 ] && [ ! -s fixes.err ]'
 cp "$TOP/docs/measured.md" m.md
 sed -i 's/^| x86_64 6.12 shipped io | `lib\/zstd\/common\/cpu.h:68` .*/| edited |/' m.md
 python3 "$TOP/tests/oracle/record.py" md "$TOP/docs/measured.json" m.md \

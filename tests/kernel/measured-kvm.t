@@ -142,4 +142,48 @@ for a, b in zip(x(m), x(doc)):
 PY
 check "the nVHE host's ID_AA64DFR0_EL1 read: one per vcpu load in nVHE, none in VHE; with the guest's debug on, 2 debug-state reads per world switch in both modes, none with it off: as trapcheck says; the read under the FGT test ruled out by the machine's features and never run; docs/measured.json records the same" \
 	[ $? -eq 0 ]
+
+# A proven fix (docs/fixes.md): the kernel with every patch --fix writes
+# for it applied and rebuilt (tests/oracle/variant.sh trapcheck-fix), the
+# same six boots: the reads at each fixed site that ran drop to 0, and
+# what the kernel decided (CPU features detected, the vulnerabilities,
+# KVM's own lines, the VM's exits) is the same line for line.
+fixed=$("$TOP/tests/oracle/variant.sh" trapcheck-fix qemu-kvm 2> variant.err |
+	tail -n 1)
+check "the kernel with trapcheck's fixes applied is built" \
+	[ -f "$fixed/arch/arm64/boot/Image" ]
+fdir="$odir-fix"
+if [ ! -f "$fdir/seconds" ] || [ "$fixed/arch/arm64/boot/Image" -nt "$fdir/seconds" ]; then
+	rm -rf "$KCACHE/oracle-6.12-kvm-"????????????-fix
+	"$TOP/tests/oracle/run-qemu-kvm.sh" "$fdir" "$fixed" > /dev/null \
+		2> oracle-fix.err || sed 's/^/# /' oracle-fix.err >&2
+fi
+kdb "$tree" fix.db && "$TRAPCHECK" -p "$tree" --db fix.db -q \
+	--fix-dir patches > /dev/null 2> patches.err
+cp "$TOP/docs/measured.json" mf.json
+python3 "$TOP/tests/oracle/record.py" fix mf.json "Linux 6.12 qemu-kvm" \
+	"$odir" "$fdir" "$tree" "$fixed" patches/*.patch
+check "record.py fix: the runs before and after the patches compared" \
+	[ $? -eq 0 ]
+python3 - mf.json "$TOP/docs/measured.json" <<'PY'
+import json, sys
+got, doc = (json.load(open(p))['fixes']['Linux 6.12 qemu-kvm']
+            for p in sys.argv[1:3])
+assert any(s['rule'] == 'trapping-idreg-read' and '/hyp/' in s['file']
+           for s in got['sites']), got['sites']
+dropped = 0
+for r in got['runs']:
+    assert r['decisions']['same'] and r['decisions']['lines'] >= 40, r
+    for s in r['sites']:
+        assert s['after'] == 0, (r['run'], s)
+        dropped += s['before']
+    print('# %s: ID-register reads %d -> %d' % (r['run'], r['idreg_before'],
+                                                r['idreg_after']))
+assert dropped >= 4 * 2000, dropped
+key = lambda f: sorted((r['run'], s['file'], s['line'], s['before'] > 0,
+                        s['after']) for r in f['runs'] for s in r['sites'])
+assert key(got) == key(doc), (key(got), key(doc))
+PY
+check "every fixed site that ran reads 0 after the patches, in VHE and nVHE; the decisions identical in all six boots; docs/measured.json records the same" \
+	[ $? -eq 0 ]
 done_testing

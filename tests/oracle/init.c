@@ -350,6 +350,53 @@ static void kvm_runs(int debug)
 }
 #endif
 
+/*
+ * What the kernel decided of the CPU's vulnerabilities, as sysfs says it
+ * (drivers/base/cpu.c: the files every architecture has): a fix must not
+ * change it (tests/oracle/fixcheck.py compares two boots' lines).
+ */
+static const char *const vulnerabilities[] = {
+	"meltdown", "spectre_v1", "spectre_v2", "spec_store_bypass",
+	"l1tf", "mds", "tsx_async_abort", "itlb_multihit", "srbds",
+	"mmio_stale_data", "retbleed", "spec_rstack_overflow",
+	"gather_data_sampling", "reg_file_data_sampling",
+};
+
+static void say_vulnerabilities(void)
+{
+	char buf[256];
+	unsigned int i;
+
+	mkdir("/sys", 0755);
+	mount("sysfs", "/sys", "sysfs", 0, NULL);
+	for (i = 0; i < sizeof(vulnerabilities) / sizeof(*vulnerabilities);
+	     i++) {
+		static const char dir[] =
+			"/sys/devices/system/cpu/vulnerabilities/";
+		char path[128];
+		ssize_t n;
+		int fd;
+
+		memcpy(path, dir, sizeof(dir) - 1);
+		memcpy(path + sizeof(dir) - 1, vulnerabilities[i],
+		       strlen(vulnerabilities[i]) + 1);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		say("oracle: vulnerabilities: ");
+		say(vulnerabilities[i]);
+		say(": ");
+		say(buf);
+		if (buf[n - 1] != '\n')
+			say("\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	/* The kernel passes on what it does not know too: the last word. */
@@ -358,6 +405,7 @@ int main(int argc, char **argv)
 
 	if (!strcmp(what, "exit") || getpid() != 1)
 		return 0;
+	say_vulnerabilities();
 	if (!strcmp(what, "workload")) {
 		say("oracle: workload\n");
 		for (round = 0; round < ROUNDS; round++) {

@@ -20,6 +20,19 @@ generated tables come from it.
       tests/oracle/features.py TREE ORACLE-DIR/vhe-boot.console
       ORACLE-DIR/nvhe-boot.console)": its rates are for that machine.
 
+  record.py fix MEASURED.json NAME BASE-DIR FIX-DIR BASE-TREE FIX-TREE
+                PATCH...
+      A fix proven in the nested oracle: BASE-DIR and FIX-DIR are
+      tests/oracle/run-qemu-kvm.sh's runs of the kernel TREE before and
+      after the PATCHes (trapcheck --fix-dir's, applied: the copy of
+      tests/oracle/variant.sh trapcheck-fix qemu-kvm). Stores, as
+      MEASURED.json's fixes[NAME], per run: each fixed site's ID-register
+      reads before and after (the sites its patches name, by file and
+      function), every other function whose count changed, and the
+      decisions the kernel logged (CPU features detected, the
+      vulnerabilities sysfs reports, KVM's own lines, the VM's exits)
+      compared line for line.
+
   record.py md MEASURED.json MEASURED.md [--check]
       Writes the tables between MEASURED.md's "<!-- measured.json: NAME
       -->" and "<!-- end measured.json -->" lines from MEASURED.json;
@@ -239,6 +252,114 @@ def kvm(measured, odir, tree, static):
     store(measured, 'arm64', ['nested-vhe', 'nested-nvhe'], runs, static)
 
 
+# What a kernel decided, as its console says it (timestamps dropped).
+DECISIONS = re.compile(r'(CPU features: detected|oracle: vulnerabilities: |'
+                       r'oracle: kvm: MMIO exits|kvm \[\d+\]: )')
+STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s*')
+PATCH_SITE = re.compile(r'^  (\S+):(\d+) \(rule ([\w-]+)\)$')
+
+
+def decisions(console):
+    out = []
+    for line in open(console, errors='replace'):
+        line = STAMP.sub('', line.strip().replace('\r', ''))
+        if DECISIONS.search(line):
+            out.append(line)
+    return sorted(out)
+
+
+def by_function(path, trees):
+    """(file, function, kind) -> executions of a run's sites.json, each
+    site at its innermost inline frame; and (file, line) -> function of
+    its ID-register reads."""
+    d = json.load(open(path))
+    out, at = {}, {}
+    for s in d['sites'] + d['calls']:
+        inner = s['inline'][0] if s['inline'] else \
+            {'function': '??', 'file': '??', 'line': 0}
+        file = rel(inner['file'], trees)
+        key = (file, inner['function'], s['kind'])
+        out[key] = out.get(key, 0) + s['count']
+        if s['kind'] == 'idreg':
+            at[(file, inner['line'])] = inner['function']
+    return out, at
+
+
+def fix(measured, name, base_dir, fix_dir, base_tree, fix_tree, *patches):
+    base_tree = os.path.realpath(base_tree)
+    fix_tree = os.path.realpath(fix_tree)
+    fixed, subjects = [], []
+    for p in patches:
+        prev = subject = ''
+        for line in open(p):
+            if line.startswith('Subject: [PATCH] '):
+                subject = line[len('Subject: [PATCH] '):].strip()
+                subjects.append(subject)
+            m = PATCH_SITE.match(line.rstrip('\n'))
+            # The chain's last function ends the line before the site's.
+            fn = re.search(r'(\w+)\(\)$', prev.rstrip())
+            if m:
+                fixed.append({'file': m.group(1), 'line': int(m.group(2)),
+                              'rule': m.group(3), 'patch': subject,
+                              'function': fn.group(1) if fn else None})
+            prev = line
+    if not fixed:
+        sys.exit('record: %s: no site named in the patches' % name)
+    runs = []
+    for mode in ('vhe', 'nvhe'):
+        for what in ('boot', 'kvm', 'kvm-debug'):
+            run = mode + '-' + what
+            before, at = by_function(
+                os.path.join(base_dir, run + '.sites.json'), [base_tree])
+            # A copy's objects it did not rebuild keep the tree's paths.
+            after, _ = by_function(
+                os.path.join(fix_dir, run + '.sites.json'),
+                [fix_tree, base_tree])
+            # A site's reads by its function, in any file: the DWARF of
+            # nVHE's objects names the .c file for the lines of the
+            # headers they inline.
+            sites = []
+            for f in fixed:
+                fn = f['function'] or at.get((f['file'], f['line']))
+                sites.append({
+                    'file': f['file'], 'line': f['line'], 'function': fn,
+                    'patch': f['patch'],
+                    'before': sum(v for k, v in before.items()
+                                  if k[1] == fn and k[2] == 'idreg'),
+                    'after': sum(v for k, v in after.items()
+                                 if k[1] == fn and k[2] == 'idreg')})
+            changed = []
+            for key in sorted(set(before) | set(after)):
+                if before.get(key, 0) != after.get(key, 0):
+                    changed.append({'file': key[0], 'function': key[1],
+                                    'kind': key[2],
+                                    'before': before.get(key, 0),
+                                    'after': after.get(key, 0)})
+            db = decisions(os.path.join(base_dir, run + '.console'))
+            da = decisions(os.path.join(fix_dir, run + '.console'))
+            runs.append({
+                'run': run, 'sites': sites, 'changed': changed,
+                'decisions': {'lines': len(db), 'same': db == da,
+                              'only_before': [x for x in db if x not in da],
+                              'only_after': [x for x in da if x not in db]},
+                'idreg_before': sum(v for k, v in before.items()
+                                    if k[2] == 'idreg'),
+                'idreg_after': sum(v for k, v in after.items()
+                                   if k[2] == 'idreg')})
+    m = json.load(open(measured))
+    m.setdefault('fixes', {})[name] = {
+        'subjects': subjects, 'sites': fixed,
+        'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)' % pkg_version(),
+        'config': 'scripts/kernel-tree.sh 6.12 qemu-kvm',
+        'how': 'tests/oracle/variant.sh trapcheck-fix qemu-kvm; '
+               'tests/oracle/run-qemu-kvm.sh OUT [COPY] before and after',
+        'runs': runs}
+    with open(measured + '.tmp', 'w') as out:
+        json.dump(m, out, indent=1, sort_keys=True)
+        out.write('\n')
+    os.replace(measured + '.tmp', measured)
+
+
 def hits(site, f):
     """Whether SITE's inline chain passes FINDING's line: by file, or by
     function and line (the DWARF of nVHE's hypervisor objects names the
@@ -420,11 +541,50 @@ def tables(m):
         c['n'], c['rho'] if c['rho'] is not None else
         'not defined (fewer than 3, or no spread on one side)'))
     out['comparison'] = '\n'.join(lines)
+    lines = ['| patch | site | run | reads before | reads after | '
+             'decisions compared |', '|---|---|---|---:|---:|---|']
+    notes = []
+    for name, fx in sorted(m.get('fixes', {}).items()):
+        ran = {(st['file'], st['line']) for r in fx['runs']
+               for st in r['sites'] if st['before'] or st['after']}
+        idle = ['`%s:%d` `%s()` (%s)' % (f['file'], f['line'],
+                                         f['function'], f['patch'])
+                for f in fx['sites'] if (f['file'], f['line']) not in ran]
+        if idle:
+            notes.append('- %s: no read at these sites in any run, before '
+                         'or after: %s' % (name, ', '.join(idle)))
+        for r in fx['runs']:
+            d = r['decisions']
+            same = ('%d lines, identical' % d['lines'] if d['same'] else
+                    '**differ**: %s' % '; '.join(
+                        ['-' + x for x in d['only_before']] +
+                        ['+' + x for x in d['only_after']]))
+            for st in r['sites']:
+                if not st['before'] and not st['after']:
+                    continue
+                lines.append('| %s | `%s:%d` `%s()` | %s | %s | **%s** | '
+                             '%s |' % (st['patch'], st['file'], st['line'],
+                                       st['function'], r['run'],
+                                       fmt(st['before']), fmt(st['after']),
+                                       same))
+            fixed = {st['function'] for st in r['sites']}
+            other = ['`%s` `%s()` %s %s -> %s' % (
+                c['file'], c['function'], c['kind'], fmt(c['before']),
+                fmt(c['after'])) for c in r['changed']
+                if c['function'] not in fixed]
+            notes.append('- %s, %s: every ID-register read %s -> %s; '
+                         'other counts that changed: %s' % (
+                             name, r['run'], fmt(r['idreg_before']),
+                             fmt(r['idreg_after']),
+                             ', '.join(other) if other else 'none'))
+    out['fixes'] = '\n'.join(lines + [''] + notes)
     return out
 
 
 BEGIN = re.compile(r'^<!-- measured\.json: ([\w-]+) -->$')
 END = '<!-- end measured.json -->'
+# The page of each generated block that is not in measured.md.
+PAGE = {'fixes': 'fixes.md'}
 
 
 def md(measured, mdfile, check):
@@ -451,7 +611,9 @@ def md(measured, mdfile, check):
         if i == len(text):
             sys.exit('record: %s: %s has no end line' % (mdfile, name))
         res += gen[name].split('\n')
-    missing = set(gen) - seen
+    page = os.path.basename(mdfile)
+    missing = {n for n in gen
+               if PAGE.get(n, 'measured.md') == page} - seen
     new = '\n'.join(res)
     if check:
         old = '\n'.join(text)
@@ -474,6 +636,8 @@ def main():
         x86(*a[1:])
     elif len(a) == 5 and a[0] == 'kvm':
         kvm(*a[1:])
+    elif len(a) >= 8 and a[0] == 'fix':
+        fix(*a[1:])
     elif len(a) in (3, 4) and a[0] == 'md':
         md(a[1], a[2], len(a) == 4 and a[3] == '--check')
     else:
