@@ -349,10 +349,15 @@ static size_t merge_groups(struct analysis *a, struct candidate *c, size_t nr)
 		for (k = 0; k < nr_extra; k++)
 			g->more[g->nr_more++] = extra[k];
 		free(extra);
-		free(g->e.subject);
-		free(g->e.body);
-		g->e.subject = subject;
-		g->e.body = body;
+		/* NULL: the first member's own. */
+		if (subject) {
+			free(g->e.subject);
+			g->e.subject = subject;
+		}
+		if (body) {
+			free(g->e.body);
+			g->e.body = body;
+		}
 		c[n++] = *g;
 	}
 	return n;

@@ -88,8 +88,8 @@ for root, _, files in os.walk(tree):
 assert n == 7, n
 PY
 check "advice matches the ADVICE tags: per-CPU for a field the copy leaves out or a FTR_NONSTRICT one (in hyp code too), the host's copy in nVHE-only code, per-CPU host data in code a VHE host runs too, the value kept where it is written for context state" [ $? -eq 0 ]
-check "the refusal says why and what to do instead" \
-	grep -q 'read_sanitised_ftr_reg() returns 0 there; keep this CPU.s value, cached at CPU bring-up' f.json
+check "the refusal says why and what to do instead (without cpuinfo.c, which the fixture lacks)" \
+	grep -q 'read_sanitised_ftr_reg() returns 0 there; keep this CPU.s value, cached at CPU bring-up (arch/arm64/kernel/cpuinfo.c, where the kernel keeps its per-CPU copies, cannot be read)' f.json
 
 # The written patches apply and the file still builds with the kernel's
 # cross compiler and the fixture's flags.
@@ -109,9 +109,36 @@ fs = sorted(f['function'] for f in json.load(open(sys.argv[1]))['findings'])
 print('# left:', fs)
 assert fs == ['amu_here', 'load_spe_state', 'load_trace_state',
               'load_trace_state_get', 'load_trace_state_mask',
-              'load_trace_state_split', 'ras_nvhe', 'ras_shared',
-              'save_csselr'], fs
+              'load_trace_state_split', 'ras_shared', 'save_csselr'], fs
 PY
-check "after the patches: only the five refused reads, the three in hyp code and the context register's are left" [ $? -eq 0 ]
+check "after the patches: only the five refused reads, the two in shared hyp bodies (no kvm_host.h in the fixture) and the context register's are left; the nVHE-only read took the host's copy" [ $? -eq 0 ]
 
+# With the copies cpuinfo.c keeps (tests/fixtures/fields-cpuinfo over the
+# fixture; percpu.def CPUINFO), the five reads refused above read this
+# CPU's copy instead: one patch for the file, the include it needs added.
+cp -rL "$FX" tree2 && cp -r "$TOP/tests/fixtures/fields-cpuinfo/arch" tree2/
+SOURCE_DATE_EPOCH=0 "$TRAPCHECK" -p tree2 -q --roots "$FX/roots/fields.roots" \
+	--fix-dir out2 --format=json -o f2.json
+python3 - f.json f2.json <<'PY'
+import json, sys
+before = {(f['file'], f['line']): f for f in json.load(open(sys.argv[1]))['findings']}
+after = {(f['file'], f['line']): f for f in json.load(open(sys.argv[2]))['findings']}
+per_cpu = [k for k, f in before.items() if f['file'] == 'arch/arm64/kvm/debug.c'
+           and (f.get('fix') or '').startswith('no fix: ') and
+           ('a field the tree' in f['fix'] or 'FTR_NONSTRICT' in f['fix'])]
+assert len(per_cpu) == 5, per_cpu
+notes = {after[k]['fix'] for k in per_cpu}
+assert len(notes) == 1, notes
+p = notes.pop()
+assert p.startswith('fix: out2/') and 'Use-this-CPU-s-copy-of-ID_AA64DFR0_EL1' in p, p
+text = open(p[5:]).read()
+assert text.count('+') and \
+    text.count('this_cpu_read(cpu_data.reg_id_aa64dfr0)') == 5, text
+assert '\n+#include <asm/cpu.h>\n' in text, text
+assert 'Subject: [PATCH] KVM: arm64: Use this CPU\'s copy of ID_AA64DFR0_EL1 in debug.c\n' in text
+assert 'load_spe_state() tests PMSVer, a FTR_NONSTRICT field' in text.replace('\n', ' ')
+print('# %d sites, one patch: %s' % (len(per_cpu), p))
+PY
+check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message" \
+	[ $? -eq 0 ]
 done_testing

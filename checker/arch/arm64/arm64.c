@@ -987,7 +987,7 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 
 	/*
 	 * Hyp code: the host's copy where the advice names it, else a
-	 * per-CPU copy in the host data (fix-host-data.c).
+	 * per-CPU copy in the host data (fix-percpu.c).
 	 */
 	if (ctx->no_rewrite) {
 		char *copy = advised_hyp_copy(ctx);
@@ -1015,10 +1015,11 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 	refused = copy_refused(&fv, f->fn->name, f->read.reg);
 	field_verdict_free(&fv);
 	if (refused) {
-		*why = xasprintf("%s; keep this CPU's value, cached at CPU "
-				 "bring-up", refused);
+		/* This CPU's answer: the copy cpuinfo keeps (fix-percpu.c). */
+		bool ok = arm64_fix_cpuinfo(ctx, refused, e, why);
+
 		free(refused);
-		return false;
+		return ok;
 	}
 	if (f->site->line > ctx->src->nr_lines)
 		goto err_shape;

@@ -3,8 +3,8 @@
  * arm64.h - what the three files of checker/arch/arm64/ share: arm64.c
  * (its struct arch, its tables read from the tree and resolved, its
  * advice and rewrites, its trace), rule-local-cap-check.c (its own
- * rule, which its struct arch points at) and fix-host-data.c (the
- * rewrite of hyp code's reads into per-CPU copies).
+ * rule, which its struct arch points at) and fix-percpu.c (the
+ * rewrites of reads into per-CPU copies).
  */
 #ifndef TRAPCHECK_ARCH_ARM64_H
 #define TRAPCHECK_ARCH_ARM64_H
@@ -85,12 +85,16 @@ char *arm64_read_advice(const void *t, const struct read_ask *q,
 extern const struct rule arm64_own_rules[];
 
 /*
- * fix-host-data.c: the rewrite of a read in hyp code (fix_ctx.no_rewrite
- * set) into a per-CPU copy in KVM's host data, and the edits its group
- * shares (arch_rules.fix_group).
+ * fix-percpu.c: the rewrite of a read in hyp code (fix_ctx.no_rewrite
+ * set) into a per-CPU copy in KVM's host data; of a read elsewhere whose
+ * code needs this CPU's answer (@refused: why not the sanitised copy)
+ * into the copy cpuinfo keeps; the edits their groups share
+ * (arch_rules.fix_group).
  */
 bool arm64_fix_host_data(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
+bool arm64_fix_cpuinfo(const struct fix_ctx *ctx, const char *refused,
+		       struct fix_edit *e, char **why);
 bool arm64_fix_group(const char *tree, const char *group,
 		     const char *const *args, size_t nr,
 		     struct fix_edit **extra, size_t *nr_extra,

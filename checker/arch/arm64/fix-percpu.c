@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fix-host-data.c - arm64's rewrite of a trapping ID-register read in
- * KVM's hyp code: the register read once per CPU at KVM's per-CPU init
- * into a field of the per-CPU host data (host-data.def), the hyp read
- * replaced by a read of that field.
+ * fix-percpu.c - arm64's rewrites of a trapping ID-register read into a
+ * read of this CPU's copy (percpu.def): in KVM's hyp code, a copy made
+ * once per CPU at KVM's per-CPU init in the per-CPU host data; in other
+ * code that needs this CPU's answer, the copy cpuinfo keeps from the
+ * CPU's bring-up.
  *
+ * Hyp code.
  * Why it changes nothing but the trap: an ID register's value is fixed
  * per CPU; the init runs on every CPU, preemption disabled, before that
  * CPU's hyp code runs (and again when the CPU comes back); hyp code runs
@@ -28,12 +30,28 @@ struct host_data_def {
 
 static const struct host_data_def host_data[] = {
 #define HOST_DATA(h, o, a, f, fn) { h, o, a, f, fn },
-#include "host-data.def"
+#define CPUINFO(file, store, reader, percpu, header)
+#include "percpu.def"
+#undef CPUINFO
+#undef HOST_DATA
+};
+
+struct cpuinfo_def {
+	const char *file, *store, *reader, *percpu, *header;
+};
+
+static const struct cpuinfo_def cpuinfo[] = {
+#define HOST_DATA(h, o, a, f, fn)
+#define CPUINFO(file, store, reader, percpu, header) \
+	{ file, store, reader, percpu, header },
+#include "percpu.def"
+#undef CPUINFO
 #undef HOST_DATA
 };
 
 #define HOST_DATA_GROUP	"arm64-host-data"
 #define HOST_DATA_FIELD	"id_regs"
+#define CPUINFO_GROUP	"arm64-cpuinfo"
 
 /* "ID_AA64DFR0_EL1" -> "id_aa64dfr0_el1" (new). */
 static char *member_of(const char *reg)
@@ -306,10 +324,10 @@ static char *group_body(const struct host_data_def *d,
 	return s;
 }
 
-bool arm64_fix_group(const char *tree, const char *group,
-		     const char *const *args, size_t nr,
-		     struct fix_edit **extra, size_t *nr_extra,
-		     char **subject, char **body, char **why)
+static bool host_data_group(const char *tree, const char *const *args,
+			    size_t nr, struct fix_edit **extra,
+			    size_t *nr_extra, char **subject, char **body,
+			    char **why)
 {
 	const struct host_data_def *d = &host_data[0];
 	struct src_file h = { 0 }, init = { 0 };
@@ -318,12 +336,6 @@ bool arm64_fix_group(const char *tree, const char *group,
 	size_t n;
 	bool ok = false;
 
-	*extra = NULL;
-	*nr_extra = 0;
-	if (strcmp(group, HOST_DATA_GROUP)) {
-		*why = xasprintf("no edits for the group %s", group);
-		return false;
-	}
 	v = members_of(args, nr, &n);
 	if (!n) {
 		*why = xstrdup("no register to copy");
@@ -367,4 +379,206 @@ out_header:
 out_members:
 	members_free(v, n);
 	return ok;
+}
+
+/*
+ * Other code: this CPU's copy that the kernel keeps from the CPU's
+ * bring-up (percpu.def CPUINFO: cpuinfo.c's "info->reg_x =
+ * read_cpuid(REG);"), read with this_cpu_read(). The same value as the
+ * register gives on the CPU the code runs on, which is what code asks
+ * that needs this CPU's answer (@refused: why the sanitised copy is not).
+ */
+bool arm64_fix_cpuinfo(const struct fix_ctx *ctx, const char *refused,
+		       struct fix_edit *e, char **why)
+{
+	const struct cpuinfo_def *d = &cpuinfo[0];
+	const struct finding *f = ctx->finding;
+	const char *line, *at, *open, *close, *p, *q;
+	char *needle, *field = NULL, *area;
+	struct src_file s;
+	size_t i;
+
+	if (!f->read.reg || src_load(&s, ctx->tree, d->file)) {
+		*why = xasprintf("%s; keep this CPU's value, cached at CPU "
+				 "bring-up (%s, where the kernel keeps its "
+				 "per-CPU copies, cannot be read)", refused,
+				 d->file);
+		return false;
+	}
+	needle = xasprintf("%s(%s);", d->reader, f->read.reg);
+	for (i = 0; i < s.nr_lines && !field; i++) {
+		p = strstr(s.lines[i], d->store);
+		q = strstr(s.lines[i], needle);
+		if (!p || !q || q < p)
+			continue;
+		p += strlen(d->store);
+		field = xstrndup(p, strspn(p, "abcdefghijklmnopqrstuvwxyz"
+					      "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					      "0123456789_"));
+	}
+	free(needle);
+	src_free(&s);
+	if (!field || !*field) {
+		*why = xasprintf("%s; keep this CPU's value, cached at CPU "
+				 "bring-up (%s keeps no per-CPU copy of %s)",
+				 refused, d->file, f->read.reg);
+		free(field);
+		return false;
+	}
+	at = fix_sink_call(ctx, &line);
+	open = at ? strchr(at, '(') : NULL;
+	close = open ? strchr(open, ')') : NULL;
+	if (!close || memchr(open + 1, '(', (size_t)(close - open - 1))) {
+		*why = xasprintf("%s; the read is not written as %s(...) on "
+				 "one line", refused, finding_sink(f));
+		free(field);
+		return false;
+	}
+	e->first = e->last = f->site->line;
+	fix_edit_add_line(e, "%.*sthis_cpu_read(%s.%s)%s", (int)(at - line),
+			  line, d->percpu, field, close + 1);
+	area = fix_area(f->site->file);
+	e->subject = xasprintf("%s: %s this CPU's copy of %s in %s()", area,
+			       !strncmp(area, "KVM", 3) ? "Use" : "use",
+			       f->read.reg, f->fn->name);
+	e->body = xasprintf("%s() reads %s from hardware with %s(). Under "
+			    "virtualization the hypervisor traps reads of the "
+			    "ID registers (%s): each read is an exit to it.\n\n"
+			    "The sanitised copy is no substitute here: %s. "
+			    "But the kernel already keeps this CPU's own "
+			    "value: %s reads it at the CPU's bring-up into the "
+			    "per-CPU %s (%s). Read that: this_cpu_read() gives "
+			    "the copy of the CPU the code runs on, the value "
+			    "the register read gave.", f->fn->name,
+			    f->read.reg, finding_sink(f), f->read.trap,
+			    refused, d->file, d->percpu, field);
+	e->group = xasprintf("%s:%s", CPUINFO_GROUP, f->site->file);
+	e->group_arg = xasprintf("%s\t%s\t%s\t%s", f->site->file,
+				 f->read.reg, f->fn->name, refused);
+	free(area);
+	free(field);
+	return true;
+}
+
+/*
+ * Several reads of one file in one patch: its subject and body say each
+ * function's reason (@args: "file\treg\tfn\trefused").
+ */
+static void cpuinfo_message(const char *const *args, size_t nr,
+			    char **subject, char **body)
+{
+	char *file = xstrndup(args[0], strcspn(args[0], "\t"));
+	char *area = fix_area(file), *buf = NULL, *reg = NULL;
+	const char *base = strrchr(file, '/');
+	size_t len = 0, i;
+	bool one_reg = true;
+	FILE *out = open_memstream(&buf, &len);
+
+	for (i = 0; i < nr; i++) {
+		const char *r = strchr(args[i], '\t') + 1;
+		const char *fn = strchr(r, '\t') + 1;
+		const char *why = strchr(fn, '\t') + 1;	/* names fn */
+		size_t n = strcspn(r, "\t");
+
+		if (!reg)
+			reg = xstrndup(r, n);
+		else if (strlen(reg) != n || strncmp(reg, r, n))
+			one_reg = false;
+		fprintf(out, "%s- %s\n", i ? "" : "These functions read ID "
+			"registers from hardware, each to learn this CPU's "
+			"answer; the sanitised copy (read_sanitised_ftr_reg()) "
+			"would not give it:\n\n", why);
+	}
+	fprintf(out, "\nUnder virtualization the hypervisor traps reads of "
+		"the ID registers: each read is an exit to it. The kernel "
+		"already keeps each CPU's own values, read at the CPU's "
+		"bring-up into the per-CPU cpu_data (cpuinfo.c). Read those: "
+		"this_cpu_read() gives the copy of the CPU the code runs on, "
+		"the value the register read gave.");
+	fclose(out);
+	*subject = one_reg ?
+		   xasprintf("%s: %s this CPU's copy of %s in %s", area,
+			     !strncmp(area, "KVM", 3) ? "Use" : "use", reg,
+			     base ? base + 1 : file) :
+		   xasprintf("%s: %s this CPU's copies of ID registers in %s",
+			     area, !strncmp(area, "KVM", 3) ? "Use" : "use",
+			     base ? base + 1 : file);
+	*body = buf;
+	free(reg);
+	free(area);
+	free(file);
+}
+
+/* The header that declares the copies, where the file lacks it. */
+static bool cpuinfo_group(const char *tree, const char *file,
+			  struct fix_edit **extra, size_t *nr_extra,
+			  char **why)
+{
+	const struct cpuinfo_def *d = &cpuinfo[0];
+	char *want = xasprintf("#include <%s>", d->header);
+	size_t i, last_asm = 0, last = 0;
+	struct src_file s;
+	bool have = false;
+
+	if (src_load(&s, tree, file)) {
+		*why = xasprintf("%s: cannot read", file);
+		free(want);
+		return false;
+	}
+	for (i = 0; i < s.nr_lines && !have; i++) {
+		const char *l = s.lines[i];
+
+		have = !strncmp(l, want, strlen(want));
+		if (!strncmp(l, "#include <asm/", 14))
+			last_asm = i + 1;
+		if (!strncmp(l, "#include ", 9))
+			last = i + 1;
+	}
+	if (!have) {
+		struct fix_edit *e = xcalloc(1, sizeof(*e));
+		size_t at = last_asm ? last_asm : last;
+
+		if (!at) {
+			*why = xasprintf("%s: no #include to add %s after",
+					 file, want);
+			free(e);
+			src_free(&s);
+			free(want);
+			return false;
+		}
+		e->path = xstrdup(file);
+		e->first = e->last = at;
+		fix_edit_add_line(e, "%s", s.lines[at - 1]);
+		fix_edit_add_line(e, "%s", want);
+		*extra = e;
+		*nr_extra = 1;
+	}
+	src_free(&s);
+	free(want);
+	return true;
+}
+
+bool arm64_fix_group(const char *tree, const char *group,
+		     const char *const *args, size_t nr,
+		     struct fix_edit **extra, size_t *nr_extra,
+		     char **subject, char **body, char **why)
+{
+	*extra = NULL;
+	*nr_extra = 0;
+	*subject = *body = NULL;
+	if (!strcmp(group, HOST_DATA_GROUP))
+		return host_data_group(tree, args, nr, extra, nr_extra,
+				       subject, body, why);
+	if (!strncmp(group, CPUINFO_GROUP ":", strlen(CPUINFO_GROUP ":")) &&
+	    nr) {
+		char *file = xstrndup(args[0], strcspn(args[0], "\t"));
+		bool ok = cpuinfo_group(tree, file, extra, nr_extra, why);
+
+		if (ok && nr > 1)
+			cpuinfo_message(args, nr, subject, body);
+		free(file);
+		return ok;
+	}
+	*why = xasprintf("no edits for the group %s", group);
+	return false;
 }
