@@ -9,7 +9,8 @@
 # the tree; its Image, vmlinux and compile_commands.json are its own.
 #
 # VARIANT trapcheck-fix: the copy with what trapcheck --fix proposes for
-# the tree applied (the diff kept beside it as COPY.fix.diff).
+# the tree applied (the diff kept beside it as COPY.fix.diff), made again
+# when the trapcheck binary changes.
 #
 # Usage: tests/oracle/variant.sh VARIANT [PROFILE]   (prints the copy's path)
 #   PROFILE: qemu (default) or qemu-seedless (scripts/kernel-tree.sh);
@@ -24,7 +25,11 @@ tree=$("$top/scripts/kernel-tree.sh" 6.12 "${2:-qemu}" | tail -n 1)
 copy="$tree-$1"
 exec 9> "$copy.lock"
 flock 9
-if [ ! -f "$copy/.trapcheck-variant-built" ]; then
+# trapcheck-fix: made again when trapcheck changed (its fixes may have).
+stamp=
+[ "$1" = trapcheck-fix ] && stamp=$(sha1sum < "$top/trapcheck" | cut -c1-12)
+if [ ! -f "$copy/.trapcheck-variant-built" ] ||
+   [ "$(cat "$copy/.trapcheck-variant-built")" != "$stamp" ]; then
 	rm -rf "$copy" "$copy.links"
 	if [ "$1" = trapcheck-fix ]; then
 		python3 "$top/tests/kernel/tree-variant.py" "$tree" \
@@ -57,6 +62,6 @@ if [ ! -f "$copy/.trapcheck-variant-built" ]; then
 	fi
 	python3 scripts/clang-tools/gen_compile_commands.py -d . \
 		-o compile_commands.json >&2
-	touch .trapcheck-variant-built
+	printf '%s' "$stamp" > .trapcheck-variant-built
 fi
 echo "$copy"
