@@ -71,6 +71,13 @@ char *patch_format(const struct finding *const *fs, size_t nr,
 		put_chain(out, chain, strlen(root) + 3);
 		fprintf(out, "  %s:%u (rule %s)\n", f->site->file,
 			f->site->line, f->rule);
+		/* How often it traps, as the warning says it. */
+		if (f->root) {
+			char *rate = finding_rate_text(f);
+
+			text_wrap(out, "  ", "    ", 72, rate);
+			free(rate);
+		}
 		free(chain);
 	}
 	if (fixes)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The fix of a trapping ID-register read in KVM's hyp code
-# (checker/arch/arm64/fix-host-data.c, host-data.def): each register read
+# (checker/arch/arm64/fix-percpu.c, percpu.def): each register read
 # once per CPU at KVM's per-CPU init into a field of the per-CPU host
 # data, the hyp reads replaced by host_data_ptr() reads; every such site
 # in one patch (their group), across the four files it touches. Code of
