@@ -2,8 +2,10 @@
 /*
  * asm.c - an assembly source (.S) into tu_facts (extract.h: extract_asm()),
  * read as the build reads it: preprocessed with its own compile command
- * (clang -E -x assembler-with-cpp with the flags flags_translate() makes
- * for the TU: -D__ASSEMBLY__, the includes, the target), its assembler
+ * (its compiler with -E -x assembler-with-cpp, in its directory, without
+ * what writes files; where that compiler is missing, clang with the flags
+ * flags_translate() makes: -D__ASSEMBLY__, the includes, the target), its
+ * assembler
  * macros (.macro ... .endm, those of asm/assembler.h included) expanded,
  * and then read for
  *  - symbols: a label that is global, typed (.type) or sized (.size) is
@@ -33,6 +35,7 @@
 
 #include "trapcheck/base/util.h"
 #include "trapcheck/clang/extract.h"
+#include "trapcheck/input/compdb.h"
 #include "trapcheck/input/flags.h"
 #include "trapcheck/model/arch.h"
 #include "trapcheck/model/facts.h"
@@ -98,32 +101,85 @@ struct asm_read {
 	unsigned int expansions;	/* \@ of each macro expansion */
 };
 
-/* The output of clang -E for @file with @args, or NULL (*@why says). */
-static char *preprocess(const char *file, const struct clang_args *args,
-			char **why)
+/*
+ * The build's own command for @e as a preprocessor run: its compiler and
+ * flags, without what compiles or writes a file (-c, -o, -Wp,-MMD and the
+ * other dependency outputs, the source), with -E -dD -x
+ * assembler-with-cpp and the source (new, NULL-terminated).
+ */
+static char **own_command(const struct compdb_entry *e)
+{
+	char **argv = xcalloc((size_t)e->argc + 8, sizeof(*argv));
+	int n = 0, i;
+
+	argv[n++] = e->argv[0];
+	for (i = 1; i < e->argc; i++) {
+		const char *a = e->argv[i];
+		size_t len = strlen(a);
+
+		if (!strcmp(a, "-o") || !strcmp(a, "-MF") ||
+		    !strcmp(a, "-MT") || !strcmp(a, "-MQ")) {
+			i++;
+			continue;
+		}
+		if (!strcmp(a, "-c") || !strcmp(a, "-MD") ||
+		    !strcmp(a, "-MMD") || !strncmp(a, "-Wp,-M", 6) ||
+		    !strncmp(a, "-o", 2) || !strncmp(a, "-MF", 3))
+			continue;
+		/* The source itself (kbuild writes it last, relative). */
+		if (a[0] != '-' && len > 2 && a[len - 2] == '.' &&
+		    (a[len - 1] == 'S' || a[len - 1] == 's'))
+			continue;
+		argv[n++] = (char *)a;
+	}
+	argv[n++] = (char *)"-E";
+	argv[n++] = (char *)"-dD";	/* the capabilities' numbers */
+	argv[n++] = (char *)"-x";
+	argv[n++] = (char *)"assembler-with-cpp";
+	argv[n++] = e->file;
+	argv[n] = NULL;
+	return argv;
+}
+
+/* clang's own driver with the flags flags_translate() made (new). */
+static char **clang_command(const char *file, const struct clang_args *args)
 {
 	char **argv = xcalloc((size_t)args->argc + 8, sizeof(*argv));
-	int fd[2], status, n = 0, i;
+	int n = 0, i;
+
+	argv[n++] = (char *)CLANG_BIN;
+	for (i = 0; i < args->argc; i++)
+		argv[n++] = args->argv[i];
+	argv[n++] = (char *)"-E";
+	argv[n++] = (char *)"-dD";
+	argv[n++] = (char *)"-x";
+	argv[n++] = (char *)"assembler-with-cpp";
+	argv[n++] = (char *)file;
+	argv[n] = NULL;
+	return argv;
+}
+
+#define NOT_RUN	127	/* the child's exit when the program is missing */
+
+/*
+ * Run @argv (in @dir when not NULL; found in PATH) and keep its standard
+ * output: the text, or NULL with *@why. *@missing: it could not be run.
+ */
+static char *run_preprocessor(char **argv, const char *dir, char **why,
+			      bool *missing)
+{
+	int fd[2], status;
 	size_t len = 0, cap = 0;
 	char *buf = NULL, first[512] = "";
 	FILE *err = tmpfile();
 	ssize_t got;
 	pid_t pid;
 
-	argv[n++] = (char *)CLANG_BIN;
-	for (i = 0; i < args->argc; i++)
-		argv[n++] = args->argv[i];
-	argv[n++] = (char *)"-E";
-	argv[n++] = (char *)"-dD";	/* the capabilities' numbers */
-	argv[n++] = (char *)"-x";
-	argv[n++] = (char *)"assembler-with-cpp";
-	argv[n++] = (char *)file;
-	argv[n] = NULL;
+	*missing = false;
 	if (!err || pipe(fd)) {
 		*why = xasprintf("cannot preprocess: %s", strerror(errno));
 		if (err)
 			fclose(err);
-		free(argv);
 		return NULL;
 	}
 	pid = fork();
@@ -132,18 +188,18 @@ static char *preprocess(const char *file, const struct clang_args *args,
 		close(fd[0]);
 		close(fd[1]);
 		fclose(err);
-		free(argv);
 		return NULL;
 	}
 	if (!pid) {
 		dup2(fd[1], 1);
 		dup2(fileno(err), 2);	/* its first line says why it failed */
 		close(fd[0]);
-		execv(argv[0], argv);
-		_exit(127);
+		if (dir && chdir(dir))
+			_exit(NOT_RUN);
+		execvp(argv[0], argv);
+		_exit(NOT_RUN);
 	}
 	close(fd[1]);
-	free(argv);
 	for (;;) {
 		if (cap - len < 65536) {
 			cap = cap ? cap * 2 : 1 << 20;
@@ -170,13 +226,14 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	first[strcspn(first, "\n")] = '\0';
 	fclose(err);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) || len > ASM_MAX_OUTPUT) {
-		*why = WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-		       xasprintf("cannot run %s", CLANG_BIN) :
+		*missing = WIFEXITED(status) &&
+			   WEXITSTATUS(status) == NOT_RUN && !len;
+		*why = *missing ? xasprintf("cannot run %s", argv[0]) :
 		       len > ASM_MAX_OUTPUT ?
 		       xasprintf("preprocessed output over %u MiB",
 				 ASM_MAX_OUTPUT >> 20) :
-		       xasprintf("the preprocessor failed (clang -E "
-				 "-x assembler-with-cpp)%s%s",
+		       xasprintf("the preprocessor failed (%s -E "
+				 "-x assembler-with-cpp)%s%s", argv[0],
 				 *first ? ": " : "", first);
 		free(buf);
 		return NULL;
@@ -184,6 +241,33 @@ static char *preprocess(const char *file, const struct clang_args *args,
 	buf = buf ? buf : xmalloc(1);
 	buf[len] = '\0';
 	return buf;
+}
+
+/*
+ * The preprocessed text of @e: with the build's own compiler, as the
+ * build preprocesses it (and in a fraction of clang's start-up time for
+ * gcc), else, where that compiler is not installed, with clang and the
+ * translated flags @args. NULL with *@why.
+ */
+static char *preprocess(const struct compdb_entry *e,
+			const struct clang_args *args, char **why)
+{
+	char **argv = e && e->argc ? own_command(e) : NULL;
+	bool missing = true;
+	char *text = NULL;
+
+	if (argv) {
+		text = run_preprocessor(argv, e->directory, why, &missing);
+		free(argv);
+		if (text || !missing)
+			return text;
+		free(*why);
+		*why = NULL;
+	}
+	argv = clang_command(e->file, args);
+	text = run_preprocessor(argv, NULL, why, &missing);
+	free(argv);
+	return text;
 }
 
 static char *trim(char *s)
@@ -581,7 +665,12 @@ static void read_text(struct asm_read *r, char *text)
 			*nl = '\0';
 		if (p[0] == '#' && sscanf(p, "# %u \"%4095[^\"]\"", &l,
 					  name) == 2) {
-			char *norm = path_normalize(name);
+			char *norm;
+
+			/* gcc's -fworking-directory marker (with -g). */
+			if (name[strlen(name) - 1] == '/')
+				continue;
+			norm = path_normalize(name);
 			char *rel = path_relative(norm, r->opts->root);
 
 			file = strpool_intern(&r->pool, rel);
@@ -805,9 +894,10 @@ static void read_free(struct asm_read *r)
 	strpool_free(&r->pool);
 }
 
-int extract_asm(const char *file, struct clang_args *args,
+int extract_asm(const struct compdb_entry *e, struct clang_args *args,
 		const struct extract_opts *opts, struct tu_facts *out)
 {
+	const char *file = e->file;
 	struct asm_read r = { .opts = opts, .out = out, .skip_depth = -1 };
 	char *text, *why = NULL, *mod;
 	bool loadable;
@@ -816,7 +906,7 @@ int extract_asm(const char *file, struct clang_args *args,
 	out->file = path_relative(file, opts->root);
 	if (args->nr_unknown)
 		flags_drop_unknown(args);
-	text = preprocess(file, args, &why);
+	text = preprocess(e, args, &why);
 	if (!text) {
 		out->parse_error = TU_NOT_READ;
 		out->first_error = why;

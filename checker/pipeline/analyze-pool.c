@@ -164,7 +164,7 @@ static void parse_tu(struct pool *p, CXIndex idx, struct body_skip *skip,
 	if (why)
 		no_facts(p, i, TU_NOT_READ, why, facts);
 	else if (args.assembly)
-		extract_asm(e->file, &args, &eo, facts);
+		extract_asm(e, &args, &eo, facts);
 	else
 		extract_tu(idx, e->file, &args, &eo, facts);
 	flags_args_free(&args);

@@ -102,8 +102,32 @@ check "--no-assembly on a database that holds the .S's facts: they are not linke
 rm -rf bad && cp -r "$FX" bad && echo '#include "nonexistent.h"' >> bad/arch/arm64/lib/clear_page.S
 "$TRAPCHECK" -p bad --roots-dir bad --assembly > bad.out 2> bad.err
 rc=$?
-check_that "a .S that does not preprocess: a note with clang's error, the C TU analysed, exit 4 (too little analysed)" \
+check_that "a .S that does not preprocess: a note with its compiler's error, the C TU analysed, exit 4 (too little analysed)" \
 	'[ $rc -eq 4 ] &&
-	 grep -q "^arch/arm64/lib/clear_page.S: note: not analysed: the preprocessor failed (clang -E -x assembler-with-cpp): .*clear_page.S:[0-9]*:[0-9]*: fatal error: .nonexistent.h. file not found$" bad.err &&
+	 grep -q "^arch/arm64/lib/clear_page.S: note: not analysed: the preprocessor failed (aarch64-linux-gnu-gcc -E -x assembler-with-cpp): .*clear_page.S:[0-9]*:[0-9]*: fatal error: nonexistent.h: No such file or directory$" bad.err &&
 	 grep -q "1 TUs analysed (1 with errors" bad.err'
+# The build's own compiler preprocesses (in the entry's directory, its
+# dependency output dropped: nothing written in the tree); where it is
+# not installed, clang with the translated flags: the same findings.
+rm -rf own && cp -r "$FX" own
+sum_before=$(find own -type f | sort | xargs cat | md5sum)
+"$TRAPCHECK" -p own --roots-dir own --format=json -o own.json 2> own.err
+rc_own=$?
+rm -f own.json.keep && cp own.json own.json.keep
+check_that "the build's compiler preprocesses the .S, and writes nothing in the tree (no .d file)" \
+	'[ $rc_own -eq 1 ] &&
+	 [ "$(find own -type f ! -name own.json | sort | xargs cat | md5sum)" = "$sum_before" ]'
+sed -i 's/aarch64-linux-gnu-gcc/aarch64-linux-gnu-trapcheck-missing-gcc/' own/compile_commands.json
+"$TRAPCHECK" -p own --roots-dir own --format=json -o own2.json 2> own2.err
+rc_own2=$?
+python3 - own.json.keep own2.json <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda d: sorted((f['file'], f['line'], f['rule'], f['function'])
+                       for f in d['findings'])
+assert key(a) == key(b) and any(f['file'].endswith('.S') for f in a['findings']), (key(a), key(b))
+PY
+rc_same=$?
+check_that "its compiler not installed: clang preprocesses instead, the same findings" \
+	'[ $rc_own2 -eq 1 ] && [ $rc_same -eq 0 ]'
 done_testing

@@ -50,12 +50,14 @@ int extract_tu(CXIndex idx, const char *file, struct clang_args *args,
 	       const struct extract_opts *opts, struct tu_facts *out);
 const char *extract_error_name(int code);
 /*
- * Read assembly source @file (.S) as @args build it (asm.c): preprocessed,
+ * Read the assembly source (.S) of @e as its command builds it (asm.c:
+ * preprocessed by its compiler, or clang with @args where it is missing),
  * its assembler macros expanded, its symbols, branches and instruction
  * sinks into @out. Returns 0, or -EIO when it could not be preprocessed
  * (@out->parse_error TU_NOT_READ, first_error says why).
  */
-int extract_asm(const char *file, struct clang_args *args,
+struct compdb_entry;
+int extract_asm(const struct compdb_entry *e, struct clang_args *args,
 		const struct extract_opts *opts, struct tu_facts *out);
 
 #endif /* TRAPCHECK_EXTRACT_H */
