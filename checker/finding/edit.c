@@ -294,8 +294,56 @@ char *edit_apply_all(const struct src_file *s, const struct fix_edit *const *e,
 	return buf;
 }
 
+static char *diff_sorted(const struct src_file *s,
+			 const struct fix_edit *const *e, size_t n,
+			 size_t *added, size_t *removed);
+
+/*
+ * @e without the lines at its ends that it leaves as they are, as diff(1)
+ * would show it: its hunk then has three lines of context on each side
+ * (GNU patch applies a hunk whose two sides differ only with fuzz).
+ * @t's lines are @e's (not copied).
+ */
+static void edit_trim(const struct src_file *s, const struct fix_edit *e,
+		      struct fix_edit *t)
+{
+	size_t n = e->last >= e->first ? e->last - e->first + 1 : 0;
+	size_t m = e->nr_lines, pre = 0, suf = 0;
+
+	while (pre < n && pre < m &&
+	       !strcmp(s->lines[e->first - 1 + pre], e->lines[pre]))
+		pre++;
+	while (suf < n - pre && suf < m - pre &&
+	       !strcmp(s->lines[e->last - 1 - suf], e->lines[m - 1 - suf]))
+		suf++;
+	*t = *e;
+	t->first = e->first + pre;
+	t->last = e->last - suf;
+	t->lines = e->lines + pre;
+	t->nr_lines = m - pre - suf;
+}
+
 char *edit_diff_all(const struct src_file *s, const struct fix_edit *const *e,
-		 size_t n, size_t *added, size_t *removed)
+		    size_t n, size_t *added, size_t *removed)
+{
+	struct fix_edit *t = xcalloc(n + 1, sizeof(*t));
+	const struct fix_edit **te = xcalloc(n + 1, sizeof(*te));
+	size_t i;
+	char *d;
+
+	for (i = 0; i < n; i++) {
+		edit_trim(s, e[i], &t[i]);
+		te[i] = &t[i];
+	}
+	d = diff_sorted(s, te, n, added, removed);
+	free(te);
+	free(t);
+	return d;
+}
+
+static char *diff_sorted(const struct src_file *s,
+			 const struct fix_edit *const *e, size_t n,
+			 size_t *added, size_t *removed)
 {
 	const struct fix_edit **v = edits_sorted(e, n);
 	char *buf = NULL;

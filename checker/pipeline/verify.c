@@ -43,8 +43,9 @@ bool verify_applies(const struct src_file *s, const char *patch,
 {
 	char dir[] = "/tmp/trapcheck-fix.XXXXXX";
 	char *file, *pfile, *slash;
-	char *argv[] = { "patch", "-p1", "--dry-run", "--silent", "-d", dir,
-			 "-i", NULL, NULL };
+	/* No fuzz: git am takes none either. */
+	char *argv[] = { "patch", "-p1", "-F0", "--dry-run", "--silent", "-d",
+			 dir, "-i", NULL, NULL };
 	bool ok = false;
 	char *orig;
 	size_t i;
@@ -69,7 +70,7 @@ bool verify_applies(const struct src_file *s, const char *patch,
 		orig = t;
 	}
 	pfile = xasprintf("%s/fix.patch", dir);
-	argv[7] = pfile;
+	argv[8] = pfile;
 	if (write_atomic(file, orig) || write_atomic(pfile, patch))
 		*why = xstrdup("patch --dry-run: cannot write the scratch copy");
 	else if (run(argv) != 0)
