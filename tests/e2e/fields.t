@@ -141,4 +141,9 @@ print('# %d sites, one patch: %s' % (len(per_cpu), p))
 PY
 check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message" \
 	[ $? -eq 0 ]
+# The include's hunk has three lines of context on each side: GNU patch
+# applies it without fuzz (a hunk with four before and three after needed
+# fuzz 1; verify_applies() now runs patch -F0).
+(cd tree2 && patch -p1 -F0 --dry-run --silent < "$(ls ../out2/*Use-this-CPU*.patch)")
+check "the patch applies with patch -F0 (no fuzz)" [ $? -eq 0 ]
 done_testing
