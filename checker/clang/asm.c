@@ -88,6 +88,10 @@ struct asm_read {
 	struct strmap globals;
 	struct strmap included;
 	struct strmap cap_names;	/* "12" -> capv[]: its name */
+	/* "<encoding>" -> sysregv[]: a system register's name (sys_reg()) */
+	struct strmap sysregs;
+	const char **sysregv;
+	size_t nr_sysregv, alloc_sysregv;
 	const char **capv;
 	size_t nr_capv, alloc_capv;
 	const char *guard[ASM_MACRO_DEPTH];
@@ -477,6 +481,28 @@ static void cap_define(struct asm_read *r, const char *file, const char *d)
 		strpool_intern(&r->pool, name);
 }
 
+/*
+ * "#define SYS_<NAME> sys_reg(op0, op1, crn, crm, op2)": the name of the
+ * register an mrs_s of that encoding reads (its .inst has only the
+ * number).
+ */
+static void sysreg_define(struct asm_read *r, const char *d)
+{
+	unsigned int op[5];
+	char name[128], key[16];
+
+	if (sscanf(d, "SYS_%127[A-Za-z0-9_] sys_reg(%u, %u, %u, %u, %u)",
+		   name, &op[0], &op[1], &op[2], &op[3], &op[4]) != 6)
+		return;
+	snprintf(key, sizeof(key), "%u", op[0] << 19 | op[1] << 16 |
+		 op[2] << 12 | op[3] << 8 | op[4] << 5);
+	if (strmap_get(&r->sysregs, key) >= 0)
+		return;
+	strmap_put(&r->sysregs, key, (int)r->nr_sysregv);
+	*PUSH(r->sysregv, r->nr_sysregv, r->alloc_sysregv) =
+		strpool_intern(&r->pool, name);
+}
+
 /* The capability an alternative names: its name for its number. */
 static const char *cap_name(const struct asm_read *r, const char *ops)
 {
@@ -687,6 +713,7 @@ static void read_text(struct asm_read *r, char *text)
 		}
 		if (!strncmp(p, "#define ", 8)) {
 			cap_define(r, file, p + 8);
+			sysreg_define(r, p + 8);
 			continue;
 		}
 		if (p[0] == '#')
@@ -843,6 +870,126 @@ static void instruction(struct asm_read *r, int fn, const struct asm_stmt *s)
 	free(mn);
 }
 
+/*
+ * The value of a constant expression as the preprocessor leaves an
+ * encoded instruction: numbers, |, &, +, <<, >> and parentheses; a symbol
+ * (.L__gpr_num_x1, the register number) counts 0. false: not one.
+ */
+static bool eval_or(const char **p, unsigned long *v);
+
+static void skip_blank(const char **p)
+{
+	while (isspace((unsigned char)**p))
+		(*p)++;
+}
+
+static bool eval_primary(const char **p, unsigned long *v)
+{
+	char *end;
+
+	skip_blank(p);
+	if (**p == '(') {
+		(*p)++;
+		if (!eval_or(p, v))
+			return false;
+		skip_blank(p);
+		if (**p != ')')
+			return false;
+		(*p)++;
+		return true;
+	}
+	if (isdigit((unsigned char)**p)) {
+		*v = strtoul(*p, &end, 0);
+		*p = end;
+		while (**p == 'U' || **p == 'u' || **p == 'L' || **p == 'l')
+			(*p)++;
+		return true;
+	}
+	if (isalpha((unsigned char)**p) || **p == '_' || **p == '.') {
+		while (isalnum((unsigned char)**p) || **p == '_' || **p == '.')
+			(*p)++;
+		*v = 0;
+		return true;
+	}
+	return false;
+}
+
+static bool eval_binary(const char **p, unsigned long *v, int level)
+{
+	unsigned long w;
+
+	if (!(level ? eval_binary(p, v, level - 1) : eval_primary(p, v)))
+		return false;
+	for (;;) {
+		const char *q;
+
+		skip_blank(p);
+		q = *p;
+		if (level == 0 && (!strncmp(q, "<<", 2) || !strncmp(q, ">>", 2))) {
+			*p += 2;
+			if (!eval_primary(p, &w))
+				return false;
+			*v = q[0] == '<' ? *v << (w & 63) : *v >> (w & 63);
+		} else if (level == 1 && *q == '+') {
+			(*p)++;
+			if (!eval_binary(p, &w, 0))
+				return false;
+			*v += w;
+		} else if (level == 2 && *q == '&' && q[1] != '&') {
+			(*p)++;
+			if (!eval_binary(p, &w, 1))
+				return false;
+			*v &= w;
+		} else if (level == 3 && *q == '|' && q[1] != '|') {
+			(*p)++;
+			if (!eval_binary(p, &w, 2))
+				return false;
+			*v |= w;
+		} else {
+			return true;
+		}
+	}
+}
+
+static bool eval_or(const char **p, unsigned long *v)
+{
+	return eval_binary(p, v, 3);
+}
+
+#define MRS_MASK	0xffe00000ul	/* MRS <Xt>, <systemreg> */
+#define MRS_BITS	0xd5200000ul
+#define SYSREG_MASK	0x001fffe0ul	/* op0, op1, CRn, CRm, op2 */
+
+/*
+ * ".inst(<encoding>)" of an MRS (mrs_s, for registers the assembler may
+ * not name): an mrs of the register whose sys_reg() encoding it is.
+ */
+static void inst_sink(struct asm_read *r, int fn, const struct asm_stmt *s)
+{
+	const char *p = s->insn + strlen(".inst");
+	unsigned long v;
+	char key[16], *arg;
+	int sink = sink_lookup(SINK_INSN, "mrs"), k;
+	size_t i;
+
+	if (sink < 0 || !eval_or(&p, &v) || (v & MRS_MASK) != MRS_BITS)
+		return;
+	skip_blank(&p);
+	if (*p)
+		return;
+	snprintf(key, sizeof(key), "%lu", v & SYSREG_MASK);
+	k = strmap_get(&r->sysregs, key);
+	if (k < 0)
+		return;
+	arg = xstrdup(r->sysregv[k]);
+	for (i = 0; arg[i]; i++)
+		arg[i] = (char)tolower((unsigned char)arg[i]);
+	if (reg_lookup_arg(sink_at(sink), arg) &&
+	    reg_lookup_arg(sink_at(sink), arg)->trap)
+		add_sink(r, fn, s, sink, arg);
+	free(arg);
+}
+
 /* Attribute the statements to the symbols that hold them. */
 static void collect(struct asm_read *r)
 {
@@ -862,6 +1009,8 @@ static void collect(struct asm_read *r)
 			fn = -1;
 			continue;
 		}
+		if (fn >= 0 && is_word(s->insn, n, ".inst"))
+			inst_sink(r, fn, s);
 		if (fn < 0 || s->insn[0] == '.' || !*s->insn)
 			continue;
 		instruction(r, fn, s);
@@ -891,6 +1040,8 @@ static void read_free(struct asm_read *r)
 	strmap_free(&r->included);
 	strmap_free(&r->cap_names);
 	free(r->capv);
+	strmap_free(&r->sysregs);
+	free(r->sysregv);
 	strpool_free(&r->pool);
 }
 
@@ -918,6 +1069,7 @@ int extract_asm(const struct compdb_entry *e, struct clang_args *args,
 	strmap_init(&r.globals);
 	strmap_init(&r.included);
 	strmap_init(&r.cap_names);
+	strmap_init(&r.sysregs);
 	read_text(&r, text);
 	free(text);
 	find_symbols(&r);

@@ -57,6 +57,9 @@ uint64_t analyze_flags_hash(const struct clang_args *args, const char *root)
 	size_t n = strlen(root);
 	int j;
 
+	if (args->assembly)
+		h = hash_mix(h, hash_str(ASM_FACTS_VERSION));
+
 	for (j = 0; j < args->argc; j++) {
 		const char *a = args->argv[j], *at;
 		uint64_t v = 0xcbf29ce484222325ULL;

@@ -130,4 +130,24 @@ PY
 rc_same=$?
 check_that "its compiler not installed: clang preprocesses instead, the same findings" \
 	'[ $rc_own2 -eq 1 ] && [ $rc_same -eq 0 ]'
+# mrs_s (tests/fixtures/mrss): an MRS the assembler sees only as its
+# encoding, .inst(0xd5200000|sys_reg(...)|...), is an mrs of the register
+# whose SYS_* definition has that encoding: GMID_EL1 (TID5) is reported;
+# msr_s (a write) and TPIDR2_EL0 (no trap table) are not.
+MX="$TOP/tests/fixtures/mrss"
+"$TRAPCHECK" -p "$MX" --roots-dir "$MX" -q --format=json -o m.json
+rc=$?
+python3 "$TOP/tests/e2e/check-tags.py" "$MX" m.json > mtags.out
+rc_tags=$?
+python3 - m.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f, = d['findings']
+assert f['message'].startswith('assembly executes mrs of GMID_EL1 (traps '
+                               'under HCR_EL2.TID5)'), f['message']
+assert d['summary']['sinks'] == 1, d['summary']
+PY
+rc_py=$?
+check_that "mrs_s: the encoded read of GMID_EL1 is a sink at its macro's invocation; msr_s and an untrapped register are not" \
+	'[ $rc -eq 1 ] && [ $rc_tags -eq 0 ] && [ $rc_py -eq 0 ]'
 done_testing

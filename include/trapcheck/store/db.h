@@ -24,6 +24,12 @@
  * facts an older one stored.
  */
 #define FACTS_VERSION "trapcheck-facts-24"
+/*
+ * What asm.c produces from an assembly source, in the key of .S TUs
+ * only (analyze_flags_hash()): bumped when an unchanged .S's facts would
+ * differ, so that a database keeps its C facts. 2: mrs_s reads.
+ */
+#define ASM_FACTS_VERSION "trapcheck-asm-facts-2"
 
 struct db;
 
