@@ -15,7 +15,10 @@
  *    C function or an assembly one (the graph links them by name);
  *  - sinks: the architecture's SINK_INSN lines (an mrs of a register, a
  *    cpuid), at the .S line that wrote them (a macro's expansion at its
- *    invocation, with the macro's name as "via");
+ *    invocation, with the macro's name as "via"); an instruction written
+ *    as its number (.inst) where the architecture says which register
+ *    it reads (arch.asm_inst_read(), named from the definitions the
+ *    preprocessed text keeps: arch.asm_define_reg());
  *  - alternatives: the statements between alternative_if_not CAP and
  *    alternative_else run unless CAP, those after it when CAP, and so on:
  *    each carries its condition (kind feature: conditions.def); a block
@@ -88,10 +91,10 @@ struct asm_read {
 	struct strmap globals;
 	struct strmap included;
 	struct strmap cap_names;	/* "12" -> capv[]: its name */
-	/* "<encoding>" -> sysregv[]: a system register's name (sys_reg()) */
-	struct strmap sysregs;
-	const char **sysregv;
-	size_t nr_sysregv, alloc_sysregv;
+	/* "<number>" -> regv[]: a register an encoded instruction names */
+	struct strmap encoded;
+	const char **regv;
+	size_t nr_regv, alloc_regv;
 	const char **capv;
 	size_t nr_capv, alloc_capv;
 	const char *guard[ASM_MACRO_DEPTH];
@@ -482,24 +485,24 @@ static void cap_define(struct asm_read *r, const char *file, const char *d)
 }
 
 /*
- * "#define SYS_<NAME> sys_reg(op0, op1, crn, crm, op2)": the name of the
- * register an mrs_s of that encoding reads (its .inst has only the
+ * A register's definition (arch.asm_define_reg()): the name of the one an
+ * encoded instruction of that number reads (its .inst has only the
  * number).
  */
-static void sysreg_define(struct asm_read *r, const char *d)
+static void reg_define(struct asm_read *r, const char *d)
 {
-	unsigned int op[5];
-	char name[128], key[16];
+	const struct arch *a = arch_current();
+	char name[128], key[24];
+	unsigned long enc;
 
-	if (sscanf(d, "SYS_%127[A-Za-z0-9_] sys_reg(%u, %u, %u, %u, %u)",
-		   name, &op[0], &op[1], &op[2], &op[3], &op[4]) != 6)
+	if (!a->asm_define_reg || !a->asm_define_reg(d, name, sizeof(name),
+						     &enc))
 		return;
-	snprintf(key, sizeof(key), "%u", op[0] << 19 | op[1] << 16 |
-		 op[2] << 12 | op[3] << 8 | op[4] << 5);
-	if (strmap_get(&r->sysregs, key) >= 0)
+	snprintf(key, sizeof(key), "%lu", enc);
+	if (strmap_get(&r->encoded, key) >= 0)
 		return;
-	strmap_put(&r->sysregs, key, (int)r->nr_sysregv);
-	*PUSH(r->sysregv, r->nr_sysregv, r->alloc_sysregv) =
+	strmap_put(&r->encoded, key, (int)r->nr_regv);
+	*PUSH(r->regv, r->nr_regv, r->alloc_regv) =
 		strpool_intern(&r->pool, name);
 }
 
@@ -713,7 +716,7 @@ static void read_text(struct asm_read *r, char *text)
 		}
 		if (!strncmp(p, "#define ", 8)) {
 			cap_define(r, file, p + 8);
-			sysreg_define(r, p + 8);
+			reg_define(r, p + 8);
 			continue;
 		}
 		if (p[0] == '#')
@@ -956,32 +959,32 @@ static bool eval_or(const char **p, unsigned long *v)
 	return eval_binary(p, v, 3);
 }
 
-#define MRS_MASK	0xffe00000ul	/* MRS <Xt>, <systemreg> */
-#define MRS_BITS	0xd5200000ul
-#define SYSREG_MASK	0x001fffe0ul	/* op0, op1, CRn, CRm, op2 */
-
 /*
- * ".inst(<encoding>)" of an MRS (mrs_s, for registers the assembler may
- * not name): an mrs of the register whose sys_reg() encoding it is.
+ * ".inst(<number>)" of an instruction that reads a register
+ * (arch.asm_inst_read()): a sink of that mnemonic of the register whose
+ * definition has that number.
  */
 static void inst_sink(struct asm_read *r, int fn, const struct asm_stmt *s)
 {
-	const char *p = s->insn + strlen(".inst");
-	unsigned long v;
-	char key[16], *arg;
-	int sink = sink_lookup(SINK_INSN, "mrs"), k;
+	const struct arch *a = arch_current();
+	const char *p = s->insn + strlen(".inst"), *mn;
+	unsigned long v, enc;
+	char key[24], *arg;
+	int sink, k;
 	size_t i;
 
-	if (sink < 0 || !eval_or(&p, &v) || (v & MRS_MASK) != MRS_BITS)
+	if (!a->asm_inst_read || !eval_or(&p, &v))
 		return;
 	skip_blank(&p);
-	if (*p)
+	mn = *p ? NULL : a->asm_inst_read(v, &enc);
+	sink = mn ? sink_lookup(SINK_INSN, mn) : -1;
+	if (sink < 0)
 		return;
-	snprintf(key, sizeof(key), "%lu", v & SYSREG_MASK);
-	k = strmap_get(&r->sysregs, key);
+	snprintf(key, sizeof(key), "%lu", enc);
+	k = strmap_get(&r->encoded, key);
 	if (k < 0)
 		return;
-	arg = xstrdup(r->sysregv[k]);
+	arg = xstrdup(r->regv[k]);
 	for (i = 0; arg[i]; i++)
 		arg[i] = (char)tolower((unsigned char)arg[i]);
 	if (reg_lookup_arg(sink_at(sink), arg) &&
@@ -1040,8 +1043,8 @@ static void read_free(struct asm_read *r)
 	strmap_free(&r->included);
 	strmap_free(&r->cap_names);
 	free(r->capv);
-	strmap_free(&r->sysregs);
-	free(r->sysregv);
+	strmap_free(&r->encoded);
+	free(r->regv);
 	strpool_free(&r->pool);
 }
 
@@ -1069,7 +1072,7 @@ int extract_asm(const struct compdb_entry *e, struct clang_args *args,
 	strmap_init(&r.globals);
 	strmap_init(&r.included);
 	strmap_init(&r.cap_names);
-	strmap_init(&r.sysregs);
+	strmap_init(&r.encoded);
 	read_text(&r, text);
 	free(text);
 	find_symbols(&r);

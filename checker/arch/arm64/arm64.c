@@ -1060,6 +1060,40 @@ err_shape:
 	return false;
 }
 
+/*
+ * asm/sysreg.h's "#define SYS_<NAME> sys_reg(op0, op1, crn, crm, op2)"
+ * (the register's number in an MRS/MSR word) and its mrs_s macro, which
+ * writes an MRS as .inst(0xd5200000|sys_reg(...)|Rt) for registers an
+ * assembler may not name.
+ */
+static bool asm_define_reg(const char *d, char *name, size_t len,
+			   unsigned long *enc)
+{
+	unsigned int op[5];
+	char buf[128];
+
+	if (sscanf(d, "SYS_%127[A-Za-z0-9_] sys_reg(%u, %u, %u, %u, %u)",
+		   buf, &op[0], &op[1], &op[2], &op[3], &op[4]) != 6 ||
+	    strlen(buf) >= len)
+		return false;
+	strcpy(name, buf);
+	*enc = (unsigned long)op[0] << 19 | op[1] << 16 | op[2] << 12 |
+	       op[3] << 8 | op[4] << 5;
+	return true;
+}
+
+#define MRS_MASK	0xffe00000ul	/* MRS <Xt>, <systemreg> */
+#define MRS_BITS	0xd5200000ul
+#define SYSREG_MASK	0x001fffe0ul	/* op0, op1, CRn, CRm, op2 */
+
+static const char *asm_inst_read(unsigned long word, unsigned long *enc)
+{
+	if ((word & MRS_MASK) != MRS_BITS)
+		return NULL;
+	*enc = word & SYSREG_MASK;
+	return "mrs";
+}
+
 static const struct arch_rules arm64_rules = {
 	.read_advice = arm64_read_advice,
 	.any_read_advice = "read the sanitised copy with "
@@ -1230,6 +1264,8 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(host_atoms),
 	/* Linux 6.12: cpucap-defs.h; 6.1: cpucaps.h (gen-cpucaps.awk). */
 	.asm_caps = "*/generated/asm/cpucap*.h",
+	.asm_define_reg = asm_define_reg,
+	.asm_inst_read = asm_inst_read,
 	.trace_kinds = arm64_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(arm64_trace_kinds),
 	.trace_events = arm64_trace_events,

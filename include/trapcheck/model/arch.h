@@ -363,6 +363,18 @@ struct arch {
 	 * alternatives test after preprocessing (clang/asm.c), or NULL.
 	 */
 	const char *asm_caps;
+	/*
+	 * Assembly that writes an instruction as its number (".inst", for
+	 * registers an assembler may not name): asm_define_reg() reads a
+	 * "#define" line of the preprocessed text (without "#define ") as
+	 * the definition of a register, its name (@len bytes at most) and
+	 * the number an instruction holds for it; asm_inst_read() says
+	 * whether an instruction word reads a register, the number it holds
+	 * for it and the mnemonic of the INSN sink it is. NULL: not read.
+	 */
+	bool (*asm_define_reg)(const char *define, char *name, size_t len,
+			       unsigned long *enc);
+	const char *(*asm_inst_read)(unsigned long word, unsigned long *enc);
 	bool (*feature_bit)(const char *name, const char *arg,
 			    const char *mask, const struct arch_enum *words,
 			    size_t nr_words, unsigned int *word,
