@@ -1050,7 +1050,12 @@ int cocci_emit(const char *path, const struct fix_sites *sites,
 	int ret;
 
 	for (i = 0; i < sites->nr; i++) {
-		why[i] = build_rule(&sites->v[i], &rules[i]);
+		why[i] = sites->v[i].beyond_site ?
+			 xstrdup("its fix edits more than this site (other "
+				 "lines or files), which a rule pinned to the "
+				 "site does not: apply trapcheck --fix's "
+				 "patch") :
+			 build_rule(&sites->v[i], &rules[i]);
 		if (!why[i])
 			why[i] = overlap(sites, rules, why, i);
 	}

@@ -653,14 +653,12 @@ static int keep_sites(struct analysis *a, struct fix_sites *sites,
 		struct candidate *k = candidate_of(c, nr, &a->findings.v[i]);
 		struct fix_site *site;
 
-		/*
-		 * A semantic patch rewrites one site in place: a fix with
-		 * edits elsewhere (a group's) is left to the patches.
-		 */
-		if (!k || k->nr_more)
+		if (!k)
 			continue;
 		site = PUSH(sites->v, sites->nr, sites->alloc);
 		site->f = k->f;
+		/* A semantic patch rewrites one site in place. */
+		site->beyond_site = k->nr_more > 0;
 		fix_edit_copy(&site->e, &k->e);
 		ret = src_load(&site->src, a->root, k->f->site->file);
 		if (ret) {

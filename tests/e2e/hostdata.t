@@ -97,6 +97,14 @@ check "the patched arm.c and the VHE and nVHE hyp objects build (-Werror)" \
 "$TRAPCHECK" -p repo --roots-dir repo -q > again.txt
 check "a second run on the patched tree: nothing found (exit 0)" [ $? -eq 0 ]
 
+# --emit-cocci: a rule pinned to a site cannot add the field and the
+# copies: the group's fix is left out, said; the one-line fix is a rule.
+"$TRAPCHECK" -p tree --roots-dir tree -q --emit-cocci hd.cocci > /dev/null
+check_that "--emit-cocci: the group's fix left out with its reason, the nVHE copy's fix a rule" \
+	'[ "$(sed -e :a -e N -e "\$!ba" -e "s|\n//#   | |g" hd.cocci | grep -c "^//# Left out: .*its fix edits more than this site")" -eq 1 ] &&
+	 [ "$(grep -c "^@fix[0-9]* depends on patch" hd.cocci)" -eq 1 ] &&
+	 grep -q "id_aa64pfr0_el1_sys_val" hd.cocci'
+
 # No host_data_ptr(): no per-CPU data both modes read, no fix, said.
 cp -a "$FX" old
 sed -i '/#define host_data_ptr/d' old/arch/arm64/include/asm/kvm_host.h

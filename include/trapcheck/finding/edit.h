@@ -78,6 +78,12 @@ struct fix_site {
 	struct finding *f;
 	struct fix_edit e;
 	struct src_file src;
+	/*
+	 * The fix edits more than its site (other lines, other files: a
+	 * group's): no semantic patch rewrites it in place, the emitters
+	 * leave it out and say so.
+	 */
+	bool beyond_site;
 };
 
 struct fix_sites {
