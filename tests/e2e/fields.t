@@ -146,4 +146,39 @@ check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_rea
 # fuzz 1; verify_applies() now runs patch -F0).
 (cd tree2 && patch -p1 -F0 --dry-run --silent < "$(ls ../out2/*Use-this-CPU*.patch)")
 check "the patch applies with patch -F0 (no fuzz)" [ $? -eq 0 ]
+# A secondary CPU runs check_local_cpu_capabilities() before its copy is
+# stored (percpu.def STORED_BY): a read it reaches through direct calls
+# keeps its trap (the copy would read 0 there), said; called after the
+# store instead, the patch is written.
+for when in early late; do
+	rm -rf "tree-$when" && cp -r tree2 "tree-$when" &&
+		cp -r "$TOP/tests/fixtures/fields-bringup/arch" "tree-$when/" &&
+		rm -rf "tree-$when/out2"
+	python3 - "tree-$when" "$when" <<'PY'
+import json, sys
+p = sys.argv[1] + '/compile_commands.json'
+d = json.load(open(p))
+e = dict(d[0])
+e['command'] = e['command'].replace('cpufeature', 'smp') + \
+    (' -DFIELDS_LATE' if sys.argv[2] == 'late' else '')
+e['file'] = e['file'].replace('cpufeature', 'smp')
+d.append(e)
+json.dump(d, open(p, 'w'))
+PY
+	"$TRAPCHECK" -p "tree-$when" -q --roots "$FX/roots/fields.roots" \
+		--fix-dir "out-$when" --format=json -o "f-$when.json"
+done
+python3 - f-early.json f-late.json <<'PY'
+import json, sys
+early, late = ({(f['file'], f['line']): f.get('fix') or ''
+                for f in json.load(open(p))['findings']}
+               for p in sys.argv[1:3])
+k = ('arch/arm64/kvm/debug.c', 29)
+assert early[k].endswith("; keep this CPU's value: load_trace_state() may "
+                         "run in secondary_start_kernel() before this "
+                         "CPU's copy is stored, where cpu_data would read "
+                         "0"), early[k]
+assert late[k].startswith('fix: out-late/'), late[k]
+PY
+check "a read a CPU runs before its copy is stored (secondary_start_kernel() before cpuinfo_store_cpu()) keeps its trap, said; after it, the patch" [ $? -eq 0 ]
 done_testing

@@ -23,6 +23,7 @@
 #include "arm64.h"
 #include "trapcheck/base/util.h"
 #include "trapcheck/finding/edit.h"
+#include "trapcheck/graph/graph.h"
 
 struct host_data_def {
 	const char *header, *opening, *accessor, *init_file, *init_fn;
@@ -31,7 +32,9 @@ struct host_data_def {
 static const struct host_data_def host_data[] = {
 #define HOST_DATA(h, o, a, f, fn) { h, o, a, f, fn },
 #define CPUINFO(file, store, reader, percpu, header)
+#define STORED_BY(entry, store)
 #include "percpu.def"
+#undef STORED_BY
 #undef CPUINFO
 #undef HOST_DATA
 };
@@ -44,7 +47,23 @@ static const struct cpuinfo_def cpuinfo[] = {
 #define HOST_DATA(h, o, a, f, fn)
 #define CPUINFO(file, store, reader, percpu, header) \
 	{ file, store, reader, percpu, header },
+#define STORED_BY(entry, store)
 #include "percpu.def"
+#undef STORED_BY
+#undef CPUINFO
+#undef HOST_DATA
+};
+
+struct stored_by_def {
+	const char *entry, *store;
+};
+
+static const struct stored_by_def stored_by[] = {
+#define HOST_DATA(h, o, a, f, fn)
+#define CPUINFO(file, store, reader, percpu, header)
+#define STORED_BY(entry, store) { entry, store },
+#include "percpu.def"
+#undef STORED_BY
 #undef CPUINFO
 #undef HOST_DATA
 };
@@ -381,6 +400,73 @@ out_members:
 	return ok;
 }
 
+/* The line of @entry's first call of @store, or 0. */
+static unsigned int store_line(const struct graph *g, int entry,
+			       const char *store)
+{
+	const struct gnode *n = &g->nodes[entry];
+	unsigned int line = 0;
+	size_t i;
+
+	for (i = 0; i < n->nr_out; i++) {
+		const struct gedge *e = &g->edges[n->out[i]];
+
+		if (!strcmp(g->nodes[e->callee].name, store) &&
+		    (!line || e->line < line))
+			line = e->line;
+	}
+	return line;
+}
+
+/*
+ * Does a CPU run @fn before its copy is stored: does a STORED_BY entry
+ * reach it through a call written before its call of the store? Direct
+ * calls only: a call inferred through a struct member or a registration
+ * reaches, from early code, every callback ever registered (a
+ * WARN_ON() in setup_arch() schedules, and the scheduler's preempt
+ * notifiers reach KVM's vcpu load), which runs only once registered.
+ * The entry's name in *@entry.
+ */
+static bool before_store(const struct graph *g, const struct gnode *fn,
+			 const char **entry)
+{
+	size_t nr = g->nr_nodes, head = 0, tail = 0, i, k;
+	int *queue = xcalloc(nr + 1, sizeof(*queue));
+	bool *seen = xcalloc(nr + 1, sizeof(*seen));
+	bool found = false;
+
+	queue[tail++] = (int)(fn - g->nodes);
+	seen[fn - g->nodes] = true;
+	while (head < tail && !found) {
+		const struct gnode *n = &g->nodes[queue[head++]];
+
+		for (i = 0; i < n->nr_in && !found; i++) {
+			const struct gedge *e = &g->edges[n->in[i]];
+			const char *name = g->nodes[e->caller].name;
+
+			if (e->inferred)
+				continue;
+			for (k = 0; k < ARRAY_SIZE(stored_by) && !found; k++) {
+				unsigned int at;
+
+				if (strcmp(name, stored_by[k].entry))
+					continue;
+				at = store_line(g, e->caller,
+						stored_by[k].store);
+				found = !at || e->line < at;
+				*entry = stored_by[k].entry;
+			}
+			if (!seen[e->caller]) {
+				seen[e->caller] = true;
+				queue[tail++] = e->caller;
+			}
+		}
+	}
+	free(queue);
+	free(seen);
+	return found;
+}
+
 /*
  * Other code: this CPU's copy that the kernel keeps from the CPU's
  * bring-up (percpu.def CPUINFO: cpuinfo.c's "info->reg_x =
@@ -395,9 +481,17 @@ bool arm64_fix_cpuinfo(const struct fix_ctx *ctx, const char *refused,
 	const struct finding *f = ctx->finding;
 	const char *line, *at, *open, *close, *p, *q;
 	char *needle, *field = NULL, *area;
+	const char *entry = NULL;
 	struct src_file s;
 	size_t i;
 
+	if (before_store(ctx->graph, f->fn, &entry)) {
+		*why = xasprintf("%s; keep this CPU's value: %s() may run in "
+				 "%s() before this CPU's copy is stored, "
+				 "where %s would read 0", refused, f->fn->name,
+				 entry, d->percpu);
+		return false;
+	}
 	if (!f->read.reg || src_load(&s, ctx->tree, d->file)) {
 		*why = xasprintf("%s; keep this CPU's value, cached at CPU "
 				 "bring-up (%s, where the kernel keeps its "
