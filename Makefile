@@ -176,6 +176,7 @@ demo: all
 # binary; check-full runs ASAN_E2E with the release binary too, and
 # check-asan runs them under the sanitizers alone.
 ASAN_E2E := tests/e2e/db.t tests/e2e/badinput.t tests/e2e/shard.t \
+	    tests/e2e/hostdata.t \
 	    tests/e2e/trust.t tests/e2e/fixture.t tests/e2e/lint.t
 # dbfail.t both ways: the release binary at every third write and kill
 # point (all of them in check-full), ASan at every twelfth.

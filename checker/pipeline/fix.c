@@ -157,8 +157,8 @@ static unsigned int unsaved_of(const char *tree, struct candidate *c,
 			nr++;
 		}
 	}
-	/* The paths after the texts: strv_free() of 2n frees both. */
-	for (i = 0; i < nr; i++) {
+	/* The paths right after the texts: strv_free() of 2nr frees both. */
+	for (i = 0; nr < n && i < nr; i++) {
 		texts[nr + i] = texts[n + i];
 		texts[n + i] = NULL;
 	}
