@@ -91,9 +91,15 @@ static struct file_edit *edits_of(struct candidate *c, size_t from,
 
 	for (k = from; k < to; k++) {
 		GROW(v, alloc, n + 1 + c[k].nr_more);
-		v[n].rel = c[k].e.path ? c[k].e.path : c[k].f->site->file;
-		v[n++].e = &c[k].e;
+		/* first 0: a site the group's shared edits fix. */
+		if (c[k].e.first) {
+			v[n].rel = c[k].e.path ? c[k].e.path :
+				   c[k].f->site->file;
+			v[n++].e = &c[k].e;
+		}
 		for (i = 0; i < c[k].nr_more; i++) {
+			if (!c[k].more[i].first)
+				continue;
 			v[n].rel = c[k].more[i].path;
 			v[n++].e = &c[k].more[i];
 		}
@@ -239,12 +245,18 @@ static char *git_index(const char *tree, const char *rel, const char *text)
 	return index;
 }
 
-/* Step 1 for one finding: the rule's rewrite of its site. */
+/*
+ * Step 1 for one finding: the rule's rewrite of its site; with @attempt
+ * 1, its other rewrite after the first failed verification (@failed
+ * says why; a rule without another keeps that note).
+ */
 static bool make_candidate(struct analysis *a, struct finding *f,
-			   struct candidate *c)
+			   struct candidate *c, unsigned int attempt,
+			   const char *failed)
 {
 	const struct rule *rule = rule_of(f->rule);
-	struct fix_ctx ctx = { &a->graph, f, a->root, NULL, NULL };
+	struct fix_ctx ctx = { &a->graph, f, a->root, NULL, NULL, attempt,
+			       failed };
 	struct src_file src;
 	const struct arch *arch = arch_current();
 	char *why = NULL;
@@ -260,6 +272,8 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 					     "automatic rewrite"));
 		return false;
 	}
+	if (attempt && !rule->fix_again)
+		return false;
 	/* Code that cannot call the kernel: the rule decides (fix_ctx). */
 	for (i = 0; i < arch->nr_no_rewrite && !ctx.no_rewrite; i++) {
 		const struct arch_path *np = &arch->no_rewrite[i];
@@ -274,7 +288,8 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	}
 	ctx.src = &src;
 	if (!rule->fix(&ctx, &c->e, &why)) {
-		fix_note(c->list, f, xasprintf("no fix: %s", why));
+		if (!attempt)
+			fix_note(c->list, f, xasprintf("no fix: %s", why));
 		free(why);
 		fix_edit_free(&c->e);
 		src_free(&src);
@@ -502,12 +517,16 @@ static size_t apply_verified(const char *tree, struct candidate *c, size_t nr)
  * The candidate fixes of the findings, one per site, a group's sites in
  * one, finished (diff, patch, patch --dry-run), in cand_order.
  */
+static size_t finish_candidates(struct analysis *a,
+				const struct fix_opts *fo,
+				struct candidate *c, size_t nr);
+
 static size_t collect_candidates(struct analysis *a,
 				 const struct fix_opts *fo,
 				 struct candidate **cp)
 {
 	struct candidate *c = NULL;
-	size_t nr = 0, alloc = 0, i, j, k;
+	size_t nr = 0, alloc = 0, i, j;
 
 	for (i = 0; i < a->findings.nr; i++) {
 		struct finding *f = &a->findings.v[i];
@@ -521,11 +540,47 @@ static size_t collect_candidates(struct analysis *a,
 		if (done)
 			continue;
 		GROW(c, alloc, nr + 1);
-		if (make_candidate(a, f, &c[nr]))
+		if (make_candidate(a, f, &c[nr], 0, NULL))
 			nr++;
 		else
 			candidate_free(&c[nr]);
 	}
+	*cp = c;
+	return finish_candidates(a, fo, c, nr);
+}
+
+/*
+ * The second rewrite of every site whose candidate in @bad failed
+ * verification (its reason passed on), made as the first ones are.
+ */
+static size_t retry_candidates(struct analysis *a, const struct fix_opts *fo,
+			       struct candidate *bad, size_t nr_bad,
+			       struct candidate **cp)
+{
+	struct candidate *c = NULL;
+	size_t nr = 0, alloc = 0, i, j;
+
+	for (i = 0; i < nr_bad; i++)
+		for (j = 0; j <= bad[i].nr_also; j++) {
+			struct finding *f = j ? bad[i].also[j - 1] : bad[i].f;
+
+			GROW(c, alloc, nr + 1);
+			if (make_candidate(a, f, &c[nr], 1, bad[i].why))
+				nr++;
+			else
+				candidate_free(&c[nr]);
+		}
+	*cp = c;
+	return finish_candidates(a, fo, c, nr);
+}
+
+/* Groups merged, each finished; the kept ones first, in cand_order. */
+static size_t finish_candidates(struct analysis *a,
+				const struct fix_opts *fo,
+				struct candidate *c, size_t nr)
+{
+	size_t i, k;
+
 	nr = merge_groups(a, c, nr);
 	for (i = 0, k = 0; i < nr; i++) {
 		if (finish_candidate(a, fo, &c[i]))
@@ -535,21 +590,22 @@ static size_t collect_candidates(struct analysis *a,
 	}
 	nr = k;
 	sort_n(c, nr, sizeof(*c), cand_order);
-	*cp = c;
 	return nr;
 }
 
 /*
  * With @verify, the tree re-analysed with the fixes: all together first
  * (one re-analysis), one by one if that fails. Returns how many are
- * kept, those that passed, first in @c in the same order.
+ * kept, those that passed, first in @c in the same order; those that
+ * failed after them, from c[kept] on, *@nr_bad of them.
  */
 static size_t verify_candidates(const struct analysis *a,
 				const struct analysis_opts *ao,
 				const struct root_sets *roots, bool verify,
-				struct candidate *c, size_t nr)
+				struct candidate *c, size_t nr, size_t *nr_bad)
 {
-	size_t i, k;
+	struct candidate *bad = xcalloc(nr + 1, sizeof(*bad));
+	size_t i, k, b = 0;
 
 	if (verify && nr) {
 		char *why = NULL;
@@ -570,10 +626,14 @@ static size_t verify_candidates(const struct analysis *a,
 	}
 	for (i = 0, k = 0; i < nr; i++) {
 		if (c[i].why)
-			candidate_free(&c[i]);
+			bad[b++] = c[i];
 		else
 			c[k++] = c[i];
 	}
+	for (i = 0; i < b; i++)
+		c[k + i] = bad[i];
+	free(bad);
+	*nr_bad = b;
 	return k;
 }
 
@@ -735,7 +795,7 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 	      char *err, size_t errlen)
 {
 	struct candidate *c;
-	size_t nr, i;
+	size_t nr, nr_bad, i;
 	unsigned int written = 0;
 	int ret;
 
@@ -749,7 +809,25 @@ int fixes_run(struct analysis *a, const struct analysis_opts *ao,
 		clear_old_patches(fo->dir);
 	}
 	nr = collect_candidates(a, fo, &c);
-	nr = verify_candidates(a, ao, roots, fo->verify, c, nr);
+	nr = verify_candidates(a, ao, roots, fo->verify, c, nr, &nr_bad);
+	/* A rewrite that failed verification: the rule's other, if any. */
+	if (nr_bad) {
+		struct candidate *r;
+		size_t nr_r, nr_r_bad;
+
+		nr_r = retry_candidates(a, fo, c + nr, nr_bad, &r);
+		for (i = 0; i < nr_bad; i++)
+			candidate_free(&c[nr + i]);
+		nr_r = verify_candidates(a, ao, roots, fo->verify, r, nr_r,
+					 &nr_r_bad);
+		for (i = 0; i < nr_r_bad; i++)
+			candidate_free(&r[nr_r + i]);
+		c = xrealloc(c, (nr + nr_r + 1) * sizeof(*c));
+		memcpy(c + nr, r, nr_r * sizeof(*c));
+		free(r);
+		nr += nr_r;
+		sort_n(c, nr, sizeof(*c), cand_order);
+	}
 	ret = write_fixes(a, fo, c, nr, &written, err, errlen);
 	if (!ret && fo->sites)
 		ret = keep_sites(a, fo->sites, c, nr, err, errlen);

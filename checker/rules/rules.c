@@ -16,12 +16,17 @@
 
 #define HOOK_yes(fn)	fn
 #define HOOK_no(fn)	NULL
+#define HOOK_again(fn)	fn
+#define AGAIN_yes	false
+#define AGAIN_no	false
+#define AGAIN_again	true
 
 static const struct rule rule_table[] = {
 #define RULE(name, id_, summary_, chain_, fixes_)			\
 	{ .id = id_, .summary = summary_, .check = rule_##name,		\
 	  .check_chain = HOOK_##chain_(rule_##name##_chain),		\
-	  .fix = HOOK_##fixes_(rule_##name##_fix) },
+	  .fix = HOOK_##fixes_(rule_##name##_fix),			\
+	  .fix_again = AGAIN_##fixes_ },
 #include "rules.def"
 #undef RULE
 };

@@ -44,11 +44,19 @@ struct fix_ctx {
 	 * calls the kernel refuses with it.
 	 */
 	const char *no_rewrite;
+	/*
+	 * 0 for the rule's first rewrite; 1 when that one failed
+	 * verification (*@failed says why) and the rule may offer another
+	 * (e.g. one that needs no header the code cannot include).
+	 */
+	unsigned int attempt;
+	const char *failed;
 };
 
 /*
  * Replace lines [first, last] (1-based, inclusive) by @lines, in @path
- * (relative to the tree; NULL: the finding's file).
+ * (relative to the tree; NULL: the finding's file). first 0: no edit of
+ * its own, only with a @group whose shared edits fix the site.
  *
  * A rewrite that needs edits beyond its own site (a field added to a
  * structure, a value set at init) names a @group: the fixes of one group

@@ -70,6 +70,11 @@ struct arch_rules {
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,
 			 char **why);
 	/*
+	 * fix_read writes a second rewrite when its first failed its check
+	 * (fix_ctx.attempt 1); false: it is not asked again.
+	 */
+	bool fix_read_again;
+	/*
 	 * The edits the fixes of one group share (fix_edit.group, e.g. a
 	 * field of a per-CPU structure and its value set at init), from
 	 * each member's group_arg (@args, @nr), in the tree at @tree: new

@@ -51,6 +51,11 @@ struct rule {
 	 */
 	bool (*fix)(const struct fix_ctx *ctx, struct fix_edit *e,
 		    char **why);
+	/*
+	 * @fix may write a second rewrite when the first failed its check
+	 * (fix_ctx.attempt 1, fix_ctx.failed); false: it is not asked.
+	 */
+	bool fix_again;
 };
 
 /*
