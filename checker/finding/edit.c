@@ -96,6 +96,9 @@ char *fix_area(const char *path)
 			return xstrdup(ap->text);
 		return xasprintf("%s: %.*s", arch->name, (int)n, base);
 	}
+	/* lib/zstd/common/cpu.h: a library of lib/ by its directory. */
+	if (!strncmp(path, "lib/", 4) && strchr(path + 4, '/'))
+		return xstrndup(path + 4, strcspn(path + 4, "/"));
 	return xstrndup(base, n);
 }
 

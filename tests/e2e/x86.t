@@ -49,7 +49,7 @@ p = by_func['fault_pa_bits']
 assert p['mask'] == '0xff' and 'feature' not in p, p
 assert 'boot_cpu_has() or cpu_feature_enabled(), or cache the leaf' \
     in p['message'], p['message']
-a = by_file['lib/lzx/cpu.h']
+a = by_func['lzx_cpuid_bmi2']
 assert a['sink'] == 'asm:cpuid' and a['function'] == 'lzx_cpuid_bmi2', a
 assert a['message'].startswith('inline assembly executes cpuid ('), a
 assert 'boot_cpu_has()' in a['message'], a
@@ -114,24 +114,42 @@ check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 check_that "the database records arch/x86" \
 	'[ "$(sqlite3 x.db "select value from meta where key = '"'arch'"'")" = x86 ]'
 check_that "a warm run gives the cold run's findings back (asm sinks, masks, features stored)" \
-	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 9)" d1.json d2.json'
+	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b or len(a) != 13)" d1.json d2.json'
 "$TRAPCHECK" report --db x.db --format=json -o r.json 2> r.err
 check_that "report --db takes the architecture from the database" \
 	'python3 -c "import json, sys; a, b = (json.load(open(f))[\"findings\"] for f in sys.argv[1:]); sys.exit(a != b)" d1.json r.json'
 
 pa=$(grep -n 'cpuid_eax(0x80000008)' "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+ser=$(grep -n 'asm volatile("xorl %%eax, %%eax' "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+inout=$(grep -n '"+a"(eax)' "$FX/lib/lzx/cpu.h" | cut -d: -f1)
+fam=$(grep -n ': "=a"(eax), "=b"(ebx)' "$FX/lib/lzx/cpu.h" | cut -d: -f1)
 "$TRAPCHECK" -p "$FX" --fix > fix.out 2> fix.err
 rc=$?
-check_that "--fix: one verified patch, boot_cpu_has() of the tree's feature for the one-bit test in a bool function" \
-	'[ $rc -eq 1 ] && [ "$(grep -c "^-" fix.out)" -eq 2 ] && grep -q "^-	return cpuid_ebx(0x7) & (1u << 20);$" fix.out && grep -q "^+	return boot_cpu_has(X86_FEATURE_SMAP);$" fix.out'
-check_that "--fix: a field of a leaf, CPUID in asm and RDMSR say why there is no rewrite" \
-	'grep -q "fault.c:$pa:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && [ "$(grep -c "no fix: CPUID in inline assembly" fix.err)" -eq 2 ] && grep -q "fault.c:$misc:2: note: no fix: this rule has no automatic rewrite" fix.err'
+check_that "--fix: two verified patches; boot_cpu_has() of the tree's feature for the one-bit test in a bool function" \
+	'[ $rc -eq 1 ] && [ "$(grep -c "^diff --git" fix.out)" -eq 2 ] && grep -q "^-	return cpuid_ebx(0x7) & (1u << 20);$" fix.out && grep -q "^+	return boot_cpu_has(X86_FEATURE_SMAP);$" fix.out'
+# CPUID in inline assembly, constant leaves 0, 1 and 7 (ZSTD_cpuid()'s
+# shape): each output the kernel keeps is read from boot_cpu_data; the
+# outputs nothing reads after (leaf 1's and 7's EAX) go, with their
+# declarations, into the #else that code built outside the kernel
+# proper keeps; the #include added once, under the same guard.
+check_that "--fix: CPUID in asm with constant leaves read from boot_cpu_data (cpuid_level, the feature words of enum cpuid_leafs), one patch for the file" \
+	'grep -q "^+	n = boot_cpu_data.cpuid_level;$" fix.out && grep -q "^+		c.f1c = boot_cpu_data.x86_capability\[CPUID_1_ECX\];$" fix.out && grep -q "^+		c.f1d = boot_cpu_data.x86_capability\[CPUID_1_EDX\];$" fix.out && grep -q "^+		c.f7b = boot_cpu_data.x86_capability\[CPUID_7_0_EBX\];$" fix.out && grep -q "^+		c.f7c = boot_cpu_data.x86_capability\[CPUID_7_ECX\];$" fix.out && [ "$(grep -c "^+#if defined(CONFIG_X86) && !defined(__DISABLE_EXPORTS)$" fix.out)" -eq 4 ] && [ "$(grep -c "^+#include <asm/cpufeature.h>$" fix.out)" -eq 1 ] && [ "$(grep -c "^-" fix.out)" -eq 3 ]'
+check_that "--fix: a field of a leaf, CPUID that serializes, an in-out leaf, an EAX read after, and RDMSR say why there is no rewrite" \
+	'grep -q "fault.c:$pa:9: note: no fix: cpuid_eax().s value is tested with 0xff, not one bit" fix.err && grep -q "fault.c:$ser:2: note: no fix: CPUID used to serialize: no copy replaces it" fix.err && grep -q "lib/lzx/cpu.h:$inout:2: note: no fix: CPUID.s operand \"+a\"(eax) is read as well as written: the leaf is not a constant input" fix.err && grep -q "lib/lzx/cpu.h:$fam:2: note: no fix: CPUID leaf 0x1.s EAX, read into eax, has no copy the kernel keeps" fix.err && grep -q "fault.c:$misc:2: note: no fix: this rule has no automatic rewrite" fix.err'
 # The rewrite applies and the tree still analyses: on a copy.
 cp -r "$FX" tree
 (cd tree && patch -p1 -s < ../fix.out)
 "$TRAPCHECK" -p tree --format=json -o after.json 2> after.err
-check_that "the patched copy: the CPUID test gone, the other findings stay" \
-	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or len(fs) != 8)" after.json'
+check_that "the patched copy: the CPUID test and the three asm CPUIDs gone, the other findings stay" \
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); fs = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(\"fault_has_smap\" in fs or \"lzx_cpuid\" in fs or len(fs) != 9)" after.json'
+# Built outside the kernel proper (__DISABLE_EXPORTS, the decompressor)
+# or for another architecture (no CONFIG_X86), the instruction stays.
+cpuids() {
+	gcc -E -P -nostdinc -I"tree/arch/x86/include" -I"tree/include" "$@" \
+		tree/lib/lzx/decompress.c | grep -c '"cpuid"'
+}
+check_that "the patched header: 2 CPUIDs left in the kernel (the two refused), 5 with __DISABLE_EXPORTS or without CONFIG_X86" \
+	'[ "$(cpuids -DCONFIG_X86=1)" -eq 2 ] && [ "$(cpuids -DCONFIG_X86=1 -D__DISABLE_EXPORTS)" -eq 5 ] && [ "$(cpuids)" -eq 5 ]'
 # Only its truth may be used: an int function returning the bit is not
 # rewritten.
 sed 's/^static bool fault_has_smap/static int fault_has_smap/' \
@@ -139,6 +157,28 @@ sed 's/^static bool fault_has_smap/static int fault_has_smap/' \
 "$TRAPCHECK" -p tree --fix > fix2.out 2> fix2.err
 check_that "--fix: not where the bit's value may be used (an int function)" \
 	'[ ! -s fix2.out ] && grep -q "no fix: cpuid_ebx() & (1u<<20) is used for more than its truth there" fix2.err'
+
+# The copy's header cannot be included there (as Linux 6.12's zstd names
+# a variable "current", which <asm/current.h>, included by
+# <asm/processor.h>, defines as a macro): the first rewrite fails its
+# check, and the rule's second one is verified instead: the function
+# that executes the CPUIDs asks once (renamed *_uncached(), a wrapper
+# that keeps its answer under an unlikely first-call branch).
+rm -rf tree3 && cp -r "$FX" tree3
+cat >> tree3/arch/x86/include/asm/cpufeature.h <<'EOF2'
+struct task_struct;
+struct task_struct *get_current(void);
+#define current get_current()
+EOF2
+sed -i 's/^\tunsigned int i;$/\tunsigned int i, current = 0;/; s/^\t\td\[i\] = s\[i\];$/\t\td[i] = s[i] + current;/' \
+	tree3/lib/lzx/decompress.c
+"$TRAPCHECK" -p tree3 --fix > fix3.out 2> fix3.err
+check_that "--fix: the copy's header breaks a file that includes the code; the second rewrite asks CPUID once, one verified patch" \
+	'grep -q "current" tree3/lib/lzx/decompress.c && [ "$(grep -c "^diff --git a/lib/lzx/cpu.h" fix3.out)" -eq 1 ] && grep -q "^-static inline struct lzx_cpuid lzx_cpuid(void)$" fix3.out && grep -q "^+static inline struct lzx_cpuid lzx_cpuid_uncached(void)$" fix3.out && grep -q "^+	static struct lzx_cpuid answer;$" fix3.out && grep -q "^+	if (__builtin_expect(!__atomic_load_n(&asked, __ATOMIC_ACQUIRE), 0)) {$" fix3.out && ! grep -q "boot_cpu_data" fix3.out && grep -q "trapcheck: 2 fixes printed" fix3.err && ! grep -q "verification failed" fix3.err'
+(cd tree3 && patch -p1 -s < ../fix3.out)
+"$TRAPCHECK" -p tree3 --format=json -o after3.json 2> after3.err
+check_that "the patched copy: the three CPUIDs run on the first call only, notes (an unlikely branch), not warnings" \
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); w = [f for f in d[\"findings\"] if f[\"function\"].startswith(\"lzx_cpuid\") and f[\"function\"] != \"lzx_cpuid_bmi2\"]; n = [f for f in d[\"low_confidence\"] if f[\"function\"] == \"lzx_cpuid_uncached\"]; sys.exit(w or len(n) != 3)" after3.json'
 
 # The outer hypervisor (--outer=kvm, the default): PT's host/guest
 # switching runs only when cpu_has_vmx_intel_pt(); the tree's KVM offers

@@ -364,11 +364,15 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 
 	if (!f->read.feature) {
 		if (!strncmp(finding_sink(f), "asm:", 4) &&
-		    sink_lookup(SINK_ASM, finding_sink(f) + 4) >= 0)
-			*why = xasprintf("CPUID in inline assembly: no feature "
-					 "test to rewrite; cache the leaf at "
-					 "boot, or serialize without it");
-		else if (f->read.mask && arch_mask_bit(f->read.mask) >= 0)
+		    sink_lookup(SINK_ASM, finding_sink(f) + 4) >= 0) {
+			if (f->site->arg && !strcmp(f->site->arg, "serialize")) {
+				*why = xasprintf("CPUID used to serialize: no "
+						 "copy replaces it; serialize "
+						 "without it");
+				return false;
+			}
+			return x86_fix_asm_cpuid(ctx, e, why);
+		} else if (f->read.mask && arch_mask_bit(f->read.mask) >= 0)
 			*why = xasprintf("no X86_FEATURE_* of the tree names "
 					 "bit %d of %s(): cache the leaf at "
 					 "boot",
@@ -382,6 +386,10 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 			       xasprintf("%s()'s value is not tested for one "
 					 "bit there: cache the leaf at boot",
 					 finding_sink(f));
+		return false;
+	}
+	if (ctx->attempt) {
+		*why = xstrdup("no second rewrite of a boot_cpu_has() test");
 		return false;
 	}
 	at = fix_sink_call(ctx, &line);
@@ -444,6 +452,8 @@ static const struct arch_rules x86_rules = {
 			    "use the operation's own command where there is "
 			    "one",
 	.fix_read = fix_read,
+	.fix_read_again = true,
+	.fix_group = x86_fix_group,
 };
 
 /* "NAME ( W * 32 + B )": cpufeatures.h's form of a feature bit. */

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * x86.h - what the two files of checker/arch/x86/ share: x86.c (its
+ * x86.h - what the files of checker/arch/x86/ share: x86.c (its
  * struct arch, its tables read from the tree, its advice and rewrite, its
- * trace) and rule-trapping-msr-read.c (its own rule, which its struct
- * arch points at).
+ * trace), rule-trapping-msr-read.c (its own rule, which its struct
+ * arch points at) and fix-cpuid.c (its rewrite of CPUID in inline
+ * assembly).
  */
 #ifndef TRAPCHECK_ARCH_X86_H
 #define TRAPCHECK_ARCH_X86_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "trapcheck/model/arch.h"
@@ -38,6 +40,19 @@ struct x86_tables {
  * direct_access_msrs[]"), a new string, or NULL.
  */
 char *x86_msr_lists(const struct x86_tables *t, const char *msr);
+
+/*
+ * fix-cpuid.c: CPUID in inline assembly read from what the kernel keeps
+ * of the leaf (copies.def), and the edits its sites of one file share.
+ */
+struct fix_ctx;
+struct fix_edit;
+bool x86_fix_asm_cpuid(const struct fix_ctx *ctx, struct fix_edit *e,
+		       char **why);
+bool x86_fix_group(const char *tree, const char *group,
+		   const char *const *args, size_t nr,
+		   struct fix_edit **extra, size_t *nr_extra,
+		   char **subject, char **body, char **why);
 
 /* rule-trapping-msr-read.c: its rule (a NULL id ends it). */
 extern const struct rule x86_own_rules[];
