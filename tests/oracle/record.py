@@ -31,7 +31,12 @@ generated tables come from it.
       function), every other function whose count changed, and the
       decisions the kernel logged (CPU features detected, the
       vulnerabilities sysfs reports, KVM's own lines, the VM's exits)
-      compared line for line.
+      compared line for line. The same for the x86 oracle's runs
+      (tests/oracle/run-qemu-x86.sh, of the x86 qemu tree and its
+      trapcheck-fix copy): CPUID executions, per site where a function
+      has several (by function and line), and the io run's results
+      (squashfs bytes read, zram pages) and "x86/fpu:" lines among the
+      decisions.
 
   record.py md MEASURED.json MEASURED.md [--check]
       Writes the tables between MEASURED.md's "<!-- measured.json: NAME
@@ -254,7 +259,8 @@ def kvm(measured, odir, tree, static):
 
 # What a kernel decided, as its console says it (timestamps dropped).
 DECISIONS = re.compile(r'(CPU features: detected|oracle: vulnerabilities: |'
-                       r'oracle: kvm: MMIO exits|kvm \[\d+\]: )')
+                       r'oracle: kvm: MMIO exits|kvm \[\d+\]: |'
+                       r'oracle: io: |x86/fpu: )')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 PATCH_SITE = re.compile(r'^  (\S+):(\d+) \(rule ([\w-]+)\)$')
 
@@ -268,21 +274,26 @@ def decisions(console):
     return sorted(out)
 
 
-def by_function(path, trees):
+def by_function(path, trees, kind='idreg'):
     """(file, function, kind) -> executions of a run's sites.json, each
     site at its innermost inline frame; and (file, line) -> function of
-    its ID-register reads."""
+    its sites of KIND (ID-register reads, or x86's CPUID); and (function,
+    line) -> executions of KIND there."""
     d = json.load(open(path))
-    out, at = {}, {}
+    out, at, lines = {}, {}, {}
     for s in d['sites'] + d['calls']:
         inner = s['inline'][0] if s['inline'] else \
             {'function': '??', 'file': '??', 'line': 0}
         file = rel(inner['file'], trees)
         key = (file, inner['function'], s['kind'])
         out[key] = out.get(key, 0) + s['count']
-        if s['kind'] == 'idreg':
+        if s['kind'] == kind:
             at[(file, inner['line'])] = inner['function']
-    return out, at
+            # By function and line too: one site of several in a
+            # function (the file may be the .c that inlined a header).
+            k = (inner['function'], inner['line'])
+            lines[k] = lines.get(k, 0) + s['count']
+    return out, at, lines
 
 
 def fix(measured, name, base_dir, fix_dir, base_tree, fix_tree, *patches):
@@ -305,54 +316,71 @@ def fix(measured, name, base_dir, fix_dir, base_tree, fix_tree, *patches):
             prev = line
     if not fixed:
         sys.exit('record: %s: no site named in the patches' % name)
+    # The nested arm64 oracle's runs, or the x86 oracle's: which ran.
+    arm64 = os.path.exists(os.path.join(base_dir, 'vhe-boot.sites.json'))
+    kind = 'idreg' if arm64 else 'cpuid'
+    names = [m + '-' + w for m in ('vhe', 'nvhe')
+             for w in ('boot', 'kvm', 'kvm-debug')] if arm64 else \
+        ['boot', 'workload', 'io']
     runs = []
-    for mode in ('vhe', 'nvhe'):
-        for what in ('boot', 'kvm', 'kvm-debug'):
-            run = mode + '-' + what
-            before, at = by_function(
-                os.path.join(base_dir, run + '.sites.json'), [base_tree])
-            # A copy's objects it did not rebuild keep the tree's paths.
-            after, _ = by_function(
-                os.path.join(fix_dir, run + '.sites.json'),
-                [fix_tree, base_tree])
-            # A site's reads by its function, in any file: the DWARF of
-            # nVHE's objects names the .c file for the lines of the
-            # headers they inline.
-            sites = []
-            for f in fixed:
-                fn = f['function'] or at.get((f['file'], f['line']))
-                sites.append({
-                    'file': f['file'], 'line': f['line'], 'function': fn,
+    for run in names:
+        before, at, at_line = by_function(
+            os.path.join(base_dir, run + '.sites.json'), [base_tree],
+            kind)
+        # A copy's objects it did not rebuild keep the tree's paths.
+        after, _, after_line = by_function(
+            os.path.join(fix_dir, run + '.sites.json'),
+            [fix_tree, base_tree], kind)
+        # A site's reads by its function, in any file: the DWARF of
+        # nVHE's objects names the .c file for the lines of the
+        # headers they inline.
+        sites = []
+        for f in fixed:
+            fn = f['function'] or at.get((f['file'], f['line']))
+            site = {'file': f['file'], 'line': f['line'], 'function': fn,
                     'patch': f['patch'],
                     'before': sum(v for k, v in before.items()
-                                  if k[1] == fn and k[2] == 'idreg'),
+                                  if k[1] == fn and k[2] == kind),
                     'after': sum(v for k, v in after.items()
-                                 if k[1] == fn and k[2] == 'idreg')})
-            changed = []
-            for key in sorted(set(before) | set(after)):
-                if before.get(key, 0) != after.get(key, 0):
-                    changed.append({'file': key[0], 'function': key[1],
-                                    'kind': key[2],
-                                    'before': before.get(key, 0),
-                                    'after': after.get(key, 0)})
-            db = decisions(os.path.join(base_dir, run + '.console'))
-            da = decisions(os.path.join(fix_dir, run + '.console'))
-            runs.append({
-                'run': run, 'sites': sites, 'changed': changed,
-                'decisions': {'lines': len(db), 'same': db == da,
-                              'only_before': [x for x in db if x not in da],
-                              'only_after': [x for x in da if x not in db]},
-                'idreg_before': sum(v for k, v in before.items()
-                                    if k[2] == 'idreg'),
-                'idreg_after': sum(v for k, v in after.items()
-                                   if k[2] == 'idreg')})
+                                 if k[1] == fn and k[2] == kind)}
+            # x86: several CPUID sites of one function, each its own.
+            if not arm64 and sum(g['function'] == f['function']
+                                 for g in fixed) > 1:
+                site['before'] = at_line.get((fn, f['line']), 0)
+                site['after'] = after_line.get((fn, f['line']), 0)
+            sites.append(site)
+        changed = []
+        for key in sorted(set(before) | set(after)):
+            if before.get(key, 0) != after.get(key, 0):
+                changed.append({'file': key[0], 'function': key[1],
+                                'kind': key[2],
+                                'before': before.get(key, 0),
+                                'after': after.get(key, 0)})
+        db = decisions(os.path.join(base_dir, run + '.console'))
+        da = decisions(os.path.join(fix_dir, run + '.console'))
+        runs.append({
+            'run': run, 'sites': sites, 'changed': changed,
+            'decisions': {'lines': len(db), 'same': db == da,
+                          'only_before': [x for x in db if x not in da],
+                          'only_after': [x for x in da if x not in db]},
+            'kind': kind,
+            'idreg_before': sum(v for k, v in before.items()
+                                if k[2] == kind),
+            'idreg_after': sum(v for k, v in after.items()
+                               if k[2] == kind)})
     m = json.load(open(measured))
     m.setdefault('fixes', {})[name] = {
         'subjects': subjects, 'sites': fixed,
         'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)' % pkg_version(),
-        'config': 'scripts/kernel-tree.sh 6.12 qemu-kvm',
+        'config': 'scripts/kernel-tree.sh 6.12 qemu-kvm' if arm64 else
+                  'TRAPCHECK_KERNEL_ARCH=x86 scripts/kernel-tree.sh 6.12 '
+                  'qemu',
         'how': 'tests/oracle/variant.sh trapcheck-fix qemu-kvm; '
-               'tests/oracle/run-qemu-kvm.sh OUT [COPY] before and after',
+               'tests/oracle/run-qemu-kvm.sh OUT [COPY] before and after'
+               if arm64 else
+               'TRAPCHECK_KERNEL_ARCH=x86 tests/oracle/variant.sh '
+               'trapcheck-fix; tests/oracle/run-qemu-x86.sh OUT [COPY] '
+               'before and after',
         'runs': runs}
     with open(measured + '.tmp', 'w') as out:
         json.dump(m, out, indent=1, sort_keys=True)
@@ -572,9 +600,11 @@ def tables(m):
                 c['file'], c['function'], c['kind'], fmt(c['before']),
                 fmt(c['after'])) for c in r['changed']
                 if c['function'] not in fixed]
-            notes.append('- %s, %s: every ID-register read %s -> %s; '
+            notes.append('- %s, %s: every %s %s -> %s; '
                          'other counts that changed: %s' % (
-                             name, r['run'], fmt(r['idreg_before']),
+                             name, r['run'],
+                             'CPUID' if r.get('kind') == 'cpuid' else
+                             'ID-register read', fmt(r['idreg_before']),
                              fmt(r['idreg_after']),
                              ', '.join(other) if other else 'none'))
     out['fixes'] = '\n'.join(lines + [''] + notes)
