@@ -288,8 +288,13 @@ static bool make_candidate(struct analysis *a, struct finding *f,
 	}
 	ctx.src = &src;
 	if (!rule->fix(&ctx, &c->e, &why)) {
+		const char *had = finding_note(c->list, f)->fix_note;
+
+		/* A second rewrite refused: after why the first failed. */
 		if (!attempt)
 			fix_note(c->list, f, xasprintf("no fix: %s", why));
+		else if (had)
+			fix_note(c->list, f, xasprintf("%s; %s", had, why));
 		free(why);
 		fix_edit_free(&c->e);
 		src_free(&src);

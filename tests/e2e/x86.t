@@ -180,6 +180,16 @@ check_that "--fix: the copy's header breaks a file that includes the code; the s
 check_that "the patched copy: the three CPUIDs run on the first call only, notes (an unlikely branch), not warnings" \
 	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); w = [f for f in d[\"findings\"] if f[\"function\"].startswith(\"lzx_cpuid\") and f[\"function\"] != \"lzx_cpuid_bmi2\"]; n = [f for f in d[\"low_confidence\"] if f[\"function\"] == \"lzx_cpuid_uncached\"]; sys.exit(w or len(n) != 3)" after3.json'
 
+# The second rewrite must refuse where keeping the answer could change
+# it: the function holding the CPUIDs takes a parameter (a leaf chosen
+# by the caller would be cached for every caller).
+rm -rf tree4 && cp -r tree3 tree4 && cp "$FX/lib/lzx/cpu.h" tree4/lib/lzx/cpu.h
+sed -i 's/^static inline struct lzx_cpuid lzx_cpuid(void)$/static inline struct lzx_cpuid lzx_cpuid(int all)/; s/^	struct lzx_cpuid c = lzx_cpuid();$/	struct lzx_cpuid c = lzx_cpuid(1);/' \
+	tree4/lib/lzx/cpu.h
+"$TRAPCHECK" -p tree4 --fix > fix4.out 2> fix4.err
+check_that "--fix: no second rewrite of a function with a parameter; the note gives both reasons" \
+	'grep -q "lzx_cpuid(int all)" tree4/lib/lzx/cpu.h && ! grep -q "^diff --git a/lib/lzx/cpu.h" fix4.out && [ "$(grep -c "lib/lzx/cpu.h:[0-9]*:[0-9]*: note: fix not written: verification failed: re-parse: lib/lzx/decompress.c has new errors: .*get_current.*; no second rewrite: lzx_cpuid() is not a static function of no parameters that calls nothing, whose answer could be kept$" fix4.err)" -eq 3 ]'
+
 # The outer hypervisor (--outer=kvm, the default): PT's host/guest
 # switching runs only when cpu_has_vmx_intel_pt(); the tree's KVM offers
 # a nested host none of the bits it tests, so the read is a note there.

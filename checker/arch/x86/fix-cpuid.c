@@ -645,10 +645,9 @@ static bool once_fix(const struct fix_ctx *ctx, const struct cpuid_stmt *s,
 
 	if (!fn->file || strcmp(fn->file, f->site->file) || !fn->is_static ||
 	    fn->nr_out || fn->indirect_calls || (fn->params && *fn->params)) {
-		*why = xasprintf("the kernel's copy cannot be read here (%s), "
-				 "and %s() is not a static function of no "
-				 "parameters that calls nothing, whose answer "
-				 "could be kept", ctx->failed, fn->name);
+		*why = xasprintf("no second rewrite: %s() is not a static "
+				 "function of no parameters that calls nothing, "
+				 "whose answer could be kept", fn->name);
 		return false;
 	}
 	leaf_text(s->leaf, leaf, sizeof(leaf));
@@ -1010,19 +1009,19 @@ static bool once_group(const char *tree, const char *const *args, size_t nr,
 		goto free_names;
 	}
 	if (!once_shape(&s, at, fn, &after, &end)) {
-		*why = xasprintf("the kernel's copy cannot be read here (%s), "
-				 "and %s() is not written \"static ... "
-				 "%s(void)\" with a body whose '}' is alone on "
-				 "its line", failed, fn, fn);
+		*why = xasprintf("no second rewrite: %s() is not written "
+				 "\"static ... %s(void)\" with a body whose '}' "
+				 "is alone on its line (the copy: %s)", fn, fn,
+				 failed);
 		goto free_src;
 	}
 	n = call_name(s.lines[at - 1], fn);
 	prefix = xstrndup(s.lines[at - 1], (size_t)(n - s.lines[at - 1]));
 	type = return_type(prefix);
 	if (!type) {
-		*why = xasprintf("the kernel's copy cannot be read here (%s), "
-				 "and %s()'s return type is not plain in \"%s\"",
-				 failed, fn, prefix);
+		*why = xasprintf("no second rewrite: %s()'s return type is "
+				 "not plain in \"%s\" (the copy: %s)", fn, prefix,
+				 failed);
 		free(prefix);
 		goto free_src;
 	}
