@@ -27,6 +27,13 @@
  * world switch in and out (an MMIO exit back to init). "kvm-debug": the
  * guest first sets MDSCR_EL1.MDE (monitor debug on), so KVM saves and
  * restores the debug registers on every world switch.
+ *
+ * "exec": EXEC_ROUNDS * EXECS short-lived processes, each a fork() and an
+ * execve() of init that exits at once, then EXEC_FRESH of a copy of init
+ * written again before each run (its pages mapped executable while not
+ * known clean: the instruction cache maintenance of a new binary); the
+ * plugin oracle's exec-heavy run, tests/oracle/run-qemu-kvm.sh with
+ * TRAPCHECK_ORACLE_MODES=guest.
  */
 
 #define PAGE 4096UL
@@ -36,6 +43,11 @@
 #define GETRANDOM_CALLS 20000
 #define SYSCALLS 50000
 #define EXECS 8
+/* "exec": many short-lived processes, each a fork() and an execve(). */
+#define EXEC_ROUNDS	250
+/* ... and as many of a copy of init written again before each. */
+#define EXEC_FRESH	200
+#define FRESH		"/fresh"
 #define ZRAM_PAGES 1024UL	/* 4 MiB */
 #define KVM_RUNS 2000
 
@@ -167,6 +179,48 @@ static void execs(const char *self)
 		if (pid > 0)
 			waitpid(pid, &status, 0);
 	}
+}
+
+/*
+ * A fresh copy of init written to FRESH (the page cache's pages of it
+ * written again, so not known clean: arm64's __sync_icache_dcache()
+ * maintains each page when it is first mapped executable), then run:
+ * EXEC_FRESH times. Returns how many ran.
+ */
+static int fresh_execs(const char *self)
+{
+	static char buf[1 << 20];
+	char *argv[] = { FRESH, "exit", NULL };
+	char *envp[] = { NULL };
+	int i, fd, status, ran = 0;
+	ssize_t n;
+	pid_t pid;
+
+	fd = open(self, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n <= 0 || n == sizeof(buf))
+		return 0;
+	for (i = 0; i < EXEC_FRESH; i++) {
+		fd = open(FRESH, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+		if (fd < 0 || write(fd, buf, n) != n) {
+			if (fd >= 0)
+				close(fd);
+			return ran;
+		}
+		close(fd);
+		pid = fork();
+		if (pid == 0) {
+			execve(FRESH, argv, envp);
+			exit(1);
+		}
+		if (pid > 0 && waitpid(pid, &status, 0) == pid &&
+		    WIFEXITED(status) && !WEXITSTATUS(status))
+			ran++;
+	}
+	return ran;
 }
 
 /* Writes S to the file PATH (a sysfs or procfs knob); 0 or -1. */
@@ -420,6 +474,14 @@ int main(int argc, char **argv)
 	if (!strcmp(what, "io")) {
 		say("oracle: io\n");
 		io();
+	}
+	if (!strcmp(what, "exec")) {
+		say("oracle: exec\n");
+		for (round = 0; round < EXEC_ROUNDS; round++)
+			execs(argv[0]);
+		say_num("oracle: exec: processes run ", EXEC_ROUNDS * EXECS);
+		say_num("oracle: exec: fresh copies run ",
+			fresh_execs(argv[0]));
 	}
 	if (!strcmp(what, "kvm") || !strcmp(what, "kvm-debug")) {
 		say("oracle: kvm\n");

@@ -4,7 +4,8 @@
  * tests/oracle/run-qemu-kvm.sh, docs/measured.md): counts each execution
  * of CPUID, RDMSR, RDRAND and RDSEED (x86_64), or of an MRS that reads an
  * ID group 3 register (aarch64: op0=3, op1=0, CRn=0, CRm=1..7, what
- * HCR_EL2.TID3 traps), per guest virtual address, and each execution of
+ * HCR_EL2.TID3 traps) or of the cache, revision and tag ID registers
+ * (TID2, TID1, TID5), per guest virtual address, and each execution of
  * the instructions at a list of addresses (functions' first ones: the
  * workload's operations; call sites).
  *
@@ -17,8 +18,8 @@
  *
  * Arguments: out=FILE (required), entries=FILE (hex addresses, one per
  * line). FILE gets one line per address executed at least once:
- * "KIND ADDRESS COUNT", KIND one of cpuid rdmsr rdrand rdseed idreg
- * entry.
+ * "KIND ADDRESS COUNT", KIND one of cpuid rdmsr rdrand rdseed idreg tid2
+ * tid1 tid5 entry.
  *
  * Built against the qemu-plugin.h of the QEMU that loads it (Debian's
  * source package of the installed version; run-qemu-x86.sh fetches it).
@@ -34,10 +35,32 @@
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-enum kind { K_CPUID, K_RDMSR, K_RDRAND, K_RDSEED, K_IDREG, K_ENTRY, K_NONE };
+enum kind {
+	K_CPUID, K_RDMSR, K_RDRAND, K_RDSEED, K_IDREG, K_TID2, K_TID1, K_TID5,
+	K_ENTRY, K_NONE
+};
 
 static const char *const kind_names[] = {
-	"cpuid", "rdmsr", "rdrand", "rdseed", "idreg", "entry",
+	"cpuid", "rdmsr", "rdrand", "rdseed", "idreg", "tid2", "tid1", "tid5",
+	"entry",
+};
+
+/*
+ * aarch64: the other ID registers a hypervisor can trap (Arm ARM D19.2,
+ * HCR_EL2): MRS of op0 3 and these op1, CRn 0, CRm 0, op2.
+ */
+static const struct {
+	unsigned int op1, op2;
+	int kind;
+} a64_other[] = {
+	{ 3, 1, K_TID2 },	/* CTR_EL0 */
+	{ 1, 0, K_TID2 },	/* CCSIDR_EL1 */
+	{ 1, 1, K_TID2 },	/* CLIDR_EL1 */
+	{ 1, 2, K_TID2 },	/* CCSIDR2_EL1 */
+	{ 2, 0, K_TID2 },	/* CSSELR_EL1 */
+	{ 0, 6, K_TID1 },	/* REVIDR_EL1 */
+	{ 1, 7, K_TID1 },	/* AIDR_EL1 */
+	{ 1, 4, K_TID5 },	/* GMID_EL1 */
 };
 
 struct site {
@@ -104,9 +127,13 @@ static bool is_entry(uint64_t vaddr)
 	       bsearch(&vaddr, entries, nr_entries, sizeof(*entries), cmp_u64);
 }
 
-/* An aarch64 MRS of an ID group 3 register (Arm ARM D19.2). */
+/*
+ * An aarch64 MRS of an ID group 3 register (Arm ARM D19.2), or of one of
+ * a64_other[].
+ */
 static int classify_a64(const uint8_t *b, size_t len)
 {
+	unsigned int op1, crm, op2, i;
 	uint32_t w;
 
 	if (len != 4)
@@ -114,9 +141,17 @@ static int classify_a64(const uint8_t *b, size_t len)
 	w = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 	if ((w & 0xfff00000) != 0xd5300000)	/* MRS, op0 bit 1 set */
 		return K_NONE;
-	if (!((w >> 19) & 1) || ((w >> 16) & 7) || ((w >> 12) & 15))
-		return K_NONE;			/* op0 3, op1 0, CRn 0 */
-	return ((w >> 8) & 15) >= 1 && ((w >> 8) & 15) <= 7 ? K_IDREG : K_NONE;
+	if (!((w >> 19) & 1) || ((w >> 12) & 15))
+		return K_NONE;			/* op0 3, CRn 0 */
+	op1 = (w >> 16) & 7;
+	crm = (w >> 8) & 15;
+	op2 = (w >> 5) & 7;
+	if (!op1 && crm >= 1 && crm <= 7)
+		return K_IDREG;
+	for (i = 0; !crm && i < sizeof(a64_other) / sizeof(a64_other[0]); i++)
+		if (a64_other[i].op1 == op1 && a64_other[i].op2 == op2)
+			return a64_other[i].kind;
+	return K_NONE;
 }
 
 /* The kind of the instruction in BYTES (LEN of them). */

@@ -41,7 +41,14 @@ import sys
 
 KERNEL = 0xffff000000000000     # x86_64's and arm64's kernel halves
 REASON = {'cpuid': 'CPUID', 'rdmsr': 'MSR_READ'}
-ID_MRS = re.compile(r'^mrs\s+\w+,\s*(id_\w+|s3_0_c0_c[1-7]_[0-7])$')
+# arm64: an ID group 3 register (TID3), or a cache, revision or tag ID
+# register (TID2, TID1, TID5), as objdump names it or by its encoding.
+ID_MRS = re.compile(r'^mrs\s+\w+,\s*(id_\w+|s3_0_c0_c[1-7]_[0-7]|ctr_el0|'
+                    r'ccsidr2?_el1|clidr_el1|csselr_el1|revidr_el1|'
+                    r'aidr_el1|gmid_el1|s3_1_c0_c0_[0124]|s3_3_c0_c0_1|'
+                    r's3_2_c0_c0_0|s3_0_c0_c0_6|s3_1_c0_c0_7)$')
+# The plugin's kinds of those reads.
+A64_KINDS = ('idreg', 'tid2', 'tid1', 'tid5')
 
 
 FUNC = re.compile(r'^([0-9a-f]+) <([\w.]+)>:$')
@@ -166,7 +173,7 @@ def trace(addr2line, vmlinux, opsfile, countfile, tag, sitefile):
             # Below the kernel half: user space, and on arm64 code that
             # runs before the MMU is on or at nVHE's EL2 addresses (no
             # user space code reads an ID register): kept, unplaced.
-            if pc < KERNEL and kind != 'idreg':
+            if pc < KERNEL and kind not in A64_KINDS:
                 continue
             if kind == 'entry' and name.startswith('call '):
                 calls.append({'pc': '%x' % pc, 'kind': 'call',

@@ -20,6 +20,14 @@ generated tables come from it.
       tests/oracle/features.py TREE ORACLE-DIR/vhe-boot.console
       ORACLE-DIR/nvhe-boot.console)": its rates are for that machine.
 
+  record.py guest MEASURED.json CPU ORACLE-DIR TREE STATIC.json
+      The same for the plugin oracle's guest runs (tests/oracle/
+      run-qemu-kvm.sh ORACLE-DIR with TRAPCHECK_ORACLE_MODES=guest and
+      TRAPCHECK_ORACLE_CPU=CPU: the qemu-kvm kernel booted at EL1, init
+      "boot", "workload" and "exec"), variant guest-CPU; STATIC.json with
+      the features of that machine (features.py TREE
+      ORACLE-DIR/guest-boot.console).
+
   record.py fix MEASURED.json NAME BASE-DIR FIX-DIR BASE-TREE FIX-TREE
                 PATCH...
       A fix proven in the nested oracle: BASE-DIR and FIX-DIR are
@@ -183,6 +191,7 @@ def store(measured, arch, variants, runs, static):
                  'modes': [{'mode': x['mode'], 'root': x['root'],
                             'per': x['per']} for x in f.get('modes') or []],
                  'rate': f.get('rate'), 'roots_of_chains': chain_roots(f),
+                 'subset_function': subset_function(f),
                  # The other root sets' rates (one finding per site).
                  'also': {a['root']: {'rate': a.get('rate'),
                                       'roots_of_chains': chain_roots(a)}
@@ -229,6 +238,29 @@ def x86(measured, variant, odir, tree, static):
     runs = load_runs(odir, '', ('boot', 'workload', 'io'), trees,
                      'x86_64 6.12 ' + variant, fields)
     store(measured, 'x86_64', [variant], runs, static)
+
+
+def guest(measured, cpu, odir, tree, static):
+    """The plugin oracle's guest runs (run-qemu-kvm.sh with
+    TRAPCHECK_ORACLE_MODES=guest, TRAPCHECK_ORACLE_CPU=CPU): the kernel
+    booted at EL1, a guest of the machine, boot, workload and exec."""
+    tree = os.path.realpath(tree)
+    want = features.features(tree, [os.path.join(odir, 'guest-boot.console')])
+    got = json.load(open(static))['summary'].get('features')
+    if got != want:
+        sys.exit('%s: not trapcheck --features of the oracle machine '
+                 '(tests/oracle/features.py): %s' % (static, got))
+    variant = 'guest-' + cpu
+    fields = {
+        'arch': 'arm64', 'variant': variant,
+        'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)' % pkg_version(),
+        'config': 'scripts/kernel-tree.sh 6.12 qemu-kvm',
+        'machine': 'qemu-system-aarch64 7.2 -M virt,gic-version=3 -cpu %s '
+                   '-smp 2 -m 512M, TCG, tests/oracle/insn-count.c; the '
+                   'kernel at EL1, a guest' % cpu}
+    runs = load_runs(odir, 'guest-', ('boot', 'workload', 'exec'), [tree],
+                     'arm64 6.12 guest ' + cpu, fields)
+    store(measured, 'arm64', [variant], runs, static)
 
 
 def kvm(measured, odir, tree, static):
@@ -391,9 +423,28 @@ def fix(measured, name, base_dir, fix_dir, base_tree, fix_tree, *patches):
 def hits(site, f):
     """Whether SITE's inline chain passes FINDING's line: by file, or by
     function and line (the DWARF of nVHE's hypervisor objects names the
-    .c file for the lines of the headers it inlined)."""
-    return '%s:%d' % (f['file'], f['line']) in site['chain'] or \
-        '%s:%d' % (f['function'], f['line']) in site.get('lines', [])
+    .c file for the lines of the headers it inlined). In a .S file the
+    line before counts too: arm64's SYM_FUNC_START() ends in "bti c ;",
+    and gas gives the statement on the next line (a macro expanded there,
+    cache.S's caches_clean_inval_pou_macro) the line of that ';'."""
+    if '%s:%d' % (f['file'], f['line']) in site['chain'] or \
+            '%s:%d' % (f['function'], f['line']) in site.get('lines', []):
+        return True
+    return f['file'].endswith('.S') and \
+        '%s:%d' % (f['file'], f['line'] - 1) in site['chain'][:1]
+
+
+def subset_function(f):
+    """A rate per a subset of the root set's operations (a SUBSET
+    condition: "executable mapping of a page written since its last cache
+    maintenance"): the function of the chain entered under that condition,
+    whose calls are those operations; else None."""
+    chain = f.get('chain') or []
+    for i, step in enumerate(chain[:-1]):
+        if any(c.get('kind') == 'subset' for c in step.get('conditions')
+               or []):
+            return chain[i + 1]['function']
+    return None
 
 
 def compare(m):
@@ -457,6 +508,14 @@ def compare(m):
                           'function (no root of its chains counted: ' \
                           'inlined, or nVHE\'s EL2 copy)' % ', '.join(roots)
                 ops = sum(steady(fn) for fn in roots)
+                # A rate per a subset of them: that subset's function's
+                # calls, when the oracle counts it.
+                sub = f.get('subset_function')
+                if f['rate'].get('subset') and sub and \
+                        sub in r['operations']:
+                    ops = steady(sub)
+                    how = 'calls of %s (the rate\'s operation: %s)' % (
+                        sub, f['rate']['per'])
                 if ops <= 0:
                     continue
                 n = sum(s['steady'] for s in r['sites'] if hits(s, f))
@@ -522,6 +581,36 @@ def tables(m):
                     r['name'], s['file'], s['line'], s['in'], what,
                     fmt(s['steady'])))
     out['x86-steady'] = '\n'.join(lines)
+    # arm64's guest runs: every trapped class, and each steady site.
+    lines = ['| run | seconds | operations counted (minus the boot\'s) | '
+             'ID group 3 (TID3) | cache ID (TID2) | REVIDR, AIDR (TID1) | '
+             'GMID (TID5) |', '|---|---:|---|---:|---:|---:|---:|']
+    steady = ['| run | site (innermost line) | in | class | steady count |',
+              '|---|---|---|---|---:|']
+    for r in m['runs']:
+        if r['arch'] != 'arm64' or not r['variant'].startswith('guest-'):
+            continue
+        b = boots.get(r['variant'])
+        ops = ', '.join(
+            '`%s` %s' % (k, fmt(v - (b['operations'].get(k, 0)
+                                     if b and r is not b else 0)))
+            for k, v in sorted(r['operations'].items())
+            if v - (b['operations'].get(k, 0) if b and r is not b else 0))
+        by = {}
+        for s in r['sites']:
+            by[s['kind']] = by.get(s['kind'], 0) + s['count']
+        lines.append('| %s | %d | %s | %s | %s | %s | %s |' % (
+            r['name'], r['seconds'], ops or '-',
+            *(fmt(by.get(k, 0)) for k in ('idreg', 'tid2', 'tid1',
+                                          'tid5'))))
+        for s in r['sites']:
+            if r['run'] != 'boot' and s['steady'] > 0 and \
+                    s['kind'] != 'call':
+                steady.append('| %s | `%s:%d` | `%s()` | %s | %s |' % (
+                    r['name'], s['file'], s['line'], s['in'], s['kind'],
+                    fmt(s['steady'])))
+    out['arm64-guest-runs'] = '\n'.join(lines)
+    out['arm64-guest-steady'] = '\n'.join(steady)
     lines = ['| finding | trapcheck: root set by mode | run | VHE: count / '
              'operations | nVHE: count / operations |',
              '|---|---|---|---:|---:|']
@@ -666,6 +755,8 @@ def main():
         x86(*a[1:])
     elif len(a) == 5 and a[0] == 'kvm':
         kvm(*a[1:])
+    elif len(a) == 6 and a[0] == 'guest':
+        guest(*a[1:])
     elif len(a) >= 8 and a[0] == 'fix':
         fix(*a[1:])
     elif len(a) in (3, 4) and a[0] == 'md':

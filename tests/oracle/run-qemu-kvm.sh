@@ -24,6 +24,19 @@
 #                      (insn-trace.py); MODE-boot powers off at once
 #     MODE-WHAT.console  what the guest printed
 #     seconds          how long each boot took
+# Environment:
+#   TRAPCHECK_ORACLE_MODES  the modes to boot (default "vhe nvhe"); mode
+#                           guest boots the same kernel at EL1 (no
+#                           virtualization=on: a guest of the machine)
+#                           three times, init "boot", "workload" and
+#                           "exec" (2,000 short-lived processes), as
+#                           guest-WHAT.*
+#   TRAPCHECK_ORACLE_CPU    QEMU's CPU model (default max; cortex-a72
+#                           lacks the optional features a cloud host may
+#                           lack: FEAT_RNG, FGT, AMU, ...)
+# Every run counts the ID group 3 MRS (kind idreg) and the cache,
+# revision and tag ID registers (tid2: CTR_EL0, CCSIDR_EL1, CLIDR_EL1,
+# CCSIDR2_EL1, CSSELR_EL1; tid1: REVIDR_EL1, AIDR_EL1; tid5: GMID_EL1).
 # Prints OUTDIR on its last line.
 
 set -eu
@@ -47,18 +60,30 @@ build_initramfs "$tree" arm64 aarch64-linux-gnu-gcc "$work"
 # The operations: every function the shipped root sets name. nVHE's
 # world switch runs at EL2 addresses of its own, not counted: there, each
 # switch's exit is counted at handle_exit().
-count_entries aarch64-linux-gnu-nm "$tree/vmlinux" "$work"
+count_entries aarch64-linux-gnu-nm "$tree/vmlinux" "$work" \
+	__arm64_sys_execve sync_icache_aliases
 
 : > "$work/seconds"
 n=0
-for mode in vhe nvhe; do
+modes=${TRAPCHECK_ORACLE_MODES:-vhe nvhe}
+cpu=${TRAPCHECK_ORACLE_CPU:-max}
+runs() {
+	if [ "$1" = guest ]; then
+		echo boot workload exec
+	else
+		echo boot kvm kvm-debug
+	fi
+}
+for mode in $modes; do
 	extra=
+	machine=virt,virtualization=on,gic-version=3
 	[ "$mode" = nvhe ] && extra="kvm-arm.mode=nvhe"
-	for what in boot kvm kvm-debug; do
+	[ "$mode" = guest ] && machine=virt,gic-version=3
+	for what in $(runs "$mode"); do
 		n=$((n + 1))
 		t=$(date +%s)
 		timeout 1800 qemu-system-aarch64 \
-			-M virt,virtualization=on,gic-version=3 -cpu max \
+			-M "$machine" -cpu "$cpu" \
 			-smp 2 -m 512M -accel tcg,thread=single -nographic \
 			-nic none -no-reboot \
 			-kernel "$tree/arch/arm64/boot/Image" \
@@ -82,8 +107,8 @@ for mode in vhe nvhe; do
 	done
 done
 
-for mode in vhe nvhe; do
-	for what in boot kvm kvm-debug; do
+for mode in $modes; do
+	for what in $(runs "$mode"); do
 		for f in sites.json console; do
 			mv "$work/$mode-$what.$f" "$out/$mode-$what.$f"
 		done
