@@ -44,14 +44,15 @@ bool advice_fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 {
 	const struct arch_rules *r = arch_current()->rules;
 
-	if (ctx->attempt && !(r && r->fix_read_again)) {
+	if (!r || !r->fix_read) {
+		*why = xasprintf("no rewrite of this read for %s",
+				 arch_current()->name);
+		return false;
+	}
+	if (ctx->attempt && !r->fix_read_again) {
 		*why = xasprintf("no second rewrite of this read for %s",
 				 arch_current()->name);
 		return false;
 	}
-	if (r && r->fix_read)
-		return r->fix_read(ctx, e, why);
-	*why = xasprintf("no rewrite of this read for %s",
-			 arch_current()->name);
-	return false;
+	return r->fix_read(ctx, e, why);
 }
