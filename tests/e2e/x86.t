@@ -163,7 +163,8 @@ check_that "--fix: not where the bit's value may be used (an int function)" \
 # <asm/processor.h>, defines as a macro): the first rewrite fails its
 # check, and the rule's second one is verified instead: the function
 # that executes the CPUIDs asks once (renamed *_uncached(), a wrapper
-# that keeps its answer under an unlikely first-call branch).
+# that keeps its answer under an unlikely first-call branch: the caller
+# that wins a compare-and-exchange stores and publishes it).
 rm -rf tree3 && cp -r "$FX" tree3
 cat >> tree3/arch/x86/include/asm/cpufeature.h <<'EOF2'
 struct task_struct;
@@ -174,7 +175,7 @@ sed -i 's/^\tunsigned int i;$/\tunsigned int i, current = 0;/; s/^\t\td\[i\] = s
 	tree3/lib/lzx/decompress.c
 "$TRAPCHECK" -p tree3 --fix > fix3.out 2> fix3.err
 check_that "--fix: the copy's header breaks a file that includes the code; the second rewrite asks CPUID once, one verified patch" \
-	'grep -q "current" tree3/lib/lzx/decompress.c && [ "$(grep -c "^diff --git a/lib/lzx/cpu.h" fix3.out)" -eq 1 ] && grep -q "^-static inline struct lzx_cpuid lzx_cpuid(void)$" fix3.out && grep -q "^+static inline struct lzx_cpuid lzx_cpuid_uncached(void)$" fix3.out && grep -q "^+	static struct lzx_cpuid answer;$" fix3.out && grep -q "^+	if (__builtin_expect(!__atomic_load_n(&asked, __ATOMIC_ACQUIRE), 0)) {$" fix3.out && ! grep -q "boot_cpu_data" fix3.out && grep -q "trapcheck: 2 fixes printed" fix3.err && ! grep -q "verification failed" fix3.err'
+	'grep -q "current" tree3/lib/lzx/decompress.c && [ "$(grep -c "^diff --git a/lib/lzx/cpu.h" fix3.out)" -eq 1 ] && grep -q "^-static inline struct lzx_cpuid lzx_cpuid(void)$" fix3.out && grep -q "^+static inline struct lzx_cpuid lzx_cpuid_uncached(void)$" fix3.out && grep -q "^+	static struct lzx_cpuid answer;$" fix3.out && grep -q "^+	if (__builtin_expect(__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2, 0)) {$" fix3.out && grep -q "^+		if (__atomic_compare_exchange_n(&state, &none, 1, 0,$" fix3.out && grep -q "^+			__atomic_store_n(&state, 2, __ATOMIC_RELEASE);$" fix3.out && ! grep -q "boot_cpu_data" fix3.out && grep -q "trapcheck: 2 fixes printed" fix3.err && ! grep -q "verification failed" fix3.err'
 (cd tree3 && patch -p1 -s < ../fix3.out)
 "$TRAPCHECK" -p tree3 --format=json -o after3.json 2> after3.err
 check_that "the patched copy: the three CPUIDs run on the first call only, notes (an unlikely branch), not warnings" \

@@ -632,8 +632,10 @@ free_header:
  * the code that includes the file: verification said so): the function
  * that executes the CPUIDs asks once and keeps the answer. Only for a
  * static function of no parameters that calls nothing, whose result is
- * then what CPUID said: renamed NAME_uncached(), and a NAME() that calls
- * it the first time and returns its answer since. The site's own edit
+ * then what CPUID said: renamed NAME_uncached(), and a NAME() in the
+ * kernel's style (tabs, whatever the file's) that calls it until one
+ * caller has stored its answer (a compare-and-exchange elects it; a
+ * release store publishes, an acquire load reads) and returns that since. The site's own edit
  * is none; the group's (x86_fix_group()) rename and add.
  */
 static bool once_fix(const struct fix_ctx *ctx, const struct cpuid_stmt *s,
@@ -997,7 +999,7 @@ static bool once_group(const char *tree, const char *const *args, size_t nr,
 	const char *failed = strchr(linep, '\t') + 1;
 	unsigned int at = (unsigned int)strtoul(linep, NULL, 10), end;
 	const char *after, *n;
-	char *indent = NULL, *prefix, *area = NULL, *buf = NULL, *type = NULL;
+	char *prefix, *area = NULL, *buf = NULL, *type = NULL;
 	struct fix_edit *e;
 	struct src_file s;
 	size_t len = 0;
@@ -1025,8 +1027,6 @@ static bool once_group(const char *tree, const char *const *args, size_t nr,
 		free(prefix);
 		goto free_src;
 	}
-	/* The kernel's style, whatever the file's (zstd's is 4 spaces). */
-	indent = xstrdup("\t");
 	e = xcalloc(2, sizeof(*e));
 	e[0].path = xstrdup(file);
 	e[0].first = e[0].last = at;
@@ -1044,24 +1044,34 @@ static bool once_group(const char *tree, const char *const *args, size_t nr,
 	fix_edit_add_line(&e[1], "%s", "");
 	fix_edit_add_line(&e[1], "%s", "/*");
 	fix_edit_add_line(&e[1], " * CPUID exits to the hypervisor under "
-			  "virtualization: ask it once. Its");
+			  "virtualization: ask it once. The");
 	fix_edit_add_line(&e[1], " * answer does not change while the kernel "
-			  "runs; CPUs racing on the first");
-	fix_edit_add_line(&e[1], " * call each ask and keep the same answer.");
+			  "runs. The first caller to store");
+	fix_edit_add_line(&e[1], " * it publishes it; a caller racing with it "
+			  "uses its own.");
 	fix_edit_add_line(&e[1], "%s", " */");
 	fix_edit_add_line(&e[1], "%s%s(void)", prefix, fn);
 	fix_edit_add_line(&e[1], "%s", "{");
-	fix_edit_add_line(&e[1], "%sstatic %s answer;", indent, type);
-	fix_edit_add_line(&e[1], "%sstatic int asked;", indent);
+	fix_edit_add_line(&e[1], "\tstatic %s answer;", type);
+	fix_edit_add_line(&e[1], "\tstatic int state;\t/* 0: not asked, 1: "
+			  "being stored, 2: stored */");
 	fix_edit_add_line(&e[1], "%s", "");
-	fix_edit_add_line(&e[1], "%sif (__builtin_expect(!__atomic_load_n("
-			  "&asked, __ATOMIC_ACQUIRE), 0)) {", indent);
-	fix_edit_add_line(&e[1], "%s%sanswer = %s_uncached();", indent, indent,
-			  fn);
-	fix_edit_add_line(&e[1], "%s%s__atomic_store_n(&asked, 1, "
-			  "__ATOMIC_RELEASE);", indent, indent);
-	fix_edit_add_line(&e[1], "%s}", indent);
-	fix_edit_add_line(&e[1], "%sreturn answer;", indent);
+	fix_edit_add_line(&e[1], "\tif (__builtin_expect(__atomic_load_n("
+			  "&state, __ATOMIC_ACQUIRE) != 2, 0)) {");
+	fix_edit_add_line(&e[1], "\t\t%s got = %s_uncached();", type, fn);
+	fix_edit_add_line(&e[1], "\t\tint none = 0;");
+	fix_edit_add_line(&e[1], "%s", "");
+	fix_edit_add_line(&e[1], "\t\tif (__atomic_compare_exchange_n(&state, "
+			  "&none, 1, 0,");
+	fix_edit_add_line(&e[1], "\t\t\t\t\t\t__ATOMIC_RELAXED,");
+	fix_edit_add_line(&e[1], "\t\t\t\t\t\t__ATOMIC_RELAXED)) {");
+	fix_edit_add_line(&e[1], "\t\t\tanswer = got;");
+	fix_edit_add_line(&e[1], "\t\t\t__atomic_store_n(&state, 2, "
+			  "__ATOMIC_RELEASE);");
+	fix_edit_add_line(&e[1], "\t\t}");
+	fix_edit_add_line(&e[1], "\t\treturn got;");
+	fix_edit_add_line(&e[1], "\t}");
+	fix_edit_add_line(&e[1], "\treturn answer;");
 	fix_edit_add_line(&e[1], "%s", "}");
 	*extra = e;
 	*nr_extra = 2;
@@ -1077,10 +1087,13 @@ static bool once_group(const char *tree, const char *const *args, size_t nr,
 		"The kernel keeps these leaves in boot_cpu_data, but the "
 		"rewrite that reads that copy (with #include <%s>) failed "
 		"its check here: %s. "
-		"Ask once instead: %s() keeps the answer of its first call%s; "
-		"the flag is read with acquire and set with release, so a "
-		"caller that sees it set sees the answer. CPU features do not "
-		"change while the kernel runs.", words[0].include, failed, fn,
+		"Ask once instead: %s() keeps the answer of its first call%s. "
+		"The caller that wins a compare-and-exchange of the state "
+		"stores it and publishes it with a release store; callers "
+		"read it after an acquire load of the state, and one racing "
+		"with the first returns the answer it got itself: no access "
+		"to the kept answer races. CPU features do not change while "
+		"the kernel runs.", words[0].include, failed, fn,
 		strlen(file) > 2 && !strcmp(file + strlen(file) - 2, ".h") ?
 		" (one per file that includes this header)" : "");
 	fclose(out);
@@ -1092,7 +1105,6 @@ free_src:
 	src_free(&s);
 free_names:
 	free(area);
-	free(indent);
 	free(fn);
 	free(file);
 	return ok;
