@@ -796,16 +796,29 @@ static void add_call(struct asm_read *r, int fn, const struct asm_stmt *s,
 static void add_sink(struct asm_read *r, int fn, const struct asm_stmt *s,
 		     int sink, const char *arg)
 {
-	struct tu_sink *k = PUSH(r->out->sinks, r->out->nr_sinks,
-				 r->out->alloc_sinks);
+	unsigned int nth = 1;
+	struct tu_sink *k;
+	size_t i;
 
+	/*
+	 * A line has no columns for its instructions: a macro's expansion
+	 * puts all of its sinks on its invocation's line. Each one is its
+	 * own site (cache.S's caches_clean_inval_pou_macro reads CTR_EL0
+	 * twice, for the D- and the I-cache line sizes, each under its own
+	 * alternative): the nth sink of the line gets column n.
+	 */
+	for (i = 0; i < r->out->nr_sinks; i++)
+		if (r->out->sinks[i].line == s->line &&
+		    !strcmp(r->out->sinks[i].file, s->file))
+			nth++;
+	k = PUSH(r->out->sinks, r->out->nr_sinks, r->out->alloc_sinks);
 	memset(k, 0, sizeof(*k));
 	k->func = fn;
 	k->sink = sink;
 	k->arg = arg ? xstrdup(arg) : NULL;
 	k->file = xstrdup(s->file);
 	k->line = s->line;
-	k->col = 1;
+	k->col = nth;
 	k->guards = s->guards ? xstrdup(s->guards) : NULL;
 }
 

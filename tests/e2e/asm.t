@@ -35,7 +35,7 @@ python3 - a.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d['summary']
-assert (s['tus_analysed'], s['tus_skipped'], s['sinks']) == (2, 0, 4), s
+assert (s['tus_analysed'], s['tus_skipped'], s['sinks']) == (2, 0, 5), s
 # No alternative's condition leaks past its symbol's end (a nested
 # macro's expansion numbered the labels of the one around it apart).
 ic = [x for x in d['findings'] if x['function'] == 'icache_inval'][0]
@@ -50,24 +50,32 @@ assert f['message'].endswith(
     '; from assembly, load a copy kept in memory or pass the value in '
     'from C'), f['message']
 assert (f['file'], f['line'], f['function']) == (
-    'arch/arm64/lib/clear_page.S', 20, 'clear_page'), f
+    'arch/arm64/lib/clear_page.S', 22, 'clear_page'), f
+# A macro line with two reads (the D- and I-cache line sizes): two
+# sites, columns 1 and 2, each under its own alternative.
+pou = sorted((x['line'], x['column'], [c['text'] for c in x['conditions']
+               if 'HAS_CACHE_' in c['text']])
+             for x in d['findings'] if x['function'] == 'caches_clean_pou')
+assert pou == [
+    (53, 1, ['!alternative_has_cap_unlikely(ARM64_HAS_CACHE_IDC)']),
+    (53, 2, ['!alternative_has_cap_unlikely(ARM64_HAS_CACHE_DIC)'])], pou
 PY
-check "JSON: the .S site (line of the macro's invocation), its message and the summary's counts" [ $? -eq 0 ]
+check "JSON: the .S site (line of the macro's invocation), its message and the summary's counts; a macro line's two reads are two sites" [ $? -eq 0 ]
 
 check_that "callers clear_page: its C caller" \
 	'[ "$("$TRAPCHECK" callers clear_page --db a.db)" = "$(printf "fault_root\tmm/fault.c:53:2")" ]'
 check_that "callees clear_page: the local routine and the C function it branches to" \
 	'"$TRAPCHECK" callees clear_page --db a.db > callees.out &&
-	 grep -q "^__clear_page_tail	arch/arm64/lib/clear_page.S:25:1$" callees.out &&
-	 grep -q "^clear_page_account	arch/arm64/lib/clear_page.S:27:1$" callees.out &&
+	 grep -q "^__clear_page_tail	arch/arm64/lib/clear_page.S:27:1$" callees.out &&
+	 grep -q "^clear_page_account	arch/arm64/lib/clear_page.S:29:1$" callees.out &&
 	 [ "$(wc -l < callees.out)" -eq 2 ]'
 check_that "path from the C root through the assembly to C" \
-	'"$TRAPCHECK" path fault_root clear_page_account --db a.db | grep -q "clear_page	arch/arm64/lib/clear_page.S:27:1"'
+	'"$TRAPCHECK" path fault_root clear_page_account --db a.db | grep -q "clear_page	arch/arm64/lib/clear_page.S:29:1"'
 
 rm -rf fx && cp -r "$FX" fx
 "$TRAPCHECK" -p fx --roots-dir fx --assembly --fix > fix.out 2> fix.err
 check_that "--fix: no rewrite of a .S line, the reason said; the tree untouched" \
-	'grep -q "^arch/arm64/lib/clear_page.S:20:1: note: no fix: an assembly source: no rewrite is written there (load a copy kept in memory, or pass the value in from C)$" fix.err &&
+	'grep -q "^arch/arm64/lib/clear_page.S:22:1: note: no fix: an assembly source: no rewrite is written there (load a copy kept in memory, or pass the value in from C)$" fix.err &&
 	 diff -r "$FX" fx > /dev/null'
 
 "$TRAPCHECK" -p "$FX" --roots-dir "$FX" -q --no-assembly --format=json -o c.json

@@ -27,9 +27,10 @@
 /*
  * What asm.c produces from an assembly source, in the key of .S TUs
  * only (analyze_flags_hash()): bumped when an unchanged .S's facts would
- * differ, so that a database keeps its C facts. 2: mrs_s reads.
+ * differ, so that a database keeps its C facts. 2: mrs_s reads; 3: a
+ * line's nth sink at column n.
  */
-#define ASM_FACTS_VERSION "trapcheck-asm-facts-2"
+#define ASM_FACTS_VERSION "trapcheck-asm-facts-3"
 
 struct db;
 
