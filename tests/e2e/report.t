@@ -43,8 +43,11 @@ assert drv['name'] == 'trapcheck' and drv['version'] and drv['informationUri']
 ids = [r['id'] for r in drv['rules']]
 # The generic rules, then each architecture's own (rules.h rules_at()).
 assert ids == ['trapping-idreg-read', 'slow-entropy', 'preempt-guard',
-               'local-cap-check', 'trapping-msr-read'], ids
+               'local-cap-check', 'trapping-msr-read',
+               'trapping-pmc-read'], ids
 assert 'HCR_EL2.TID3' in drv['rules'][0]['help']['text']
+# Each rule's help is its docs/diagnostics.md entry.
+assert 'RDPMC' in drv['rules'][5]['help']['text'], drv['rules'][5]
 rng = [r for r in run['results']
        if r['ruleId'] == 'local-cap-check' and
        r['properties']['capability'] == 'ARM64_HAS_RNG'][0]

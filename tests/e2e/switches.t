@@ -58,7 +58,7 @@ check "-Werror=preempt-guard then -Wno-preempt-guard: the last word wins, exit 0
 run bad -Wno-no-such-rule
 check_that "-Wno-no-such-rule: exit 2, one line naming the rules" \
 	'[ "$(cat bad.rc)" = 2 ] && [ "$(wc -l < bad.err)" = 1 ] &&
-	 grep -q "^trapcheck: error: -Wno-no-such-rule: no rule .no-such-rule. (rules: trapping-idreg-read, .*preempt-guard, local-cap-check, trapping-msr-read)$" bad.err &&
+	 grep -q "^trapcheck: error: -Wno-no-such-rule: no rule .no-such-rule. (rules: trapping-idreg-read, .*preempt-guard, local-cap-check, trapping-msr-read, trapping-pmc-read)$" bad.err &&
 	 [ ! -e bad.json ]'
 "$TRAPCHECK" -p "$FX" --no-such-option > opt.out 2> opt.err
 rc=$?

@@ -23,8 +23,8 @@ import sys
 PAGE = 4096
 # kvm_exit's reasons (arch/x86/include/uapi/asm/vmx.h, svm.h): isa 1 VMX,
 # 2 SVM.
-VMX = {'CPUID': 10, 'HLT': 12, 'MSR_READ': 31, 'MSR_WRITE': 32}
-SVM = {'cpuid': 0x72, 'msr': 0x7c, 'hlt': 0x78}
+VMX = {'CPUID': 10, 'HLT': 12, 'RDPMC': 15, 'MSR_READ': 31, 'MSR_WRITE': 32}
+SVM = {'rdpmc': 0x6f, 'cpuid': 0x72, 'msr': 0x7c, 'hlt': 0x78}
 
 
 def formats(d):

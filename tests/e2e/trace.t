@@ -211,13 +211,16 @@ check_that "trace-cmd report of that trace.dat (raw kvm_sys_access fields): the 
 python3 "$TOP/tests/e2e/fixture-vmlinux.py" "$X86" vmlinux86 2> build86.err
 objdump -d -l --no-show-raw-insn vmlinux86 |
 	awk '/^\/.*:[0-9]+/ { loc = $1 }
-	     /\t(cpuid|rdmsr) *$/ { addr = $1; sub(":", "", addr);
+	     /\t(cpuid|rdmsr|rdpmc) *$/ { addr = $1; sub(":", "", addr);
 				    print addr, $2 }' > x86.txt
-check "objdump finds the x86 fixture's CPUID and RDMSR" \
-	sh -c "grep -q ' cpuid$' x86.txt && grep -q ' rdmsr$' x86.txt"
+check "objdump finds the x86 fixture's CPUID, RDMSR and RDPMC" \
+	sh -c "grep -q ' cpuid$' x86.txt && grep -q ' rdmsr$' x86.txt &&
+	       grep -q ' rdpmc$' x86.txt"
 awk '{ n++
   if ($2 == "cpuid")
 	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: %sreason %s rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, n % 2 ? "vcpu 0 " : "", n % 2 ? "CPUID" : "cpuid", $1
+  else if ($2 == "rdpmc")
+	printf " qemu-system-x86-1234  [001]  5678.%06d: kvm_exit: %sreason %s rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, n % 2 ? "vcpu 0 " : "", n % 2 ? "RDPMC" : "rdpmc", $1
   else {
 	# QEMU names its vCPU threads "CPU 0/KVM" (debug-threads=on).
 	printf "  CPU 0/KVM-1234  [001]  5678.%06d: kvm_exit: vcpu 0 reason MSR_READ rip 0x%s info1 0x0000000000000000 info2 0x0000000000000000 intr_info 0x00000000 error_code 0x00000000\n", n, $1
@@ -241,6 +244,12 @@ assert s['rule'] == 'trapping-idreg-read' and s['function'] == 'fault_has_smap',
 m = at[('arch/x86/mm/fault.c', misc)]
 assert m['what'] == 'MSR 0x1a0' and m['kind'] == 'msr', m
 assert m['status'] == 'reported' and m['rule'] == 'trapping-msr-read', m
+# RDPMC (VMX's and SVM's names) at the PMU driver's rdpmcl(): a note.
+p = [s for s in t['sites'] if s['function'] == 'x86_perf_event_update']
+assert p and all(s['what'] == 'RDPMC' and s['kind'] == 'pmc' and
+                 s['rule'] == 'trapping-pmc-read' and
+                 s['file'] == 'arch/x86/events/core.c' for s in p), p
+print('# rdpmc: %s' % [(s['line'], s['status'], s['count']) for s in p])
 # The oops path's CPUID: trapped, cold for trapcheck, said so.
 cold = [s for s in t['sites'] if s['function'] == 'page_fault_oops']
 assert cold and cold[0]['status'] == 'missed', cold
@@ -257,7 +266,7 @@ seen = {(s['file'], s['line']) for s in t['sites']}
 for f in t['findings']:
     assert (f['measured'] is None) == ((f['file'], f['line']) not in seen), f
 PY
-check "x86: CPUID (VMX, SVM) and RDMSR with kvm_msr (vCPU threads named \"CPU 0/KVM\") at the wrappers' callers, reported; a header reached through .. at its own path; the oops path missed as cold" \
+check "x86: CPUID (VMX, SVM), RDPMC (VMX, SVM) and RDMSR with kvm_msr (vCPU threads named \"CPU 0/KVM\") at the wrappers' callers, reported; a header reached through .. at its own path; the oops path missed as cold" \
 	[ $? -eq 0 ]
 # The same as a trace.dat with the x86 host's own kvm formats; and as
 # trace-cmd report prints it, with its kvm plugin ("reason EXIT_CPUID",

@@ -109,6 +109,36 @@ check "JSON: rdmsrl() of an MSR KVM never passes through warns (file, line, chai
 grep -q "fault.c:$spec:2: note: low confidence, not warned of: fault_spec_ctrl() reached from page-fault, but MSR_IA32_SPEC_CTRL is on KVM's" x.txt
 check "text: the passed-through MSR's note says why" [ $? -eq 0 ]
 
+# RDPMC (trapping-pmc-read): rdpmcl() in a PMU driver's struct pmu
+# operations exits in a KVM guest (RDPMC exiting, INTERCEPT_RDPMC); the
+# counter is live, so it is a note with its chain and rate, not a
+# warning; the boot-time probe's read is on no hot path.
+pmc=$(grep -n "rdpmcl(event->hw.event_base_rdpmc, now)" \
+	"$FX/arch/x86/events/core.c" | cut -d: -f1)
+python3 - x.json "$pmc" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+line = int(sys.argv[2])
+assert not [f for f in d['findings'] if f['rule'] == 'trapping-pmc-read'], d
+p = [f for f in d['low_confidence'] if f['rule'] == 'trapping-pmc-read']
+assert len(p) == 1, p
+p = p[0]
+assert (p['file'], p['line'], p['function'], p['root']) == (
+    'arch/x86/events/core.c', line, 'x86_perf_event_update', 'perf'), p
+assert [s['function'] for s in p['chain']] == ['x86_pmu_del',
+                                              'x86_perf_event_update'], p
+assert p['sink'] == 'native_read_pmc' and p['register'] == 'PMC', p
+assert p['trap_class'] == "RDPMC exit under KVM's default controls", p
+assert p['may_not_exit'].startswith('a performance counter is live'), p
+assert p['rate']['per'] == 'PMU operation', p
+PY
+check "JSON: RDPMC in a PMU operation is a trapping-pmc-read note (file, line, chain from perf, its trap class, live); the boot probe's is not reported" \
+	[ $? -eq 0 ]
+"$TRAPCHECK" -p "$FX" --all-chains 2>&1 |
+	grep -q "^arch/x86/events/core.c:$pmc:2: warning: native_read_pmc() reads a performance counter (traps under RDPMC exit under KVM's default controls) on a hot path; no copy stands in for a live counter: read it fewer times on the path (each read of a guest's virtual PMU is an exit) \[trapping-pmc-read\]$"
+check "--all-chains: the RDPMC note is a warning, its message word for word" \
+	[ $? -eq 0 ]
+
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d1.json
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d2.json
 check_that "the database records arch/x86" \

@@ -78,7 +78,7 @@ static void test_not_ours(void **state)
 	/* Every rule, the architectures' own too, in the rules' order. */
 	assert_non_null(strstr(err, " trapping-idreg-read, slow-entropy, "
 			       "preempt-guard, local-cap-check, "
-			       "trapping-msr-read)"));
+			       "trapping-msr-read, trapping-pmc-read)"));
 }
 
 static void test_filter_and_count(void **state)

@@ -38,8 +38,8 @@ static bool msr_named(const char *arg)
 		       isdigit((unsigned char)arg[0]));
 }
 
-static bool check(const struct rule_ctx *ctx, struct finding *f,
-		  enum rule_scope *scope)
+bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
+			enum rule_scope *scope)
 {
 	const struct x86_tables *t = ctx->graph->arch_tables;
 	const char *msr = ctx->site->arg;
@@ -88,10 +88,3 @@ static bool check(const struct rule_ctx *ctx, struct finding *f,
 	free(lists);
 	return true;
 }
-
-const struct rule x86_own_rules[] = {
-	{ .id = "trapping-msr-read",
-	  .summary = "an MSR read that exits to the hypervisor on a hot path",
-	  .check = check },
-	{ .id = NULL },
-};

@@ -146,11 +146,11 @@ char *x86_msr_lists(const struct x86_tables *t, const char *msr)
  * with the exit reason (VMX: CPUID, MSR_READ; SVM: cpuid, msr with info1
  * 0 for a read; kvm-exits.def), and kvm_msr, "msr_read %x = 0x%llx",
  * after the kvm_exit of an MSR read on the same CPU: which MSR it was
- * (arch/x86/kvm/trace.h); and the trapping instructions, CPUID and RDMSR,
- * for the KASLR inference.
+ * (arch/x86/kvm/trace.h); RDPMC's (VMX: RDPMC; SVM: rdpmc); and the
+ * trapping instructions, CPUID, RDMSR and RDPMC, for the KASLR inference.
  */
 
-enum { KIND_CPUID, KIND_MSR };
+enum { KIND_CPUID, KIND_MSR, KIND_PMC };
 
 /*
  * x86's KASLR moves the kernel by multiples of 2 MiB
@@ -161,6 +161,9 @@ static const struct trace_kind_def x86_trace_kinds[] = {
 	[KIND_CPUID] = { "cpuid", { EM_X86_64, EM_386, 2, 1, 0xa20f, 0xffff },
 			 0x200000 },
 	[KIND_MSR] = { "msr", { EM_X86_64, EM_386, 2, 1, 0x320f, 0xffff },
+		       0x200000 },
+	/* RDPMC: 0f 33. */
+	[KIND_PMC] = { "pmc", { EM_X86_64, EM_386, 2, 1, 0x330f, 0xffff },
 		       0x200000 },
 };
 
@@ -183,7 +186,7 @@ static const struct kvm_exit_reason exits[] = {
 
 /* What a site of a kvm_exit trap is called, by kind. */
 static const char *const kind_what[] = {
-	[KIND_CPUID] = "CPUID", [KIND_MSR] = "MSR",
+	[KIND_CPUID] = "CPUID", [KIND_MSR] = "MSR", [KIND_PMC] = "RDPMC",
 };
 
 /*
@@ -479,7 +482,10 @@ static const struct sink_def sinks[] = {
 };
 
 /* What makes an identification read exit. */
-enum { ARCH_TRAP_NONE = TRAP_NONE, ARCH_TRAP_CPUID, ARCH_TRAP_RDMSR };
+enum {
+	ARCH_TRAP_NONE = TRAP_NONE, ARCH_TRAP_CPUID, ARCH_TRAP_RDMSR,
+	ARCH_TRAP_RDPMC
+};
 
 static const struct reg_def regs[] = {
 #define REG ARCH_REG
@@ -491,6 +497,7 @@ static const char *const trap_names[] = {
 	[ARCH_TRAP_NONE] = "none",
 	[ARCH_TRAP_CPUID] = "unconditional CPUID exit",
 	[ARCH_TRAP_RDMSR] = "RDMSR exit unless passed through",
+	[ARCH_TRAP_RDPMC] = "RDPMC exit under KVM's default controls",
 };
 
 static const char *const triples[] = {
@@ -624,6 +631,18 @@ static const char *const cold_fns[] = {
 #define COLD_FN ARCH_COLD_FN
 #include "cold.def"
 #undef COLD_FN
+};
+
+/* Its own rules (rule-*.c here), in the order they are asked. */
+const struct rule x86_own_rules[] = {
+	{ .id = "trapping-msr-read",
+	  .summary = "an MSR read that exits to the hypervisor on a hot path",
+	  .check = x86_msr_read_check },
+	{ .id = "trapping-pmc-read",
+	  .summary = "a performance counter read (RDPMC) that exits to the "
+		     "hypervisor on a hot path",
+	  .check = x86_pmc_read_check },
+	{ .id = NULL },
 };
 
 const struct arch arch_x86 = {

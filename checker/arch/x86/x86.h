@@ -2,9 +2,9 @@
 /*
  * x86.h - what the files of checker/arch/x86/ share: x86.c (its
  * struct arch, its tables read from the tree, its advice and rewrite, its
- * trace), rule-trapping-msr-read.c (its own rule, which its struct
- * arch points at) and fix-cpuid.c (its rewrite of CPUID in inline
- * assembly).
+ * trace, the table of its own rules), rule-trapping-msr-read.c and
+ * rule-trapping-pmc-read.c (those rules) and fix-cpuid.c (its rewrite of
+ * CPUID in inline assembly).
  */
 #ifndef TRAPCHECK_ARCH_X86_H
 #define TRAPCHECK_ARCH_X86_H
@@ -20,8 +20,12 @@
 struct graph;
 struct grow;
 
-/* Its sink class of its own: reads a model-specific register. */
+/*
+ * Its sink classes of its own: reads a model-specific register, reads a
+ * performance counter (RDPMC).
+ */
 #define SINK_MSR	SINK_ARCH
+#define SINK_PMC	(SINK_ARCH + 1)
 
 /* Its row kinds (tables.def; model/arch.h: 0 is the body words). */
 enum {
@@ -54,7 +58,11 @@ bool x86_fix_group(const char *tree, const char *group,
 		   struct fix_edit **extra, size_t *nr_extra,
 		   char **subject, char **body, char **why);
 
-/* rule-trapping-msr-read.c: its rule (a NULL id ends it). */
+/* Its own rules, one file each, and their table (x86.c). */
+bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
+			enum rule_scope *scope);
+bool x86_pmc_read_check(const struct rule_ctx *ctx, struct finding *f,
+			enum rule_scope *scope);
 extern const struct rule x86_own_rules[];
 
 #endif /* TRAPCHECK_ARCH_X86_H */
