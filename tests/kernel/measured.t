@@ -39,7 +39,9 @@ check "the oracle kernel: Image, vmlinux with DWARF, no KASLR" \
 # take minutes and give the same counts.
 oracle() {
 	_k=$( { cat "$1/.trapcheck-key" "$TOP/tests/oracle/init.c" \
-		"$TOP/tests/oracle/run-qemu.sh" "$TOP/tests/oracle/mrs-trace.py"
+		"$TOP/tests/oracle/run-qemu.sh" "$TOP/tests/oracle/mrs-trace.py" \
+		"$TOP/tests/oracle/insn-trace.py" "$TOP/tests/oracle/lib.sh" \
+		"$TOP"/roots/*.roots
 		echo "$2 ${ORACLE_ENV:-}"; qemu-system-aarch64 --version; } |
 		sha1sum | cut -c1-12)
 	_o="$KCACHE/oracle-6.12-$2-$_k"
@@ -116,6 +118,72 @@ assert r and r[0]['boot'] > 0 and r[0]['status'] == 'reported', r
 print('# __cpu_has_rng(): %d traps in the boot, reported' % r[0]['boot'])
 PY
 check "the upstream seed's site: this_cpu_has_cap(ARM64_HAS_RNG) traps in the boot, counted at its call, reported" \
+	[ $? -eq 0 ]
+
+# The single-stepped oracle again, as a guest of a plain CPU
+# (cortex-a72: no RNDR, no IDC/DIC), exec-heavy (init's "exec": 2,000
+# processes and 200 fresh copies of init), every class a hypervisor can
+# trap counted per PC (TID3, TID2, TID1, TID5: mrs-trace.py
+# --all-classes), the root sets' functions counted at their entry; the
+# runs recorded in docs/measured.json (record.py single) beside
+# trapcheck's findings for that machine.
+ORACLE_ENV="TRAPCHECK_ORACLE_CPU=cortex-a72 TRAPCHECK_ORACLE_CLASSES=all TRAPCHECK_ORACLE_RUNS=boot,workload,exec"
+adir=$(oracle "$tree" a72-exec)
+ORACLE_ENV=
+tr -d '\r' < "$adir/exec.console" > a72exec.txt
+check_that "single-stepped, cortex-a72: the exec run's 2,000 processes and 200 fresh copies of init ran" \
+	'grep -q "oracle: exec: processes run 2000$" a72exec.txt &&
+	 grep -q "oracle: exec: fresh copies run 200$" a72exec.txt'
+# record CPU DIR: DIR's runs into m.json (record.py single), beside
+# trapcheck's findings for that machine (--features off its boot log).
+record() {
+	_feat=$(python3 "$TOP/tests/oracle/features.py" "$tree" \
+		"$2/boot.console")
+	_machine() {
+		kdb "$tree" feat.db && "$TRAPCHECK" -p "$tree" --db feat.db \
+			--features="$_feat" --format=json -o "static-$1.json" \
+			2> "static-$1.err"
+	}
+	konce "$tree" "features-$(echo "$_feat" | sha1sum | cut -c1-12)" \
+		"static-$1.json" _machine "$1" &&
+	python3 "$TOP/tests/oracle/record.py" single m.json "$1" "$2" \
+		"$tree" "static-$1.json"
+}
+record max "$odir" && record cortex-a72 "$adir"
+check "record.py single: both single-stepped oracles' runs (max; cortex-a72 with exec) and trapcheck's findings for each machine recorded" \
+	[ $? -eq 0 ]
+python3 - m.json "$TOP/docs/measured.json" <<'PY'
+import json, sys
+m, doc = (json.load(open(p)) for p in sys.argv[1:3])
+runs = {r['run']: r for r in m['runs']
+        if r['variant'] == 'single-cortex-a72'}
+b, ex = runs['boot'], runs['exec']
+ops = lambda r, fn: r['operations'].get(fn, 0) - b['operations'].get(fn, 0)
+assert ops(ex, '__arm64_sys_execve') >= 2200, ex['operations']
+# No ID group 3 read after boot, whatever the work.
+for r in runs.values():
+    if r['run'] != 'boot':
+        assert not [s for s in r['sites'] if s['kind'] == 'idreg' and
+                    s['steady'] > 0], r['name']
+# Every other class counted: the cache type register, at the cache
+# maintenance of each fresh executable page, twice per maintenance (the
+# D- and I-cache line sizes of one macro line: trapcheck's two sites),
+# within 1% (another caller of caches_clean_inval_pou() may add one).
+ctr = sum(s['steady'] for s in ex['sites'] if s['kind'] == 'tid2' and
+          s['file'] == 'arch/arm64/mm/cache.S' and
+          'caches_clean_inval_pou' in s['in'])
+n = ops(ex, 'sync_icache_aliases')
+print('# single-stepped exec: %d CTR_EL0 reads in cache.S for %d '
+      'sync_icache_aliases() calls' % (ctr, n))
+assert n >= 300 and abs(ctr - 2 * n) <= max(2, n // 100), (ctr, n)
+key = lambda x: sorted((r['name'], s['file'], s['line'], s['kind'],
+                        s['count'])
+                       for r in x['runs']
+                       if r['variant'].startswith('single-')
+                       for s in r['sites'])
+assert key(m) == key(doc), 'docs/measured.json: record.py single again'
+PY
+check "single-stepped, cortex-a72, exec: no ID group 3 read after boot; CTR_EL0 twice per cache maintenance of a fresh executable page; docs/measured.json records these runs" \
 	[ $? -eq 0 ]
 
 # The seedless boot of the upstream fix ("arm64: archrandom: avoid

@@ -2,7 +2,7 @@
 /*
  * A QEMU TCG plugin for the plugin oracles (tests/oracle/run-qemu-x86.sh,
  * tests/oracle/run-qemu-kvm.sh, docs/measured.md): counts each execution
- * of CPUID, RDMSR, RDRAND and RDSEED (x86_64), or of an MRS that reads an
+ * of CPUID, RDMSR, RDRAND, RDSEED and RDPMC (x86_64), or of an MRS that reads an
  * ID group 3 register (aarch64: op0=3, op1=0, CRn=0, CRm=1..7, what
  * HCR_EL2.TID3 traps) or of the cache, revision and tag ID registers
  * (TID2, TID1, TID5), per guest virtual address, and each execution of
@@ -10,16 +10,16 @@
  * workload's operations; call sites).
  *
  * The instructions are found by their bytes when QEMU translates a block
- * (x86: prefixes, then 0f a2 CPUID, 0f 32 RDMSR, 0f c7 /6 RDRAND and /7
- * RDSEED with a register operand; aarch64: the instruction word), not
+ * (x86: prefixes, then 0f a2 CPUID, 0f 32 RDMSR, 0f 33 RDPMC, 0f c7 /6
+ * RDRAND and /7 RDSEED with a register operand; aarch64: the instruction word), not
  * from trapcheck's tables; each gets an inline counter, so nothing runs
  * per execution but one add. Counters are plain adds: run QEMU with
  * -accel tcg,thread=single.
  *
  * Arguments: out=FILE (required), entries=FILE (hex addresses, one per
  * line). FILE gets one line per address executed at least once:
- * "KIND ADDRESS COUNT", KIND one of cpuid rdmsr rdrand rdseed idreg tid2
- * tid1 tid5 entry.
+ * "KIND ADDRESS COUNT", KIND one of cpuid rdmsr rdrand rdseed rdpmc idreg
+ * tid2 tid1 tid5 entry.
  *
  * Built against the qemu-plugin.h of the QEMU that loads it (Debian's
  * source package of the installed version; run-qemu-x86.sh fetches it).
@@ -36,13 +36,13 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 enum kind {
-	K_CPUID, K_RDMSR, K_RDRAND, K_RDSEED, K_IDREG, K_TID2, K_TID1, K_TID5,
-	K_ENTRY, K_NONE
+	K_CPUID, K_RDMSR, K_RDRAND, K_RDSEED, K_RDPMC, K_IDREG, K_TID2, K_TID1,
+	K_TID5, K_ENTRY, K_NONE
 };
 
 static const char *const kind_names[] = {
-	"cpuid", "rdmsr", "rdrand", "rdseed", "idreg", "tid2", "tid1", "tid5",
-	"entry",
+	"cpuid", "rdmsr", "rdrand", "rdseed", "rdpmc", "idreg", "tid2", "tid1",
+	"tid5", "entry",
 };
 
 /*
@@ -172,6 +172,8 @@ static int classify(const uint8_t *b, size_t len)
 		return K_CPUID;
 	if (b[i + 1] == 0x32)
 		return K_RDMSR;
+	if (b[i + 1] == 0x33)
+		return K_RDPMC;
 	if (b[i + 1] == 0xc7 && i + 3 <= len && (b[i + 2] >> 6) == 3) {
 		if (((b[i + 2] >> 3) & 7) == 6)
 			return K_RDRAND;

@@ -11,8 +11,8 @@ aarch64-linux-gnu-nm).
       per line to ENTRIES for the insn-count plugin, and the names by
       address to OPS.json; with them, every call instruction whose
       callee is an out-of-line function that holds a CPUID, RDMSR,
-      RDRAND or RDSEED (x86), or an MRS of an ID register (arm64), found
-      with objdump beside NM, named "call CALLEE": an execution inside
+      RDRAND, RDSEED or RDPMC (x86), or an MRS of an ID register
+      (arm64), found with objdump beside NM, named "call CALLEE": an execution inside
       such a function is one of its callers', and the call site says
       whose. A FUNCTION that is not in the vmlinux (inlined, or
       configured out) is left out, and said so on stderr. nVHE's EL2
@@ -27,7 +27,7 @@ aarch64-linux-gnu-nm).
       RDSEED or ID-register MRS site executed (address, kind, count, the inline chain of
       source lines from addr2line -i, innermost first) and each
       operation's count by function name. Prints one kvm_exit line per
-      CPUID and RDMSR execution, as a KVM host traces the exit
+      CPUID, RDMSR and RDPMC execution, as a KVM host traces the exit
       (trace-cmd report's text; the task is named "oracle-emulated", TAG,
       a number, is the timestamp's seconds), for trapcheck trace. RDRAND and
       RDSEED do not exit: they are slow, not trapped, and only counted.
@@ -40,7 +40,7 @@ import subprocess
 import sys
 
 KERNEL = 0xffff000000000000     # x86_64's and arm64's kernel halves
-REASON = {'cpuid': 'CPUID', 'rdmsr': 'MSR_READ'}
+REASON = {'cpuid': 'CPUID', 'rdmsr': 'MSR_READ', 'rdpmc': 'RDPMC'}
 # arm64: an ID group 3 register (TID3), or a cache, revision or tag ID
 # register (TID2, TID1, TID5), as objdump names it or by its encoding.
 ID_MRS = re.compile(r'^mrs\s+\w+,\s*(id_\w+|s3_0_c0_c[1-7]_[0-7]|ctr_el0|'
@@ -53,7 +53,7 @@ A64_KINDS = ('idreg', 'tid2', 'tid1', 'tid5')
 
 FUNC = re.compile(r'^([0-9a-f]+) <([\w.]+)>:$')
 CALL = re.compile(r'^[0-9a-f]+ <([\w.]+)>$')
-COUNTED = ('cpuid', 'rdmsr', 'rdrand', 'rdseed')
+COUNTED = ('cpuid', 'rdmsr', 'rdrand', 'rdseed', 'rdpmc')
 
 
 def call_sites(objdump, vmlinux):

@@ -28,6 +28,13 @@ generated tables come from it.
       the features of that machine (features.py TREE
       ORACLE-DIR/guest-boot.console).
 
+  record.py single MEASURED.json CPU ORACLE-DIR TREE STATIC.json
+      The same for the single-stepped oracle (tests/oracle/run-qemu.sh
+      ORACLE-DIR with TRAPCHECK_ORACLE_CPU=CPU, TRAPCHECK_ORACLE_CLASSES=
+      all and TRAPCHECK_ORACLE_RUNS="boot workload exec": the plain qemu
+      kernel), variant single-CPU; STATIC.json with the features of that
+      machine (features.py TREE ORACLE-DIR/boot.console).
+
   record.py fix MEASURED.json NAME BASE-DIR FIX-DIR BASE-TREE FIX-TREE
                 PATCH...
       A fix proven in the nested oracle: BASE-DIR and FIX-DIR are
@@ -263,6 +270,39 @@ def guest(measured, cpu, odir, tree, static):
     store(measured, 'arm64', [variant], runs, static)
 
 
+def single(measured, cpu, odir, tree, static):
+    """The single-stepped oracle's runs (run-qemu.sh): the plain qemu
+    kernel (scripts/kernel-tree.sh 6.12 qemu) on CPU, every trapped class
+    counted per PC from QEMU's -d exec log under -singlestep when the run
+    had TRAPCHECK_ORACLE_CLASSES=all (its sites.json says), else the ID
+    group 3 only; the runs ODIR has (boot, workload, exec)."""
+    tree = os.path.realpath(tree)
+    want = features.features(tree, [os.path.join(odir, 'boot.console')])
+    got = json.load(open(static))['summary'].get('features')
+    if got != want:
+        sys.exit('%s: not trapcheck --features of the oracle machine '
+                 '(tests/oracle/features.py): %s' % (static, got))
+    whats = tuple(w for w in ('boot', 'workload', 'exec')
+                  if os.path.exists(os.path.join(odir, w + '.sites.json')))
+    found = json.load(open(os.path.join(odir, 'sites.json')))
+    kinds = sorted({s.get('kind', 'idreg') for s in found.values()
+                    if 'reg' in s})
+    # Every class is counted when the disassembly's sites had any but
+    # the ID group 3 (a kernel without such a read would say so too).
+    classes = 'all' if kinds != ['idreg'] else 'idreg'
+    variant = 'single-' + cpu
+    fields = {
+        'arch': 'arm64', 'variant': variant, 'classes': classes,
+        'kernel': 'Linux 6.12 (Debian linux-source-6.12 %s)' % pkg_version(),
+        'config': 'scripts/kernel-tree.sh 6.12 qemu',
+        'machine': 'qemu-system-aarch64 7.2 -M virt -cpu %s -smp 2 '
+                   '-m 512M, TCG -singlestep, tests/oracle/mrs-trace.py '
+                   '(-d exec); the kernel at EL1, a guest' % cpu}
+    runs = load_runs(odir, '', whats, [tree],
+                     'arm64 6.12 single-stepped ' + cpu, fields)
+    store(measured, 'arm64', [variant], runs, static)
+
+
 def kvm(measured, odir, tree, static):
     tree = os.path.realpath(tree)
     want = features.features(tree, [os.path.join(odir, m + '-boot.console')
@@ -487,6 +527,14 @@ def compare(m):
                     rate = other['rate']['value']
                     chain_roots_ = other['roots_of_chains']
             seen.add(k)
+            # The oracle counts per line: a line with more than one
+            # read (the sites of one assembly macro's expansion, columns
+            # 1, 2, ...) is compared as the sum of their rates.
+            rate += sum(g['rate']['value'] for g in findings
+                        if g is not f and g['file'] == f['file'] and
+                        g['line'] == f['line'] and g['rule'] == f['rule']
+                        and g.get('rate') and g.get('phase') != 'boot'
+                        and g['root'] == f['root'] and not mode)
             best = None
             for r in runs:
                 if r['run'] == 'boot':
@@ -548,8 +596,8 @@ def tables(m):
     """NAME -> the Markdown of that generated block."""
     out = {}
     lines = ['| run | seconds | operations counted (minus the boot\'s) | '
-             'CPUID | RDMSR | RDRAND | RDSEED |', '|---|---:|---|---:|'
-             '---:|---:|---:|']
+             'CPUID | RDMSR | RDRAND | RDSEED | RDPMC |',
+             '|---|---:|---|---:|---:|---:|---:|---:|']
     boots = {r['variant']: r for r in m['runs'] if r['run'] == 'boot'}
     for r in m['runs']:
         if r['arch'] != 'x86_64':
@@ -563,10 +611,10 @@ def tables(m):
         by = {}
         for s in r['sites']:
             by[s['kind']] = by.get(s['kind'], 0) + s['count']
-        lines.append('| %s | %d | %s | %s | %s | %s | %s |' % (
+        lines.append('| %s | %d | %s | %s | %s | %s | %s | %s |' % (
             r['name'], r['seconds'], ops or '-',
             *(fmt(by.get(k, 0)) for k in ('cpuid', 'rdmsr', 'rdrand',
-                                          'rdseed'))))
+                                          'rdseed', 'rdpmc'))))
     out['x86-runs'] = '\n'.join(lines)
     lines = ['| run | site (innermost line) | in | instruction | steady '
              'count |', '|---|---|---|---|---:|']
@@ -588,7 +636,8 @@ def tables(m):
     steady = ['| run | site (innermost line) | in | class | steady count |',
               '|---|---|---|---|---:|']
     for r in m['runs']:
-        if r['arch'] != 'arm64' or not r['variant'].startswith('guest-'):
+        if r['arch'] != 'arm64' or not r['variant'].startswith(
+                ('guest-', 'single-')):
             continue
         b = boots.get(r['variant'])
         ops = ', '.join(
@@ -599,10 +648,12 @@ def tables(m):
         by = {}
         for s in r['sites']:
             by[s['kind']] = by.get(s['kind'], 0) + s['count']
+        # A class the run did not count is "-", not 0.
         lines.append('| %s | %d | %s | %s | %s | %s | %s |' % (
             r['name'], r['seconds'], ops or '-',
-            *(fmt(by.get(k, 0)) for k in ('idreg', 'tid2', 'tid1',
-                                          'tid5'))))
+            *(fmt(by.get(k, 0)) if r.get('classes', 'all') == 'all' or
+              k == 'idreg' else '-'
+              for k in ('idreg', 'tid2', 'tid1', 'tid5'))))
         for s in r['sites']:
             if r['run'] != 'boot' and s['steady'] > 0 and \
                     s['kind'] != 'call':
@@ -757,6 +808,8 @@ def main():
         kvm(*a[1:])
     elif len(a) == 6 and a[0] == 'guest':
         guest(*a[1:])
+    elif len(a) == 6 and a[0] == 'single':
+        single(*a[1:])
     elif len(a) >= 8 and a[0] == 'fix':
         fix(*a[1:])
     elif len(a) in (3, 4) and a[0] == 'md':

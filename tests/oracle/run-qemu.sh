@@ -32,6 +32,17 @@
 #                             randomness=off leaves rng-seed out of the
 #                             device tree)
 #   TRAPCHECK_ORACLE_APPEND   more kernel command line
+#   TRAPCHECK_ORACLE_RUNS     init's runs, the boot first, split by blanks
+#                             or commas (default "boot workload"; "exec":
+#                             2,000 processes and 200 fresh copies of
+#                             init, tests/oracle/init.c)
+#   TRAPCHECK_ORACLE_CLASSES  "all": count and trace the cache, revision
+#                             and tag ID registers too (TID2, TID1, TID5),
+#                             as the plugin oracle does; default the ID
+#                             group 3 only
+# Each run also gets WHAT.sites.json, the plugin oracle's format
+# (insn-trace.py trace): every trapped site with its inline chain, and
+# the operations (the root sets' functions, counted at their entry).
 # Prints OUTDIR on its last line.
 
 set -eu
@@ -39,6 +50,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${TRAPCHECK_KERNEL_CACHE:-/var/cache/trapcheck}
+. "$here/lib.sh"
 tree=${2:-$("$top/scripts/kernel-tree.sh" 6.12 qemu | tail -n 1)}
 out=${1:-$cache/oracle-6.12}
 mkdir -p "$out"
@@ -78,7 +90,14 @@ EOF
 consumers=$(aarch64-linux-gnu-nm "$tree/vmlinux" | awk '$2 ~ /^[Tt]$/ &&
 	$3 ~ /^(get_random_(bytes|u8|u16|u32|u64)|__get_random_u32_below)$/ {
 	print "+" $3 }' | sort -u)
-filter=$(python3 "$here/mrs-trace.py" sites aarch64-linux-gnu-objdump \
+# The operations, counted at their first instruction (as the plugin
+# oracle counts them): every function the shipped root sets name.
+count_entries aarch64-linux-gnu-nm "$tree/vmlinux" "$work" \
+	__arm64_sys_execve sync_icache_aliases
+classes=
+[ "${TRAPCHECK_ORACLE_CLASSES:-}" = all ] && classes=--all-classes
+filter=$(python3 "$here/mrs-trace.py" sites $classes \
+	--entries "$work/entries" aarch64-linux-gnu-objdump \
 	"$tree/vmlinux" "$work/sites.json" this_cpu_has_cap $consumers)
 cpu=${TRAPCHECK_ORACLE_CPU:-max}
 machine=${TRAPCHECK_ORACLE_MACHINE:-virt}
@@ -86,7 +105,8 @@ append=${TRAPCHECK_ORACLE_APPEND:-}
 
 : > "$work/seconds"
 n=0
-for what in boot workload; do
+runs=$(echo "${TRAPCHECK_ORACLE_RUNS:-boot workload}" | tr , ' ')
+for what in $runs; do
 	n=$((n + 1))
 	t=$(date +%s)
 	# -singlestep: one instruction per translation block, so -d exec
@@ -106,13 +126,18 @@ for what in boot workload; do
 		  trap - EXIT; exit 1; }
 	python3 "$here/mrs-trace.py" trace "$work/sites.json" \
 		"$work/$what.log" "$n" "$work/$what.calls.json" \
-		"$work/$what.consumers.json" > "$work/$what.trace"
+		"$work/$what.consumers.json" "$work/$what.counts" \
+		> "$work/$what.trace"
 	rm -f "$work/$what.log"
+	python3 "$here/insn-trace.py" trace aarch64-linux-gnu-addr2line \
+		"$tree/vmlinux" "$work/ops.json" "$work/$what.counts" "$n" \
+		"$work/$what.sites.json" > /dev/null
 done
 
-for f in sites.json boot.trace workload.trace boot.calls.json \
-	 workload.calls.json boot.consumers.json workload.consumers.json \
-	 boot.console workload.console seconds; do
-	mv "$work/$f" "$out/$f"
+for what in $runs; do
+	for f in trace calls.json consumers.json console sites.json; do
+		mv "$work/$what.$f" "$out/$what.$f"
+	done
 done
+mv "$work/sites.json" "$work/seconds" "$out/"
 echo "$out"
