@@ -121,8 +121,15 @@ d = json.load(open(sys.argv[1]))
 line = int(sys.argv[2])
 assert not [f for f in d['findings'] if f['rule'] == 'trapping-pmc-read'], d
 p = [f for f in d['low_confidence'] if f['rule'] == 'trapping-pmc-read']
-assert len(p) == 1, p
-p = p[0]
+assert len(p) == 2, p
+raw = [f for f in p if f['sink'] == 'asm:rdpmc']
+assert len(raw) == 1 and raw[0]['function'] == 'x86_pmu_read_raw', p
+assert [s['function'] for s in raw[0]['chain']] == ['x86_pmu_read',
+                                                   'x86_pmu_read_raw'], raw
+assert raw[0]['trap_class'] == "RDPMC exit under KVM's default controls"
+assert raw[0]['message'].startswith('inline assembly executes rdpmc, which '
+                                    'reads a performance counter'), raw
+p = [f for f in p if f['sink'] != 'asm:rdpmc'][0]
 assert (p['file'], p['line'], p['function'], p['root']) == (
     'arch/x86/events/core.c', line, 'x86_perf_event_update', 'perf'), p
 assert [s['function'] for s in p['chain']] == ['x86_pmu_del',
@@ -132,7 +139,7 @@ assert p['trap_class'] == "RDPMC exit under KVM's default controls", p
 assert p['may_not_exit'].startswith('a performance counter is live'), p
 assert p['rate']['per'] == 'PMU operation', p
 PY
-check "JSON: RDPMC in a PMU operation is a trapping-pmc-read note (file, line, chain from perf, its trap class, live); the boot probe's is not reported" \
+check "JSON: RDPMC in a PMU operation, through rdpmcl() and in inline assembly, is a trapping-pmc-read note (file, line, chain from perf, its trap class, live); the boot probe's is not reported" \
 	[ $? -eq 0 ]
 "$TRAPCHECK" -p "$FX" --all-chains 2>&1 |
 	grep -q "^arch/x86/events/core.c:$pmc:2: warning: native_read_pmc() reads a performance counter (traps under RDPMC exit under KVM's default controls) on a hot path; no copy stands in for a live counter: read it fewer times on the path (each read of a guest's virtual PMU is an exit) \[trapping-pmc-read\]$"

@@ -10,7 +10,10 @@
  * trapping-msr-read's reads of a counter MSR are), with its chain and
  * rate, for who weighs a guest's perf use; --all-chains warns of it.
  */
+#include <stdlib.h>
+
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/sinks.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
@@ -27,6 +30,7 @@ bool x86_pmc_read_check(const struct rule_ctx *ctx, struct finding *f,
 			enum rule_scope *scope)
 {
 	const struct reg_def *reg;
+	char *what;
 
 	(void)scope;
 	if (ctx->def->class != SINK_PMC)
@@ -37,8 +41,18 @@ bool x86_pmc_read_check(const struct rule_ctx *ctx, struct finding *f,
 	f->read.trap = reg_trap_name(reg->trap);
 	f->read.reg = reg->name;
 	f->doubt.unless = xstrdup(PMC_LIVE);
-	f->message = xasprintf("%s() reads a performance counter (traps "
-			       "under %s) on a hot path; %s",
-			       ctx->def->name, f->read.trap, PMC_ADVICE);
+	/* Who reads it: the wrapper's call, inline or .S assembly. */
+	if (ctx->def->how == SINK_ASM)
+		what = xasprintf("inline assembly executes %s, which reads",
+				 sink_insn(ctx->def));
+	else if (ctx->def->how == SINK_INSN)
+		what = xasprintf("assembly executes %s, which reads",
+				 sink_insn(ctx->def));
+	else
+		what = xasprintf("%s() reads", ctx->def->name);
+	f->message = xasprintf("%s a performance counter (traps under %s) "
+			       "on a hot path; %s", what, f->read.trap,
+			       PMC_ADVICE);
+	free(what);
 	return true;
 }
