@@ -1462,6 +1462,7 @@ static void record_assign(struct walk *w, char *member, CXCursor fn,
 	bool is_static;
 
 	a->object = object ? xstrdup(object) : NULL;
+	a->from_member = NULL;
 	a->member = member;
 	a->fn_key = extract_func_key(w, fn, &file, &a->fn_line, &is_static);
 	a->fn_name = extract_cursor_name(fn);
@@ -1502,6 +1503,211 @@ static void record_fn_args(struct walk *w, CXCursor call, const char *callee)
 	}
 }
 
+/* Static calls (model/staticcall.def). */
+static const char *const sc_prefixes[] = {
+#define SC_PREFIX(p) p,
+#include "model/staticcall.def"
+};
+
+static const char *const sc_key_members[] = {
+#define SC_KEY_MEMBER(s, m) s "." m,
+#include "model/staticcall.def"
+};
+
+static const struct sc_set {
+	const char *fn;
+	int name_arg, func_arg;
+} sc_sets[] = {
+#define SC_SET(f, n, v) { f, n, v },
+#include "model/staticcall.def"
+};
+
+/* The NAME of a key's or a trampoline's symbol, or NULL. */
+static const char *sc_symbol(const char *sym)
+{
+	size_t i, n;
+
+	for (i = 0; i < ARRAY_SIZE(sc_prefixes); i++) {
+		n = strlen(sc_prefixes[i]);
+		if (!strncmp(sym, sc_prefixes[i], n) && sym[n])
+			return sym + n;
+	}
+	return NULL;
+}
+
+static enum CXChildVisitResult find_sc(CXCursor c, CXCursor p,
+				       CXClientData d)
+{
+	char **name = d;
+
+	(void)p;
+	if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+		CXCursor ref = clang_getCursorReferenced(c);
+		enum CXCursorKind k = clang_getCursorKind(ref);
+		char *sym;
+		const char *n;
+
+		if (k != CXCursor_VarDecl && k != CXCursor_FunctionDecl)
+			return CXChildVisit_Recurse;
+		sym = extract_cursor_name(ref);
+		n = sc_symbol(sym);
+		if (n)
+			*name = xasprintf("static_call(%s)", n);
+		free(sym);
+		if (n)
+			return CXChildVisit_Break;
+	}
+	return CXChildVisit_Recurse;
+}
+
+/*
+ * "static_call(NAME)" when the expression @e names a static call's key
+ * or trampoline (the callee of static_call(NAME)(args), the first
+ * argument of __static_call_update()), or NULL.
+ */
+static char *static_call_of(CXCursor e)
+{
+	char *name = NULL;
+
+	if (find_sc(e, e, &name) == CXChildVisit_Recurse)
+		clang_visitChildren(e, find_sc, &name);
+	return name;
+}
+
+/* A call through static_call(NAME): resolved like a member's. */
+static void record_static_call(struct walk *w, CXCursor call, char *member)
+{
+	struct tu_icall *ic = PUSH(w->out->icalls, w->out->nr_icalls,
+				   w->out->alloc_icalls);
+	CXSourceLocation loc = clang_getCursorLocation(call);
+
+	ic->caller = w->cur_func;
+	ic->member = member;
+	ic->object = NULL;
+	ic->file = xstrdup(extract_loc(w, loc, &ic->line, &ic->col,
+					 &ic->off, NULL));
+	ic->guards = macro_guards(w);
+	ic->loop = 1;
+	ic->loop_guess = 0;
+}
+
+/*
+ * "static_call(NAME)" for DEFINE_STATIC_CALL()'s initialiser of the key
+ * __SCK__NAME (@member of @object "var:__SCK__NAME"), or NULL.
+ */
+static char *static_call_key(const char *member, const char *object)
+{
+	const char *n;
+	size_t len;
+
+	if (!object || strncmp(object, "var:", 4) ||
+	    !str_in(member, sc_key_members, ARRAY_SIZE(sc_key_members)))
+		return NULL;
+	n = sc_symbol(object + 4);
+	if (!n)
+		return NULL;
+	len = strcspn(n, "@.");
+	if (n[len] == '.')
+		return NULL;
+	return xasprintf("static_call(%.*s)", (int)len, n);
+}
+
+struct sc_value {
+	struct walk *w;
+	const char *member;
+	CXCursor site;
+};
+
+/*
+ * What a static call is set to: each function named (not called) and
+ * each function-pointer member read in the value ("kvm_x86_ops.run",
+ * "(void *)kvm_x86_ops.func ? : (void *)__static_call_return0").
+ */
+static enum CXChildVisitResult visit_sc_value(CXCursor c, CXCursor p,
+					      CXClientData d)
+{
+	struct sc_value *v = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	CXCursor ref = clang_getCursorReferenced(c);
+
+	(void)p;
+	if (k == CXCursor_CallExpr)
+		return CXChildVisit_Continue;
+	if (k == CXCursor_DeclRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_FunctionDecl) {
+		record_assign(v->w, xstrdup(v->member), ref, NULL, v->site);
+		return CXChildVisit_Continue;
+	}
+	if (k == CXCursor_MemberRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_FieldDecl &&
+	    function_pointer(clang_getCursorType(ref))) {
+		struct tu_assign *a = PUSH(v->w->out->assigns,
+					   v->w->out->nr_assigns,
+					   v->w->out->alloc_assigns);
+		unsigned int col;
+
+		memset(a, 0, sizeof(*a));
+		a->member = xstrdup(v->member);
+		a->from_member = member_id(ref);
+		a->fn_key = xstrdup("");
+		a->fn_name = xstrdup("");
+		a->file = xstrdup(extract_loc(v->w,
+				clang_getCursorLocation(v->site), &a->line,
+				&col, NULL, NULL));
+		return CXChildVisit_Continue;
+	}
+	return CXChildVisit_Recurse;
+}
+
+/* The initialiser of the local variable @var, or a null cursor. */
+static enum CXChildVisitResult last_kid(CXCursor c, CXCursor p,
+					CXClientData d)
+{
+	(void)p;
+	if (clang_isExpression(clang_getCursorKind(c)))
+		*(CXCursor *)d = c;
+	return CXChildVisit_Continue;
+}
+
+/*
+ * static_call_update(NAME, f): "typeof(...) __F = (f);
+ * __static_call_update(&__SCK__NAME, ..., __F)": what static_call(NAME)
+ * may call from now on (staticcall.def SC_SET).
+ */
+static void record_sc_set(struct walk *w, CXCursor call, const char *callee)
+{
+	int n = clang_Cursor_getNumArguments(call);
+	struct sc_value v = { .w = w, .site = call };
+	CXCursor value, ref;
+	char *name;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sc_sets); i++)
+		if (!strcmp(callee, sc_sets[i].fn))
+			break;
+	if (i == ARRAY_SIZE(sc_sets) || sc_sets[i].name_arg >= n ||
+	    sc_sets[i].func_arg >= n)
+		return;
+	name = static_call_of(clang_Cursor_getArgument(call,
+						       sc_sets[i].name_arg));
+	if (!name)
+		return;
+	value = strip_expr(clang_Cursor_getArgument(call,
+						    sc_sets[i].func_arg));
+	ref = clang_getCursorReferenced(value);
+	/* The macro's local copy: its initialiser. */
+	if (clang_getCursorKind(value) == CXCursor_DeclRefExpr &&
+	    clang_getCursorKind(ref) == CXCursor_VarDecl) {
+		value = clang_getNullCursor();
+		clang_visitChildren(ref, last_kid, &value);
+	}
+	v.member = name;
+	if (!clang_Cursor_isNull(value) &&
+	    visit_sc_value(value, value, &v) == CXChildVisit_Recurse)
+		clang_visitChildren(value, visit_sc_value, &v);
+	free(name);
+}
+
 /* Designated initialisers ".member = function", at any depth. */
 static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 					CXClientData d)
@@ -1536,8 +1742,14 @@ static enum CXChildVisitResult visit_init_list(CXCursor c, CXCursor p,
 			w->init_obj = outer;
 		} else if (clang_getCursorKind(field) == CXCursor_FieldDecl &&
 			 function_value(value, &fn)) {
-			record_assign(w, member_id(field), fn, w->init_obj,
-				      c);
+			char *member = member_id(field);
+			char *sc = static_call_key(member, w->init_obj);
+
+			if (sc) {
+				free(member);
+				member = sc;
+			}
+			record_assign(w, member, fn, w->init_obj, c);
 		}
 	}
 	return CXChildVisit_Continue;
@@ -1860,6 +2072,7 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	c->args = call_args(w, call);
 	c->consts = call_consts(w, call);
 	record_fn_args(w, call, c->callee_name);
+	record_sc_set(w, call, c->callee_name);
 	clang_getExpansionLocation(loc, &cfile_x, NULL, NULL, &c->off);
 
 	s = sink_lookup(SINK_CALL, c->callee_name);
@@ -2171,14 +2384,22 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
 		CXCursor callee = clang_getCursorReferenced(c);
 		enum CXCursorKind ck = clang_getCursorKind(callee);
 
+		struct kids fn = { .n = 0 };
+		char *sc = NULL;
+
 		if (ck == CXCursor_FunctionDecl) {
 			record_call(w, c, callee);
-		} else {
-			/* Through a pointer; through a member: resolved later. */
-			w->out->funcs[w->cur_func].indirect_calls = true;
-			if (ck == CXCursor_FieldDecl)
-				record_icall(w, c, callee);
+			break;
 		}
+		/* Through a pointer; through a member: resolved later. */
+		w->out->funcs[w->cur_func].indirect_calls = true;
+		clang_visitChildren(c, collect_kid, &fn);
+		if (fn.n)
+			sc = static_call_of(fn.c[0]);
+		if (sc)
+			record_static_call(w, c, sc);
+		else if (ck == CXCursor_FieldDecl)
+			record_icall(w, c, callee);
 		break;
 	}
 	case CXCursor_GCCAsmStmt:

@@ -90,6 +90,33 @@ static int assign_order(const void *a, const void *b, void *graph)
 }
 
 /*
+ * A member set from another holds each of its functions (struct gcopy):
+ * "static_call(kvm_x86_run)" those of "kvm_x86_ops.run", wherever stored.
+ * One step: a copy of a copy is not followed.
+ */
+static void expand_copies(struct graph *g)
+{
+	size_t nr = g->nr_assigns, i, j;
+
+	for (i = 0; i < g->nr_copies; i++) {
+		const struct gcopy *c = &g->copies[i];
+
+		for (j = 0; j < nr; j++) {
+			struct gassign *a;
+
+			if (g->assigns[j].member != c->from)
+				continue;
+			a = PUSH(g->assigns, g->nr_assigns, g->alloc_assigns);
+			a->member = c->member;
+			a->fn = g->assigns[j].fn;
+			a->object = NULL;
+			a->file = c->file;
+			a->line = c->line;
+		}
+	}
+}
+
+/*
  * Calls through struct members: an inferred edge to every function stored
  * in that member anywhere (ops tables, assignments), unless the member has
  * more than max_targets of them (then it is pruned, and said so).
@@ -98,10 +125,13 @@ static void resolve_icalls(struct graph *g)
 {
 	size_t i, lo, hi, j;
 
+	expand_copies(g);
 	sort_r(g->assigns, g->nr_assigns, sizeof(*g->assigns), assign_order,
 		g);
 	for (i = 0; i < g->nr_icalls; i++) {
 		const struct gicall *ic = &g->icalls[i];
+		/* static_call(NAME) (extract-body.c, staticcall.def) */
+		bool sc = !strncmp(ic->member, "static_call(", 12);
 		size_t targets = 0;
 
 		/*
@@ -129,7 +159,10 @@ static void resolve_icalls(struct graph *g)
 			if (j == lo || g->assigns[j].fn != g->assigns[j - 1].fn)
 				targets++;
 		if (!targets) {
-			g->dispatch.no_target++;
+			if (sc)
+				g->dispatch.static_no_target++;
+			else
+				g->dispatch.no_target++;
 			continue;
 		}
 		if (targets > g->max_targets) {
@@ -148,7 +181,10 @@ static void resolve_icalls(struct graph *g)
 			}
 			continue;
 		}
-		g->dispatch.by_table++;
+		if (sc)
+			g->dispatch.by_static++;
+		else
+			g->dispatch.by_table++;
 		for (j = lo; j < g->nr_assigns &&
 		     g->assigns[j].member == ic->member; j++) {
 			struct tu_call c = {

@@ -65,6 +65,7 @@ void graph_free(struct graph *g)
 		arch_current()->tables_free(g->arch_tables);
 	free(g->icalls);
 	free(g->assigns);
+	free(g->copies);
 	free(g->regroots);
 	free(g->argsites);
 	free(g->pruned);
@@ -454,8 +455,19 @@ void graph_merge(struct graph *g, const struct tu_facts *f)
 			merge_sink(g, &f->sinks[i], map[f->sinks[i].func]);
 	for (i = 0; i < f->nr_assigns; i++) {
 		const struct tu_assign *as = &f->assigns[i];
-		struct gassign *a = PUSH(g->assigns, g->nr_assigns,
-					 g->alloc_assigns);
+		struct gassign *a;
+
+		if (as->from_member) {
+			struct gcopy *c = PUSH(g->copies, g->nr_copies,
+					       g->alloc_copies);
+
+			c->member = intern(g, as->member);
+			c->from = intern(g, as->from_member);
+			c->file = intern(g, as->file);
+			c->line = as->line;
+			continue;
+		}
+		a = PUSH(g->assigns, g->nr_assigns, g->alloc_assigns);
 
 		a->member = intern(g, as->member);
 		a->object = intern(g, as->object);

@@ -185,6 +185,14 @@ static void io_assign(struct io *io, struct gassign *a)
 	io_u32(io, &a->line);
 }
 
+static void io_copy(struct io *io, struct gcopy *c)
+{
+	io_key(io, &c->member);
+	io_key(io, &c->from);
+	io_str(io, &c->file);
+	io_u32(io, &c->line);
+}
+
 static void io_argsite(struct io *io, struct gargsite *a)
 {
 	size_t nr = io->g->nr_nodes;
@@ -262,6 +270,8 @@ static void io_records(struct io *io)
 		 4 * 9);
 	IO_ARRAY(io, g->assigns, g->nr_assigns, g->alloc_assigns, io_assign,
 		 4 * 5);
+	IO_ARRAY(io, g->copies, g->nr_copies, g->alloc_copies, io_copy,
+		 4 * 4);
 	IO_ARRAY(io, g->argsites, g->nr_argsites, g->alloc_argsites,
 		 io_argsite, 4 * 9);
 	io_rows(io);
@@ -269,7 +279,7 @@ static void io_records(struct io *io)
 
 uint64_t graphio_hash(void)
 {
-	uint64_t h = hash_str("graphio 4");
+	uint64_t h = hash_str("graphio 5");
 	size_t i;
 
 	for (i = 0; i < sink_count(); i++)

@@ -19,7 +19,7 @@ const char *const cond_kind_names[COND_KINDS] = {
 	[COND_OTHER] = "other", [COND_RARE] = "rare", [COND_FLAG] = "flag",
 	[COND_MODE] = "mode", [COND_FEATURE] = "feature",
 	[COND_ARGUMENT] = "argument", [COND_SUBSET] = "subset",
-	[COND_MACHINE] = "machine",
+	[COND_MACHINE] = "machine", [COND_CPU] = "cpu",
 };
 
 static const struct cond_def cond_table[] = {
@@ -51,10 +51,11 @@ static enum cond_kind match(const struct cond_def *t, size_t nr,
 			continue;
 		/*
 		 * An early return on a rare test leads to the common path;
-		 * a subset's negation is the other operations.
+		 * a subset's negation is the other operations; a CPU
+		 * capability's, a CPU with or without it.
 		 */
-		if ((t[i].kind == COND_RARE || t[i].kind == COND_SUBSET) &&
-		    negated)
+		if ((t[i].kind == COND_RARE || t[i].kind == COND_SUBSET ||
+		     t[i].kind == COND_CPU) && negated)
 			continue;
 		*found = true;
 		*label = negated && (t[i].kind == COND_MODE ||

@@ -350,11 +350,13 @@ void emit_summary(FILE *diag, const struct summary *s, size_t nr_findings)
 		const struct dispatch_stats *d = &g->dispatch;
 
 		fprintf(diag, "trapcheck: calls through struct members: %zu "
-			"by ops table, %zu with no target; by object: %zu on "
+			"by ops table, %zu with no target; static calls: %zu "
+			"resolved, %zu never set; by object: %zu on "
 			"a named control block, %zu on an unnamed one; by "
 			"registration: %zu on a known list head (%zu "
 			"registrations), %zu in wrappers, %zu unresolved",
-			d->by_table, d->no_target, d->by_object,
+			d->by_table, d->no_target, d->by_static,
+			d->static_no_target, d->by_object,
 			d->object_unknown, d->by_registration,
 			d->registrations, d->through_wrapper, d->unresolved);
 		for (i = 0; i < d->nr_examples; i++)

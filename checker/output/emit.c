@@ -321,6 +321,8 @@ struct json_count {
 static const struct json_count dispatch_counts[] = {
 	DISPATCH_COUNT("by_ops_table", by_table),
 	DISPATCH_COUNT("no_target", no_target),
+	DISPATCH_COUNT("static_calls", by_static),
+	DISPATCH_COUNT("static_never_set", static_no_target),
 	DISPATCH_COUNT("by_object", by_object),
 	DISPATCH_COUNT("object_unknown", object_unknown),
 	DISPATCH_COUNT("by_registration", by_registration),

@@ -26,6 +26,13 @@
  * PROPERTY: "dma-coherent") never holds on a machine whose every device
  * has it. When only some machines of the profile are known to have it,
  * the finding is one of low confidence that says so.
+ *
+ * And what it asks of the guest's CPU: an atom of kind CPU
+ * (conditions.def: "cpuc->lbr_users", which needs LBR) holds only on a
+ * CPU with that capability, which a guest has only when its VMM offers
+ * it: a chain that needs it is a note, its reason the machines that may
+ * offer it (machine.def CPU_CAP), or that none of the profile's is known
+ * to.
  */
 #include <ctype.h>
 #include <fnmatch.h>
@@ -476,11 +483,105 @@ static char *needs_without(const struct chain *c, const char **prop)
 	return found;
 }
 
+/*
+ * The first atom of chain @c that needs a CPU capability (conditions.def
+ * CPU: a positive atom; a new string), the capability in *@cap; NULL:
+ * none.
+ */
+static char *needs_cpu(const struct chain *c, const char **cap)
+{
+	char *found = NULL, **atoms;
+	size_t i, j, n;
+
+	for (i = 0; i < c->len && !found; i++) {
+		if (!c->steps[i].guards)
+			continue;
+		n = cond_atoms(c->steps[i].guards, &atoms);
+		for (j = 0; j < n; j++) {
+			if (!found && atoms[j][0] != '!' &&
+			    cond_classify(atoms[j], cap) == COND_CPU && *cap)
+				found = atoms[j];
+			else
+				free(atoms[j]);
+		}
+		free(atoms);
+	}
+	return found;
+}
+
+/* Machine profile @name's CPU_CAP line for @cap, or NULL. */
+static const struct arch_device *cpu_line(const char *name, const char *cap)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; i < a->nr_machine; i++) {
+		const struct arch_device *d = &a->machine[i];
+
+		if (!strcmp(d->bus, "cpu") && !strcmp(d->profile, name) &&
+		    !strcmp(d->id, cap))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * Why chain @c may not run on a machine of --machine=@profile, or NULL:
+ * it needs a CPU capability that no machine of the profile is known to
+ * offer (*@never set), or that only some guests of some of them have.
+ */
+static char *cpu_why(const char *profile, const struct chain *c, bool *never)
+{
+	const struct arch *a = arch_current();
+	const char *cap;
+	char *atom = needs_cpu(c, &cap), *may = NULL, *without = NULL, *old;
+	char *why;
+	size_t i;
+
+	*never = false;
+	if (!atom)
+		return NULL;
+	for (i = 0; i < a->nr_machine; i++) {
+		const char *name = a->machine[i].profile;
+		const struct arch_device *d;
+		char **to;
+
+		if (!machine_of(profile, i))
+			continue;
+		d = cpu_line(name, cap);
+		to = d ? &may : &without;
+		old = *to;
+		*to = d ? xasprintf("%s%s%s (%s)", old ? old : "",
+				    old ? "; " : "", name, d->source) :
+			  xasprintf("%s%s%s", old ? old : "", old ? ", " : "",
+				    name);
+		free(old);
+	}
+	*never = !may;
+	if (!may)
+		why = xasprintf("it runs only when %s, on a CPU with %s, which "
+				"no machine of --machine=%s is known to offer "
+				"a guest", atom, cap, profile);
+	else if (!without)
+		why = xasprintf("it runs only when %s, on a CPU with %s, which "
+				"only some guests have: %s", atom, cap, may);
+	else
+		why = xasprintf("it runs only when %s, on a CPU with %s, which "
+				"only some guests have: %s; those of %s are "
+				"not known to", atom, cap, may, without);
+	free(may);
+	free(without);
+	free(atom);
+	return why;
+}
+
 enum chain_verdict {
 	RUNS,		/* nothing rules it out */
 	NO_DEVICE,	/* it needs a device no machine has */
 	NO_PROPERTY,	/* it needs a device without a property all have */
 	SOME_PROPERTY,	/* ... that only some machines are known to have */
+	NO_CPU,		/* it needs a CPU no machine is known to offer */
+	SOME_CPU,	/* ... one only some guests have */
 };
 
 static enum chain_verdict verdict(const struct machine *m,
@@ -491,9 +592,15 @@ static enum chain_verdict verdict(const struct machine *m,
 	const char *prop;
 	size_t all, held;
 	char *atom;
+	bool never;
 
 	if (m->counts && needs(m, g, set, c))
 		return NO_DEVICE;
+	atom = cpu_why(m->profile, c, &never);
+	if (atom) {
+		free(atom);
+		return never ? NO_CPU : SOME_CPU;
+	}
 	atom = needs_without(c, &prop);
 	if (!atom)
 		return RUNS;
@@ -565,7 +672,8 @@ char *machine_refusal(const struct machine *m, const struct graph *g,
 {
 	const struct chain *partial = NULL;
 	const struct machine_driver *d;
-	enum chain_verdict v, first;
+	enum chain_verdict v, first, pv = RUNS;
+	bool never;
 	size_t j;
 
 	*doubt = NULL;
@@ -574,22 +682,29 @@ char *machine_refusal(const struct machine *m, const struct graph *g,
 	first = verdict(m, g, set, c);
 	if (first == RUNS)
 		return NULL;
-	if (first == SOME_PROPERTY)
+	if (first == SOME_PROPERTY || first == SOME_CPU) {
 		partial = c;
+		pv = first;
+	}
 	for (j = 0; j < nr_others; j++) {
 		v = verdict(m, g, set, &others[j]);
 		if (v == RUNS)
 			return NULL;
-		if (v == SOME_PROPERTY && !partial)
+		if ((v == SOME_PROPERTY || v == SOME_CPU) && !partial) {
 			partial = &others[j];
+			pv = v;
+		}
 	}
 	/* Some machine of the profile may run it: a doubt, not a reason. */
 	if (partial) {
-		*doubt = property_why(m, partial);
+		*doubt = pv == SOME_CPU ? cpu_why(m->profile, partial, &never) :
+			 property_why(m, partial);
 		return NULL;
 	}
 	if (first == NO_PROPERTY)
 		return property_why(m, c);
+	if (first == NO_CPU)
+		return cpu_why(m->profile, c, &never);
 	d = needs(m, g, set, c);
 	if (d->unused)
 		return xasprintf("it runs only in module %s.ko, which only "

@@ -48,7 +48,7 @@ assert s['unresolved_examples'] == ['kernel/power/main.c:53 in unknown_head_root
 assert s['by_ops_table'] == 2, s
 PY
 check "notifier chains: each callback reached from its own head only, the head on the chain, dispatch counted" [ $? -eq 0 ]
-grep -q '^trapcheck: calls through struct members: 2 by ops table, 0 with no target; by object: 2 on a named control block, 1 on an unnamed one; by registration: 3 on a known list head (2 registrations), 1 in wrappers, 1 unresolved (kernel/power/main.c:53 in unknown_head_root())$' t.err
+grep -q '^trapcheck: calls through struct members: 2 by ops table, 0 with no target; static calls: 0 resolved, 0 never set; by object: 2 on a named control block, 1 on an unnamed one; by registration: 3 on a known list head (2 registrations), 1 in wrappers, 1 unresolved (kernel/power/main.c:53 in unknown_head_root())$' t.err
 check "... and the text summary says so" [ $? -eq 0 ]
 
 python3 - t.json <<'PY'

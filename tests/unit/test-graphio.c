@@ -126,6 +126,9 @@ static void tu_mm(struct tu_facts *f)
 
 static void tu_cpufeature(struct tu_facts *f)
 {
+	struct tu_assign *as;
+	struct tu_icall *ic;
+
 	memset(f, 0, sizeof(*f));
 	f->file = xstrdup("arch/arm64/kernel/cpufeature.c");
 	f->tables_seen = 4;
@@ -135,6 +138,22 @@ static void tu_cpufeature(struct tu_facts *f)
 	func(f, "c:@F@this_cpu_has_cap", "this_cpu_has_cap",
 	     "arch/arm64/kernel/cpufeature.c");
 	call(f, 1, "c:@F@handle_mm_fault", "handle_mm_fault");
+	/* A static call set from an ops member: a copy, then a call. */
+	as = PUSH(f->assigns, f->nr_assigns, f->alloc_assigns);
+	memset(as, 0, sizeof(*as));
+	as->member = xstrdup("static_call(fault_hook)");
+	as->from_member = xstrdup("vm_operations_struct.map_pages");
+	as->fn_key = xstrdup("");
+	as->fn_name = xstrdup("");
+	as->file = xstrdup("arch/arm64/kernel/cpufeature.c");
+	as->line = 40;
+	ic = PUSH(f->icalls, f->nr_icalls, f->alloc_icalls);
+	memset(ic, 0, sizeof(*ic));
+	ic->caller = 1;
+	ic->member = xstrdup("static_call(fault_hook)");
+	ic->file = xstrdup("arch/arm64/kernel/cpufeature.c");
+	ic->line = 41;
+	ic->loop = 1;
 	facts_add_row(f, &(struct table_row_in){
 		.kind = 2, .table = "arm64_features", .key = "ARM64_HAS_RNG",
 		.v = { "ARM64_CPUCAP_SYSTEM_FEATURE", "has_cpuid_feature",
@@ -201,10 +220,23 @@ static void test_round_trip(void **state)
 	graphio_encode(&h, &b);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
+	assert_int_equal(h.nr_copies, 1);
+	assert_string_equal(h.copies[0].from, "vm_operations_struct.map_pages");
 	/* And it finishes as the merged one does. */
 	graph_finish(&g);
 	graph_finish(&h);
 	assert_int_equal(g.nr_edges, h.nr_edges);
+	/* The static call reaches what the member it was set from holds. */
+	n = graph_find(&h, "c:@F@this_cpu_has_cap");
+	assert_int_equal(h.nodes[n].nr_out, 2);
+	e = h.nodes[n].out[0];
+	if (h.edges[e].callee == graph_find(&h, "c:@F@handle_mm_fault"))
+		e = h.nodes[n].out[1];
+	assert_string_equal(h.nodes[h.edges[e].callee].name,
+			    "filemap_map_pages");
+	assert_string_equal(h.edges[e].via, "static_call(fault_hook)");
+	assert_true(h.edges[e].inferred);
+	assert_int_equal(h.dispatch.by_static, 1);
 	assert_int_equal(g.sinks[0].ordinal, h.sinks[0].ordinal);
 	graph_free(&g);
 	graph_free(&h);

@@ -622,7 +622,9 @@ static const struct arch_outer outers[] = {
 static const struct arch_device machine[] = {
 #define DEVICE ARCH_DEVICE
 #define PROPERTY ARCH_PROPERTY
+#define CPU_CAP ARCH_CPU_CAP
 #include "machine.def"
+#undef CPU_CAP
 #undef PROPERTY
 #undef DEVICE
 };

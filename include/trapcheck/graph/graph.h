@@ -128,6 +128,18 @@ struct gassign {
 };
 
 /*
+ * A member that holds every function another one holds: a static call
+ * set from an ops member (facts.def tu_assign.from_member); expanded
+ * into assignments when the graph is finished.
+ */
+struct gcopy {
+	const char *member;	/* "static_call(kvm_x86_run)" */
+	const char *from;	/* "kvm_x86_ops.run" */
+	const char *file;	/* where it is set */
+	unsigned int line;
+};
+
+/*
  * A call with arguments of a registration type (extract.h: tu_call.args),
  * kept per site: the edges keep one site per caller/callee pair.
  */
@@ -143,6 +155,8 @@ struct gargsite {
 struct dispatch_stats {
 	size_t by_table;	/* member calls resolved through assignments */
 	size_t no_target;	/* member calls with nothing assigned */
+	size_t by_static;	/* static calls resolved (staticcall.def) */
+	size_t static_no_target; /* static calls never set */
 	size_t by_registration;	/* dispatch calls on a known list head */
 	size_t through_wrapper;	/* on a head the caller was passed */
 	size_t unresolved;	/* on a head that cannot be named */
@@ -199,6 +213,8 @@ struct graph {
 	size_t nr_icalls, alloc_icalls;
 	struct gassign *assigns;
 	size_t nr_assigns, alloc_assigns;
+	struct gcopy *copies;
+	size_t nr_copies, alloc_copies;
 	/* Roots found from registrations (regroots.h). */
 	struct groot *regroots;
 	size_t nr_regroots, alloc_regroots;

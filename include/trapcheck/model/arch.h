@@ -516,6 +516,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
  * PROPERTY(profile, name, source)  machine.def: what every device of a
  *	guest of the profile has (an arch_device of bus "property")
+ * CPU_CAP(profile, name, source)  machine.def: a CPU capability a guest
+ *	of the profile may have, when its VMM offers it (an arch_device of
+ *	bus "cpu"; conditions.def CPU)
  */
 #define ARCH_SINK(how, name, class, arg, opaque, reg)			\
 	{ SINK_##how, name, SINK_##class, SINK_ARG_##arg, opaque, reg },
@@ -537,5 +540,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
+#define ARCH_CPU_CAP(profile, name, source)				\
+	{ profile, "cpu", name, source },
 
 #endif /* TRAPCHECK_ARCH_H */

@@ -20,12 +20,13 @@ enum cond_kind {
 	COND_ARGUMENT,
 	COND_SUBSET,
 	COND_MACHINE,
+	COND_CPU,
 	COND_KINDS,
 };
 
 /*
  * "other", "rare", "flag", "mode", "feature", "argument", "subset",
- * "machine"
+ * "machine", "cpu"
  */
 extern const char *const cond_kind_names[COND_KINDS];
 
