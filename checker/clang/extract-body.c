@@ -1584,6 +1584,7 @@ static void record_static_call(struct walk *w, CXCursor call, char *member)
 	ic->caller = w->cur_func;
 	ic->member = member;
 	ic->object = NULL;
+	ic->consts = call_consts(w, call);
 	ic->file = xstrdup(extract_loc(w, loc, &ic->line, &ic->col,
 					 &ic->off, NULL));
 	ic->guards = macro_guards(w);
@@ -1659,7 +1660,7 @@ static enum CXChildVisitResult visit_sc_value(CXCursor c, CXCursor p,
 	return CXChildVisit_Recurse;
 }
 
-/* The initialiser of the local variable @var, or a null cursor. */
+/* Visitor: the last expression under a variable: its initialiser. */
 static enum CXChildVisitResult last_kid(CXCursor c, CXCursor p,
 					CXClientData d)
 {
@@ -1804,6 +1805,7 @@ static void record_icall(struct walk *w, CXCursor call, CXCursor field)
 	ic->caller = w->cur_func;
 	ic->member = member_id(field);
 	ic->object = icall_object(w, call, ic->member);
+	ic->consts = NULL;
 	ic->file = xstrdup(extract_loc(w, loc, &ic->line, &ic->col,
 					 &ic->off, NULL));
 	ic->guards = macro_guards(w);

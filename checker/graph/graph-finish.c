@@ -192,6 +192,7 @@ static void resolve_icalls(struct graph *g)
 				.col = ic->col, .via = (char *)ic->member,
 				.guards = (char *)ic->guards, .loop = ic->loop,
 				.loop_guess = ic->loop_guess,
+				.consts = (char *)ic->consts,
 			};
 			size_t before = g->nr_edges;
 

@@ -391,6 +391,7 @@ static void merge_icall(struct graph *g, const struct tu_icall *ic,
 	c->caller = caller;
 	c->member = intern(g, ic->member);
 	c->object = intern(g, ic->object);
+	c->consts = intern(g, ic->consts);
 	MERGE_SITE(g, c, ic);
 }
 

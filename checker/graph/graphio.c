@@ -173,6 +173,7 @@ static void io_icall(struct io *io, struct gicall *c)
 	io_index(io, &c->caller, io->g->nr_nodes);
 	io_key(io, &c->member);
 	io_str(io, &c->object);
+	io_str(io, &c->consts);
 	IO_SITE(io, c);
 }
 
@@ -267,7 +268,7 @@ static void io_records(struct io *io)
 	IO_ARRAY(io, g->edges, g->nr_edges, g->alloc_edges, io_edge, 4 * 15);
 	IO_ARRAY(io, g->sinks, g->nr_sinks, g->alloc_sinks, io_sink, 4 * 16);
 	IO_ARRAY(io, g->icalls, g->nr_icalls, g->alloc_icalls, io_icall,
-		 4 * 9);
+		 4 * 10);
 	IO_ARRAY(io, g->assigns, g->nr_assigns, g->alloc_assigns, io_assign,
 		 4 * 5);
 	IO_ARRAY(io, g->copies, g->nr_copies, g->alloc_copies, io_copy,
@@ -279,7 +280,7 @@ static void io_records(struct io *io)
 
 uint64_t graphio_hash(void)
 {
-	uint64_t h = hash_str("graphio 5");
+	uint64_t h = hash_str("graphio 6");
 	size_t i;
 
 	for (i = 0; i < sink_count(); i++)

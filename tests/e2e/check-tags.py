@@ -9,7 +9,7 @@ the analysed sources (clang FileCheck style, next to the code they check):
   // CHECK-COND: <rule> <root-set>: <kind> <text>
   // CHECK-COND-NOT: <rule> <root-set>: <kind>
   // CHECK-NOTE: <rule> <root-set>: <rare | argument | inferred | outer |
-  //             phase | machine | kvm | condition>
+  //             phase | machine | kvm | condition | exit>
   // CHECK-RATE: <rule> <root-set>: per <operation> [mode <mode>]
 
 CHECK-COND says the first chain of that root set's finding of the site
@@ -123,7 +123,8 @@ def check_extra(data):
                           'phase': fd.get('not_then'),
                           'machine': fd.get('no_device'),
                           'kvm': fd.get('not_in_kvm'),
-                          'condition': fd.get('machine_doubt')}
+                          'condition': fd.get('machine_doubt'),
+                          'exit': fd.get('may_not_exit')}
                 ok = where == 'low_confidence' and bool(reason.get(words[0]))
             else:
                 rate = r.get('rate') or {}

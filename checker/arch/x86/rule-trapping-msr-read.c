@@ -6,8 +6,12 @@
  * on a hot path. RDMSR exits to the hypervisor unless it passes the MSR
  * through (its MSR bitmap); KVM's lists of the MSRs it may pass through
  * are read from the tree (checker/arch/x86/tables.def): a read of one of
- * them may not exit, and is a note, not a warning. So is a read of an MSR
- * whose value the hardware changes (a counter, a status register:
+ * them may not exit, and is a note, not a warning, when every host the
+ * code runs on may pass it through: a VMX host's list for code of
+ * arch/x86/kvm/vmx/, an SVM host's for svm/, both for the rest
+ * (passthrough.def); otherwise it is a warning that says which host
+ * lists it nowhere. So is a read of an MSR whose value the hardware
+ * changes (a counter, a status register:
  * checker/arch/x86/live-regs.def), for which no cached copy exists.
  */
 #include <ctype.h>
@@ -15,6 +19,7 @@
 #include <string.h>
 
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/conditions.h"
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 
@@ -45,7 +50,7 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 	const char *msr = ctx->site->arg;
 	const struct reg_def *reg;
 	const char *live;
-	char *lists;
+	char *lists, *missing, *host;
 
 	(void)scope;
 	if (ctx->def->class != SINK_MSR)
@@ -67,7 +72,9 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 		return true;
 	}
 	f->read.reg = msr;
-	lists = x86_msr_lists(t, msr);
+	/* The host the code runs on: VMX or SVM code, or either. */
+	lists = x86_msr_lists(t, msr, cond_path_mode(ctx->site->file),
+			      &missing);
 	live = arch_live_reg(msr);
 	if (live)
 		f->doubt.unless =
@@ -75,16 +82,23 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 				  "kernel, so no copy in memory can stand "
 				  "in for the read",
 				  msr, live);
-	else if (lists)
+	else if (lists && !missing)
 		f->doubt.unless =
 			xasprintf("%s is on KVM's %s: a read does not "
 				  "exit once KVM passes it through",
 				  msr, lists);
+	if (!t || !t->nr_msrs)
+		host = xstrdup("; KVM's pass-through lists were not analysed");
+	else if (lists && missing)
+		host = xasprintf("; on a %s it is on none of KVM's lists, "
+				 "only on %s", missing, lists);
+	else
+		host = xstrdup("");
 	f->message = xasprintf("%s() reads %s (traps under %s%s) on a hot "
 			       "path; %s", ctx->def->name, msr, f->read.trap,
-			       t && t->nr_msrs ? "" :
-			       "; KVM's pass-through lists were not analysed",
-			       MSR_ADVICE);
+			       host, MSR_ADVICE);
+	free(host);
+	free(missing);
 	free(lists);
 	return true;
 }

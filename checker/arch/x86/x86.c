@@ -122,20 +122,64 @@ static void x86_tables_stats(const void *t, struct tables_stats *s)
 	(void)s;
 }
 
-char *x86_msr_lists(const struct x86_tables *t, const char *msr)
+/* Which host each pass-through list is for (passthrough.def). */
+static const struct {
+	const char *table, *mode;
+} passthrough[] = {
+#define PASSTHROUGH(t, m) { t, m },
+#include "passthrough.def"
+#undef PASSTHROUGH
+};
+
+/* The host of list @table, or NULL (a list passthrough.def lacks). */
+static const char *list_mode(const char *table)
 {
-	char *out = NULL, *o;
 	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(passthrough); i++)
+		if (!strcmp(passthrough[i].table, table))
+			return passthrough[i].mode;
+	return NULL;
+}
+
+char *x86_msr_lists(const struct x86_tables *t, const char *msr,
+		    const char *mode, char **missing)
+{
+	char *out = NULL, *o;
+	size_t i, j;
+
+	*missing = NULL;
 	for (i = 0; t && msr && i < t->nr_msrs; i++) {
 		const struct grow *r = t->msrs[i];
+		const char *m = list_mode(r->table);
 
-		if (strcmp(r->key, msr))
+		if (strcmp(r->key, msr) || (mode && m && strcmp(m, mode)))
 			continue;
 		o = out ? xasprintf("%s, %s[]", out, r->table) :
 			  xasprintf("%s[]", r->table);
 		free(out);
 		out = o;
+	}
+	/* The hosts whose lists were read and name it nowhere. */
+	for (j = 0; t && msr && j < ARRAY_SIZE(passthrough); j++) {
+		const char *m = passthrough[j].mode;
+		bool read = false, named = false;
+
+		if (mode && strcmp(m, mode))
+			continue;
+		for (i = 0; i < t->nr_msrs; i++) {
+			const char *rm = list_mode(t->msrs[i]->table);
+
+			if (!rm || strcmp(rm, m))
+				continue;
+			read = true;
+			named |= !strcmp(t->msrs[i]->key, msr);
+		}
+		if (!read || named || (*missing && strstr(*missing, m)))
+			continue;
+		o = *missing ? xasprintf("%s, %s", *missing, m) : xstrdup(m);
+		free(*missing);
+		*missing = o;
 	}
 	return out;
 }

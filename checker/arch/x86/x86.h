@@ -41,9 +41,13 @@ struct x86_tables {
 /*
  * x86.c, for its rule: the lists of the tree's KVM that name MSR @msr as
  * one it may pass through ("vmx_possible_passthrough_msrs[],
- * direct_access_msrs[]"), a new string, or NULL.
+ * direct_access_msrs[]"), a new string, or NULL; only the lists of the
+ * host @mode ("VMX host", "SVM host": passthrough.def) when not NULL.
+ * *@missing: the hosts of passthrough.def (of @mode only, when not NULL)
+ * none of whose lists names it ("VMX host"), a new string, or NULL.
  */
-char *x86_msr_lists(const struct x86_tables *t, const char *msr);
+char *x86_msr_lists(const struct x86_tables *t, const char *msr,
+		    const char *mode, char **missing);
 
 /*
  * fix-cpuid.c: CPUID in inline assembly read from what the kernel keeps

@@ -108,6 +108,7 @@ struct gicall {
 	const char *file;
 	unsigned int line, col, loop, loop_guess;
 	const char *guards;
+	const char *consts;	/* a static call's (facts.def), or NULL */
 };
 
 /* A root of a set found from a registration (regroots.h). */

@@ -16,14 +16,14 @@
 #include "trapcheck/model/facts.h"
 #include "trapcheck/base/util.h"
 
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 /*
  * What extraction produces: bumped whenever the facts of an unchanged TU
  * would differ (a new sink, a new guard form, cold markers...). It is part
  * of every TU's key, so a new trapcheck re-parses instead of trusting
  * facts an older one stored.
  */
-#define FACTS_VERSION "trapcheck-facts-26"
+#define FACTS_VERSION "trapcheck-facts-27"
 /*
  * What asm.c produces from an assembly source, in the key of .S TUs
  * only (analyze_flags_hash()): bumped when an unchanged .S's facts would
