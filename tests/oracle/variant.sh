@@ -31,6 +31,9 @@ stamp=
 if [ ! -f "$copy/.trapcheck-variant-built" ] ||
    [ "$(cat "$copy/.trapcheck-variant-built")" != "$stamp" ]; then
 	rm -rf "$copy" "$copy.links"
+	# The facts database of --fix is another binary's: one of another
+	# schema is refused (exit 2), so it goes with the copy.
+	rm -f "$copy.fix.db" "$copy.fix.db-wal" "$copy.fix.db-shm"
 	if [ "$1" = trapcheck-fix ]; then
 		python3 "$top/tests/kernel/tree-variant.py" "$tree" \
 			"$copy.links" plain >&2
