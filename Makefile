@@ -68,7 +68,8 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-cocci-emit tests/unit/test-patch \
 	      tests/unit/test-checkargs tests/unit/test-kconfig \
 	      tests/unit/test-bodyskip tests/unit/test-switches \
-	      tests/unit/test-shape tests/unit/test-db tests/unit/test-graphio
+	      tests/unit/test-shape tests/unit/test-db tests/unit/test-graphio \
+	      tests/unit/test-macros
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.
@@ -177,7 +178,8 @@ demo: all
 # check-asan runs them under the sanitizers alone.
 ASAN_E2E := tests/e2e/db.t tests/e2e/badinput.t tests/e2e/shard.t \
 	    tests/e2e/hostdata.t \
-	    tests/e2e/trust.t tests/e2e/fixture.t tests/e2e/lint.t
+	    tests/e2e/trust.t tests/e2e/fixture.t tests/e2e/lint.t \
+	    tests/e2e/lintmacro.t
 # dbfail.t both ways: the release binary at every third write and kill
 # point (all of them in check-full), ASan at every twelfth.
 CHECK_E2E := $(patsubst tests/e2e/%,tests/asan/%,$(ASAN_E2E)) \

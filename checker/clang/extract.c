@@ -185,8 +185,10 @@ static void visit_macro(struct walk *w, CXCursor c)
 	struct pending_sink *p;
 	int k = -1;
 
-	if (name)
+	if (name) {
+		extract_macro_use(w, name);
 		k = sink_lookup(SINK_MACRO, name);
+	}
 	clang_disposeString(s);
 	if (k < 0)
 		return;
@@ -650,6 +652,7 @@ static void free_walk(struct walk *w)
 	free(w->fwords);
 	free(w->mguards);
 	free(w->skip_real);
+	free(w->mhash);
 }
 
 /* The module kbuild builds the TU into (rules/machine.c groups by it). */
@@ -722,6 +725,7 @@ static int extract_once(CXIndex idx, const char *file,
 	resolve_pending(&w);
 	resolve_features(&w);
 	resolve_fields(&w);
+	extract_macro_set(&w);
 	add_module(args, out);
 	clang_disposeTranslationUnit(w.tu);
 	if (w.too_deep)

@@ -74,6 +74,18 @@ struct pool {
 	char **ofiles;			/* files of possibly orphaned funcs */
 	size_t nr_ofiles, alloc_ofiles;
 	struct strmap ofile_index;	/* ofiles[] by name */
+	/*
+	 * Unsaved headers changed only in macros (analyze.c): the hashes
+	 * of the names changed, sorted; the names that may be newly
+	 * defined; per file, whether it names one of those (1) or not (0).
+	 */
+	uint32_t *macro_q;
+	size_t nr_macro_q;
+	char **macro_new;
+	size_t nr_macro_new, alloc_macro_new;
+	struct strmap mentions;
+	size_t nr_macro_includers;	/* TUs that include such a header */
+	size_t nr_macro_parsed;		/* of those, parsed again */
 	atomic_size_t next;
 	atomic_size_t done;
 	time_t start;

@@ -31,6 +31,8 @@
 #include "trapcheck/base/util.h"
 #include "trapcheck/graph/regroots.h"
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/macrodefs.h"
+#include "trapcheck/model/macroset.h"
 #include "trapcheck/base/diag.h"
 #include "trapcheck/input/kconfig.h"
 #include "trapcheck/rules/rules.h"
@@ -247,32 +249,192 @@ void analysis_free(struct analysis *a)
  * must be parsed again to adopt functions whose owner is gone.
  */
 
-/* Is the TU's file @file, or one it includes, given as unsaved text? */
-static bool reads_unsaved(const struct pool *p, const char *file,
-			  char **inc, size_t nr)
+/*
+ * The macros the unsaved headers changed only in macros change, once per
+ * run: their hashes and those of every macro whose definition may expand
+ * one, in turn (macrodefs.h: the definitions of every file the database
+ * knows, and the new text of those headers), sorted; and the names that
+ * may be newly defined.
+ */
+static void macro_query(struct pool *p)
 {
+	struct macro_defs *defs;
+	char **changed = NULL, **files, *path, *text;
+	size_t nr = 0, alloc = 0, n, i, len;
+	unsigned int u;
+	char **v;
+
+	for (u = 0; u < p->opts->nr_unsaved; u++) {
+		const struct unsaved_file *f = &p->opts->unsaved[u];
+
+		for (v = f->macros; v && *v; v++)
+			*PUSH(changed, nr, alloc) = *v;
+		for (v = f->macros_added; v && *v; v++)
+			*PUSH(p->macro_new, p->nr_macro_new,
+			      p->alloc_macro_new) = *v;
+	}
+	if (!nr)
+		return;
+	*PUSH(changed, nr, alloc) = NULL;
+	defs = macro_defs_new();
+	n = db_files(p->fdb, &files);
+	for (i = 0; i < n; i++) {
+		path = path_join(p->a->root, files[i]);
+		text = file_bytes(path, &len);
+		if (text)
+			macro_defs_read(defs, text, len);
+		free(text);
+		free(path);
+		free(files[i]);
+	}
+	free(files);
+	for (u = 0; u < p->opts->nr_unsaved; u++)
+		if (p->opts->unsaved[u].macros)
+			macro_defs_read(defs, p->opts->unsaved[u].text,
+					p->opts->unsaved[u].len);
+	p->macro_q = macro_defs_closure(defs, changed, &p->nr_macro_q);
+	macro_defs_free(defs);
+	free(changed);
+}
+
+/* Is @rel one of the unsaved headers changed only in macros? */
+static const struct unsaved_file *unsaved_of(const struct pool *p,
+					     const char *rel)
+{
+	unsigned int u;
+
+	for (u = 0; u < p->opts->nr_unsaved; u++) {
+		char *r = path_relative(p->opts->unsaved[u].path, p->a->root);
+		bool same = !strcmp(r, rel);
+
+		free(r);
+		if (same)
+			return &p->opts->unsaved[u];
+	}
+	return NULL;
+}
+
+/*
+ * Does file @rel (as the patch leaves it) name one of the macros that
+ * may be newly defined? Its own definitions are those that define them:
+ * a header changed only in macros is not asked (shape_macros() read it).
+ * Known once per file; an unreadable file names them.
+ */
+static bool names_new_macro(struct pool *p, const char *rel)
+{
+	const struct unsaved_file *u = unsaved_of(p, rel);
+	int known = strmap_get(&p->mentions, rel);
+	const char *text, *q;
+	char *path, *own = NULL;
+	size_t len, i, n;
+	bool hit = false;
+
+	if (known >= 0)
+		return known;
+	if (u && u->macros) {
+		strmap_put(&p->mentions, rel, 0);
+		return false;
+	}
+	if (u) {
+		text = u->text;
+		len = u->len;
+	} else {
+		path = path_join(p->a->root, rel);
+		text = own = file_bytes(path, &len);
+		free(path);
+		hit = !own;
+	}
+	for (i = 0; !hit && i < p->nr_macro_new; i++) {
+		n = strlen(p->macro_new[i]);
+		for (q = text; !hit && q && (size_t)(q - text) + n <= len;
+		     q++) {
+			q = memmem(q, len - (size_t)(q - text),
+				   p->macro_new[i], n);
+			if (!q)
+				break;
+			hit = (q == text || !ident_char(q[-1])) &&
+			      ((size_t)(q - text) + n == len ||
+			       !ident_char(q[n]));
+		}
+	}
+	free(own);
+	strmap_put(&p->mentions, rel, hit);
+	return hit;
+}
+
+/*
+ * A TU that includes a header changed only in macros: does its stored
+ * macro set hold a changed one, or does it include a file naming one
+ * that may be newly defined? A TU with no set (assembly) is parsed.
+ */
+static bool macro_hit(struct pool *p, const char *dbkey, const char *file,
+		      char **inc, size_t nr)
+{
+	char *set = db_tu_macros(p->fdb, dbkey);
+	int any = set ? macroset_any(set, p->macro_q, p->nr_macro_q) :
+			-ENOENT;
+	const char *why = NULL;
+	size_t i;
+
+	free(set);
+	p->nr_macro_includers++;
+	if (any)
+		why = any > 0 ? "depends on a changed macro" :
+				"no macro set stored";
+	if (!why && p->nr_macro_new && names_new_macro(p, file))
+		why = file;
+	for (i = 0; !why && p->nr_macro_new && i < nr; i++)
+		if (names_new_macro(p, inc[i]))
+			why = inc[i];
+	if (!why)
+		return false;
+	p->nr_macro_parsed++;
+	if (p->opts->bodyskip_stats) {
+		char *line = xasprintf("macros: %s parsed again: %s%s", dbkey,
+				       any ? "" : "a new macro named in ",
+				       why);
+
+		diag_line(line);
+		free(line);
+	}
+	return true;
+}
+
+/*
+ * Is the TU's file @file, or one it includes, given as unsaved text, in
+ * a way that changes the TU (@dbkey: its stored facts)?
+ */
+static bool reads_unsaved(struct pool *p, const char *dbkey,
+			  const char *file, char **inc, size_t nr)
+{
+	bool macros = false;
 	unsigned int u;
 	size_t i;
 
 	for (u = 0; u < p->opts->nr_unsaved; u++) {
-		char *rel = path_relative(p->opts->unsaved[u].path,
-					  p->a->root);
-		bool hit = !strcmp(file, rel);
+		const struct unsaved_file *f = &p->opts->unsaved[u];
+		char *rel = path_relative(f->path, p->a->root);
+		bool hit = !strcmp(file, rel), own = hit;
 
 		/* A body-only change reaches its bodies' owners only. */
-		for (i = 0; i < nr && !hit && !p->opts->unsaved[u].body_only;
-		     i++)
+		for (i = 0; i < nr && !hit && !f->body_only; i++)
 			hit = !strcmp(inc[i], rel);
 		free(rel);
+		/* A macro change: those whose macros it changes. */
+		if (hit && !own && f->macros) {
+			macros = true;
+			continue;
+		}
 		if (hit)
 			return true;
 	}
-	return false;
+	return macros && macro_hit(p, dbkey, file, inc, nr);
 }
 
 /*
- * The headers changed only inside function bodies (relative to the
- * tree), once per run; NULL-terminated, or NULL when there are none.
+ * The headers changed only inside function bodies, or there and in
+ * macros (relative to the tree), once per run; NULL-terminated, or NULL
+ * when there are none.
  */
 static char **body_only_files(const struct pool *p)
 {
@@ -281,7 +443,8 @@ static char **body_only_files(const struct pool *p)
 	unsigned int u;
 
 	for (u = 0; u < p->opts->nr_unsaved; u++)
-		if (p->opts->unsaved[u].body_only)
+		if (p->opts->unsaved[u].body_only ||
+		    p->opts->unsaved[u].macros)
 			*PUSH(v, nr, alloc) = path_relative(
 				p->opts->unsaved[u].path, p->a->root);
 	if (v)
@@ -380,6 +543,32 @@ static void forget_dropped(struct pool *p, struct strmap *prev_owned)
 	strmap_free(&here);
 }
 
+/* How many includers of the headers changed in macros only are parsed. */
+static void say_macros(const struct pool *p)
+{
+	struct bytes names = { 0 };
+	unsigned int u, n = 0;
+	char **v;
+
+	if (!p->nr_macro_includers)
+		return;
+	for (u = 0; u < p->opts->nr_unsaved; u++)
+		for (v = p->opts->unsaved[u].macros; v && *v; v++, n++) {
+			if (n == 4) {
+				bytes_put(&names, ", ...", 5);
+				break;
+			}
+			if (n)
+				bytes_put(&names, ", ", 2);
+			bytes_put(&names, *v, strlen(*v));
+		}
+	bytes_put(&names, "", 1);
+	diag_info("a change to macros only (%s): %zu of the %zu TUs that "
+		  "include it parsed again", (char *)names.data,
+		  p->nr_macro_parsed, p->nr_macro_includers);
+	bytes_free(&names);
+}
+
 /*
  * With a database: which TUs can keep their stored facts (same flags,
  * same contents of the TU and of everything it included last time), and
@@ -403,6 +592,7 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 					    p);
 	size_t i;
 
+	macro_query(p);
 	for (i = 0; i < p->db->nr; i++) {
 		struct tu_status *st = &p->status[i];
 		char *rel = xstrdup(st->dbkey);
@@ -429,7 +619,7 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 				key = tu_key_stored(p, h, file, rel);
 			}
 			st->reused = key && !strcmp(key, stored) &&
-				     !reads_unsaved(p, file, inc, nr) &&
+				     !reads_unsaved(p, rel, file, inc, nr) &&
 				     !owns_changed_body(p, rel, changed);
 			free(file);
 		}
@@ -450,6 +640,7 @@ static void plan_incremental(struct pool *p, struct strmap *prev_owned)
 	for (i = 0; changed && changed[i]; i++)
 		free(changed[i]);
 	free(changed);
+	say_macros(p);
 	forget_dropped(p, prev_owned);
 	if (snap)
 		db_snapshot_end(p->fdb);
@@ -825,6 +1016,7 @@ static void pool_init(struct pool *p, const struct compdb *db,
 	}
 	claims_init(&p->claims);
 	strmap_init(&p->ofile_index);
+	strmap_init(&p->mentions);
 	flags_warnings_init(&p->warnings);
 	pthread_mutex_init(&p->merge_lock, NULL);
 	pthread_mutex_init(&p->take_lock, NULL);
@@ -844,6 +1036,9 @@ static void pool_free(struct pool *p)
 	}
 	strv_free(p->ofiles, p->nr_ofiles);
 	strmap_free(&p->ofile_index);
+	strmap_free(&p->mentions);
+	free(p->macro_q);
+	free(p->macro_new);
 	db_close(p->fdb);
 	pthread_mutex_destroy(&p->merge_lock);
 	pthread_mutex_destroy(&p->take_lock);

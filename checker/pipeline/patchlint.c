@@ -216,6 +216,37 @@ static bool body_only(const struct lint_file *lf, const char *path)
 	return same;
 }
 
+/*
+ * A header of the series whose text differs from the tree's only inside
+ * function bodies and in macro definitions (shape.h): its includers that
+ * depend on none of those macros keep their facts (analyze.h). Sets
+ * @u->macros and @u->macros_added.
+ */
+static void macros_only(const struct lint_file *lf, struct unsaved_file *u)
+{
+	size_t n = strlen(lf->rel), len;
+	char *old;
+
+	if (!lf->text || n < 2 || strcmp(lf->rel + n - 2, ".h"))
+		return;
+	old = file_bytes(u->path, &len);
+	if (!old)
+		return;
+	if (!shape_macros(old, len, lf->text, lf->len, &u->macros,
+			  &u->macros_added))
+		u->macros = u->macros_added = NULL;
+	free(old);
+}
+
+static void strv_drop(char **v)
+{
+	size_t i;
+
+	for (i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
 /* A patch of the input: its text, its mail's Subject and Message-ID. */
 struct part {
 	const char *text;
@@ -460,13 +491,18 @@ static int analyse_overlay(const struct analysis *a,
 		u[i].text = ov[i].text ? ov[i].text : "";
 		u[i].len = ov[i].text ? ov[i].len : 0;
 		u[i].body_only = body_only(&ov[i], u[i].path);
+		if (!u[i].body_only)
+			macros_only(&ov[i], &u[i]);
 	}
 	o.unsaved = u;
 	o.nr_unsaved = (unsigned int)nr;
 	o.progress = false;
 	ret = analysis_run(b, &o, roots, err, errlen);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		free((char *)u[i].path);
+		strv_drop(u[i].macros);
+		strv_drop(u[i].macros_added);
+	}
 	free(u);
 	return ret;
 }

@@ -939,6 +939,18 @@ size_t db_tu_includes(struct db *db, const char *path, char ***files)
 			   "id FROM tu WHERE path = ?)", path, files, NULL);
 }
 
+size_t db_files(struct db *db, char ***paths)
+{
+	return column_list(db, "SELECT path FROM file ORDER BY path", NULL,
+			   paths, NULL);
+}
+
+char *db_tu_macros(struct db *db, const char *path)
+{
+	return db_select_text(db, "SELECT names FROM macro WHERE tu = (SELECT"
+			      " id FROM tu WHERE path = ?)", path);
+}
+
 long db_tu_includes_each(struct db *db, const char *path,
 			 void (*fn)(const char *file, void *arg), void *arg)
 {
@@ -1309,7 +1321,7 @@ static void load_strlist(struct db *db, sqlite3_int64 id, struct tu_facts *f,
 	db_kept_done(st);
 }
 
-/* What load() reads of a TU: its row, and its facts, and its includes. */
+/* What load() reads of a TU: its row, its facts, and its lists. */
 enum load_what { LOAD_HEAD, LOAD_LINKED, LOAD_ALL };
 
 static int load(struct db *db, const char *path, const char *key,
@@ -1391,8 +1403,7 @@ static int load_rows(struct db *db, const char *path, const char *key,
 	for (i = 0; what != LOAD_HEAD && i < fact_records_size; i++)
 		load_record(db, id, f, &fact_records[i]);
 	for (i = 0; what != LOAD_HEAD && i < fact_strlists_size; i++)
-		if (what == LOAD_ALL || fact_strlists[i].array !=
-				offsetof(struct tu_facts, includes))
+		if (what == LOAD_ALL)
 			load_strlist(db, id, f, &fact_strlists[i]);
 	if (db->failed) {
 		facts_free(f);

@@ -79,11 +79,93 @@ static void test_shape_changes(void **state)
 	check("\tv = 1;\n", "\tv = 1;\n#define SHIFT2 3\n", false);
 }
 
+/*
+ * shape_macros() of BASE and BASE with @from replaced by @to: false, or
+ * the names changed and added as "A,B/C" (sorted as found).
+ */
+static char *macros(const char *from, const char *to)
+{
+	char *s = edit(from, to), **ch, **ad, out[256] = "";
+	size_t i;
+
+	if (!shape_macros(BASE, strlen(BASE), s, strlen(s), &ch, &ad)) {
+		free(s);
+		return NULL;
+	}
+	for (i = 0; ch[i]; i++) {
+		strcat(out, i ? "," : "");
+		strcat(out, ch[i]);
+		free(ch[i]);
+	}
+	strcat(out, "/");
+	for (i = 0; ad[i]; i++) {
+		strcat(out, i ? "," : "");
+		strcat(out, ad[i]);
+		free(ad[i]);
+	}
+	free(ch);
+	free(ad);
+	free(s);
+	return strdup(out);
+}
+
+static void check_macros(const char *from, const char *to, const char *want)
+{
+	char *got = macros(from, to);
+
+	if (!want ? got != NULL : !got || strcmp(got, want))
+		print_error("%s -> %s: %s, not %s\n", from, to,
+			    got ? got : "(not macros only)",
+			    want ? want : "(not macros only)");
+	if (want) {
+		assert_non_null(got);
+		assert_string_equal(got, want);
+	} else {
+		assert_null(got);
+	}
+	free(got);
+}
+
+static void test_macros_only(void **state)
+{
+	(void)state;
+	/* A new value: where it is defined does not change. */
+	check_macros("#define SHIFT 8", "#define SHIFT 9", "SHIFT/");
+	check_macros("#define SHIFT 8",
+		     "#define SHIFT \\\n\t8 + 1", "SHIFT/");
+	/* A new name, named nowhere else in the header. */
+	check_macros("#define SHIFT 8", "#define SHIFT 8\n#define NEW 1",
+		     "NEW/NEW");
+	/* Removed: its users were recorded (it was defined). */
+	check_macros("#define SHIFT 8\n", "", "SHIFT/");
+	check_macros("#define H\n", "", "H/");
+	/* A group of definitions only: all it defines, maybe newly. */
+	check_macros("#define SHIFT 8",
+		     "#ifdef CONFIG_X\n#define SHIFT 9\n#else\n"
+		     "#define SHIFT 8\n#endif", "SHIFT/SHIFT");
+	/* In a function body, with the body changed too. */
+	check_macros("\tv = 1;\n", "\tv = 2;\n#define SHIFT2 3\n",
+		     "SHIFT2/SHIFT2");
+	/* A new name some other line names: every includer. */
+	check_macros("#define SHIFT 8", "#define SHIFT 8\n#define a 1",
+		     NULL);
+	/* A new name a definition names: that one changes too. */
+	check_macros("#define SHIFT 8",
+		     "#define NEW 1\n#define SHIFT NEW", "SHIFT,NEW/NEW");
+	/* Not macros only. */
+	check_macros("struct s { int a; };", "struct s { long a; };", NULL);
+	check_macros("#ifndef H\n", "#ifndef H2\n", NULL);
+	check_macros("/* a comment */", "#include <x.h>", NULL);
+	/* Bodies only: shape_same()'s case, no macro changed. */
+	check_macros("/* a comment */", "/* another */", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body_only),
 		cmocka_unit_test(test_shape_changes),
+		cmocka_unit_test(test_macros_only),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,4 +25,17 @@ char *shape_of(const char *text, size_t len);
 /* Do the two texts differ only inside function bodies? */
 bool shape_same(const char *a, size_t alen, const char *b, size_t blen);
 
+/*
+ * Do the two texts differ only inside function bodies and in macro
+ * definitions: #define and #undef lines, and conditional groups of
+ * nothing else, in the same places between the other lines? Then
+ * *@changed lists (NULL-terminated, new strings) the names whose
+ * definitions differ, and *@added those of them that may be defined
+ * where they were not (a new name, a changed group, a definition moved),
+ * which no other line of the new text names. False too when no macro
+ * changed (shape_same()).
+ */
+bool shape_macros(const char *a, size_t alen, const char *b, size_t blen,
+		  char ***changed, char ***added);
+
 #endif /* TRAPCHECK_SHAPE_H */

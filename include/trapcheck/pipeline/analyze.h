@@ -30,6 +30,15 @@ struct unsaved_file {
 	 * the TUs that own its functions' bodies are parsed again.
 	 */
 	bool body_only;
+	/*
+	 * A header whose text differs from the tree's only inside function
+	 * bodies and in macro definitions (shape_macros()): the names whose
+	 * definitions changed and those that may be defined where they
+	 * were not (NULL-terminated). Only its includers whose stored
+	 * macro set holds a changed name, or that include a file naming a
+	 * new one, are parsed again, with the owners of its bodies.
+	 */
+	char **macros, **macros_added;
 };
 
 struct analysis_opts {

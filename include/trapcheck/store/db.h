@@ -16,14 +16,14 @@
 #include "trapcheck/model/facts.h"
 #include "trapcheck/base/util.h"
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 /*
  * What extraction produces: bumped whenever the facts of an unchanged TU
  * would differ (a new sink, a new guard form, cold markers...). It is part
  * of every TU's key, so a new trapcheck re-parses instead of trusting
  * facts an older one stored.
  */
-#define FACTS_VERSION "trapcheck-facts-27"
+#define FACTS_VERSION "trapcheck-facts-28"
 /*
  * What asm.c produces from an assembly source, in the key of .S TUs
  * only (analyze_flags_hash()): bumped when an unchanged .S's facts would
@@ -93,6 +93,13 @@ char *db_file_hash(struct db *db, const char *root, const char *rel);
 
 /* The stored key of TU @path, or NULL. */
 char *db_tu_key(struct db *db, const char *path);
+/*
+ * The stored macro set of TU @path (model/macroset.h), or NULL: none
+ * stored (an assembly TU, an unknown TU).
+ */
+char *db_tu_macros(struct db *db, const char *path);
+/* Every file whose hash the database keeps: the TUs' and their includes. */
+size_t db_files(struct db *db, char ***paths);
 /* Files TU @path included last time it was parsed (a new array). */
 size_t db_tu_includes(struct db *db, const char *path, char ***files);
 /*
