@@ -15,6 +15,8 @@
 struct mdef {
 	char *name;
 	uint32_t h;
+	int file;
+	bool local;		/* its file is a TU's own source */
 };
 
 /* Definition @def names @ident in its body. */
@@ -23,10 +25,12 @@ struct mref {
 	uint32_t def;
 };
 
-/* Definition @def pastes a name that begins (@prefix) or ends with @s. */
+/*
+ * Definition @def pastes a name that begins with @pre and ends with @suf
+ * (either NULL: any), the literal first and last parts of `a ## b ## c`.
+ */
 struct mfrag {
-	char *s;
-	bool prefix;
+	char *pre, *suf;
 	uint32_t def;
 };
 
@@ -57,8 +61,10 @@ void macro_defs_free(struct macro_defs *d)
 		return;
 	for (i = 0; i < d->nr_defs; i++)
 		free(d->defs[i].name);
-	for (i = 0; i < d->nr_frags; i++)
-		free(d->frags[i].s);
+	for (i = 0; i < d->nr_frags; i++) {
+		free(d->frags[i].pre);
+		free(d->frags[i].suf);
+	}
 	free(d->defs);
 	free(d->refs);
 	free(d->frags);
@@ -114,32 +120,55 @@ static bool skip_space(struct body *b)
 	return b->p < b->end && *b->p != '\n';
 }
 
-static void add_frag(struct macro_defs *d, const char *s, size_t n,
-		     bool prefix, uint32_t def)
+/* The shortest literal part of a pasted name followed (known limit). */
+#define FRAG_MIN	3
+
+/* A paste chain of a body being read (`a ## b ## c`). */
+struct chain {
+	bool open;		/* a ## seen, the chain not closed yet */
+	bool pasted;		/* the last token was ## */
+	const char *pre;	/* its first part, when a literal name */
+	size_t pre_n;
+	const char *suf;	/* its last part so far, when a literal name */
+	size_t suf_n;
+};
+
+/* The chain ends: a name that begins and ends with its literal parts. */
+static void close_chain(struct macro_defs *d, struct chain *c, uint32_t def)
 {
-	char *key = xasprintf("%c%.*s\t%s", prefix ? '+' : '-', (int)n, s,
-			      d->defs[def].name);
+	char *key;
 	struct mfrag *f;
 
-	if (strmap_get(&d->frag_seen, key) < 0) {
-		strmap_put(&d->frag_seen, key, 0);
-		f = PUSH(d->frags, d->nr_frags, d->alloc_frags);
-		f->s = xstrndup(s, n);
-		f->prefix = prefix;
-		f->def = def;
+	/* A part of one or two characters ("_", "U") is no clue: left. */
+	if (c->pre && c->pre_n < FRAG_MIN)
+		c->pre = NULL;
+	if (c->suf && c->suf_n < FRAG_MIN)
+		c->suf = NULL;
+	if (c->open && (c->pre || c->suf)) {
+		key = xasprintf("%.*s\t%.*s\t%s", (int)c->pre_n,
+				c->pre ? c->pre : "", (int)c->suf_n,
+				c->suf ? c->suf : "", d->defs[def].name);
+		if (strmap_get(&d->frag_seen, key) < 0) {
+			strmap_put(&d->frag_seen, key, 0);
+			f = PUSH(d->frags, d->nr_frags, d->alloc_frags);
+			f->pre = c->pre ? xstrndup(c->pre, c->pre_n) : NULL;
+			f->suf = c->suf ? xstrndup(c->suf, c->suf_n) : NULL;
+			f->def = def;
+		}
+		free(key);
 	}
-	free(key);
+	memset(c, 0, sizeof(*c));
 }
 
 /*
  * The body of definition @def at b->p: each name it mentions (not a
- * parameter), and each literal part of a pasted name.
+ * parameter), and the literal ends of each name it pastes.
  */
 static void read_body(struct macro_defs *d, struct body *b, uint32_t def)
 {
 	const char *last = NULL;	/* the last token, a literal name */
 	size_t last_n = 0;
-	bool paste = false;		/* the last token was ## */
+	struct chain c = { 0 };
 
 	while (skip_space(b)) {
 		const char *s = b->p;
@@ -158,22 +187,33 @@ static void read_body(struct macro_defs *d, struct body *b, uint32_t def)
 
 				r->ident = macroset_hash(s, n);
 				r->def = def;
-				if (paste)
-					add_frag(d, s, n, false, def);
+			}
+			if (c.pasted) {
+				/* An operand: the last one, unless ## follows. */
+				c.suf = lit ? s : NULL;
+				c.suf_n = n;
+				c.pasted = false;
+			} else if (c.open) {
+				close_chain(d, &c, def);
 			}
 			last = lit ? s : NULL;
 			last_n = n;
-			paste = false;
 			continue;
 		}
 		if (*s == '#' && b->p + 1 < b->end && s[1] == '#') {
-			if (last)
-				add_frag(d, last, last_n, true, def);
+			if (!c.open) {
+				c.open = true;
+				c.pre = last;
+				c.pre_n = last_n;
+			}
+			c.suf = NULL;
+			c.pasted = true;
 			b->p += 2;
-			paste = true;
 			last = NULL;
 			continue;
 		}
+		if (c.open && !c.pasted)
+			close_chain(d, &c, def);
 		if (*s == '"' || *s == '\'') {
 			char q = *s;
 
@@ -190,13 +230,13 @@ static void read_body(struct macro_defs *d, struct body *b, uint32_t def)
 			b->p++;
 		}
 		last = NULL;
-		paste = false;
 	}
+	close_chain(d, &c, def);
 }
 
 /* A #define at @p (after the '#' and blanks); the end of what it read. */
 static const char *read_define(struct macro_defs *d, const char *p,
-			       const char *end)
+			       const char *end, int file, bool local)
 {
 	struct body b = { .p = p + strlen("define"), .end = end };
 	const char *name;
@@ -210,6 +250,8 @@ static const char *read_define(struct macro_defs *d, const char *p,
 	m = PUSH(d->defs, d->nr_defs, d->alloc_defs);
 	m->name = xstrndup(name, (size_t)(b.p - name));
 	m->h = macroset_hash(name, (size_t)(b.p - name));
+	m->file = file;
+	m->local = local;
 	if (b.p < end && *b.p == '(') {
 		for (b.p++; skip_space(&b) && *b.p != ')';) {
 			const char *s = b.p;
@@ -233,7 +275,8 @@ static const char *read_define(struct macro_defs *d, const char *p,
 	return b.p;
 }
 
-void macro_defs_read(struct macro_defs *d, const char *text, size_t len)
+void macro_defs_read(struct macro_defs *d, const char *text, size_t len,
+		     int file, bool local)
 {
 	const char *p = text, *end = text + len, *q, *nl;
 
@@ -247,7 +290,7 @@ void macro_defs_read(struct macro_defs *d, const char *text, size_t len)
 				q++;
 			if ((size_t)(end - q) > 6 && !strncmp(q, "define", 6) &&
 			    !ident_char(q[6]))
-				p = read_define(d, q, end);
+				p = read_define(d, q, end, file, local);
 		}
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
@@ -263,76 +306,103 @@ static int ref_cmp(const void *a, const void *b)
 	return x->ident < y->ident ? -1 : x->ident > y->ident;
 }
 
-/* An open-addressing set of hashes (0 stands for itself by a flag). */
-struct hset {
-	uint32_t *v;
-	size_t mask, used;
-	bool zero;
-};
-
-static bool hset_add(struct hset *s, uint32_t h)
-{
-	size_t i;
-
-	if (!h) {
-		bool had = s->zero;
-
-		s->zero = true;
-		return !had;
-	}
-	if (!s->v || (s->used + 1) * 2 > s->mask) {
-		struct hset n = { .mask = s->v ? s->mask * 2 + 1 : 1023,
-				  .zero = s->zero };
-
-		n.v = xcalloc(n.mask + 1, sizeof(*n.v));
-		for (i = 0; s->v && i <= s->mask; i++)
-			if (s->v[i])
-				hset_add(&n, s->v[i]);
-		free(s->v);
-		*s = n;
-	}
-	for (i = h & s->mask; s->v[i]; i = (i + 1) & s->mask)
-		if (s->v[i] == h)
-			return false;
-	s->v[i] = h;
-	s->used++;
-	return true;
-}
-
 static bool frag_matches(const struct mfrag *f, const char *name)
 {
-	size_t n = strlen(f->s), len = strlen(name);
+	size_t len = strlen(name), np = f->pre ? strlen(f->pre) : 0,
+	       ns = f->suf ? strlen(f->suf) : 0;
 
-	if (len < n)
+	if (len < np + ns)
 		return false;
-	return f->prefix ? !strncmp(name, f->s, n) :
-			   !strcmp(name + len - n, f->s);
+	return (!f->pre || !strncmp(name, f->pre, np)) &&
+	       (!f->suf || !strcmp(name + len - ns, f->suf));
 }
 
-uint32_t *macro_defs_closure(struct macro_defs *d, char *const *names,
-			     size_t *nr)
+static int dep_cmp(const void *a, const void *b)
 {
-	struct hset seen = { 0 };
-	uint32_t *out = NULL;
-	size_t nr_out = 0, alloc_out = 0, lo, hi, i, k;
-	const char **work = NULL;
-	size_t nr_work = 0, alloc_work = 0;
+	const struct macro_dep *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+/*
+ * A name to follow, and where: -1 everywhere, or only in the TU of a
+ * local file (a macro a .c defines is seen by that TU alone, and so is
+ * every macro that may expand it through it).
+ */
+struct mwork {
+	const char *name;
+	int scope;
+};
+
+struct walk {
+	struct macro_defs *d;
+	struct strmap taken;	/* "def scope" and "scope name" met */
+	struct macro_dep *out;
+	size_t nr, alloc;
+	struct mwork *work;
+	size_t nr_work, alloc_work;
+};
+
+static bool once(struct walk *w, char *key)
+{
+	bool new = strmap_get(&w->taken, key) < 0;
+
+	if (new)
+		strmap_put(&w->taken, key, 0);
+	free(key);
+	return new;
+}
+
+static void follow(struct walk *w, const char *name, int scope)
+{
+	struct mwork *m;
+
+	if (!once(w, xasprintf("%d %s", scope, name)))
+		return;
+	m = PUSH(w->work, w->nr_work, w->alloc_work);
+	m->name = name;
+	m->scope = scope;
+}
+
+/* Definition @k may expand a changed macro, where @scope says. */
+static void take(struct walk *w, uint32_t k, int scope)
+{
+	const struct mdef *m = &w->d->defs[k];
+	struct macro_dep *dep;
+
+	if (scope < 0 && m->local)
+		scope = m->file;
+	if (!once(w, xasprintf("%u %d", k, scope)))
+		return;
+	dep = PUSH(w->out, w->nr, w->alloc);
+	dep->h = m->h;
+	dep->file = scope >= 0 ? scope : m->file;
+	follow(w, m->name, scope);
+}
+
+struct macro_dep *macro_defs_closure(struct macro_defs *d,
+				     char *const *names, size_t *nr)
+{
+	struct walk w = { .d = d };
+	size_t lo, hi, i, k, n;
 
 	if (!d->sorted) {
 		sort_n(d->refs, d->nr_refs, sizeof(*d->refs), ref_cmp);
 		d->sorted = true;
 	}
+	strmap_init(&w.taken);
 	for (i = 0; names && names[i]; i++) {
-		uint32_t h = macroset_hash(names[i], strlen(names[i]));
+		struct macro_dep *dep = PUSH(w.out, w.nr, w.alloc);
 
-		if (hset_add(&seen, h)) {
-			*PUSH(out, nr_out, alloc_out) = h;
-			*PUSH(work, nr_work, alloc_work) = names[i];
-		}
+		dep->h = macroset_hash(names[i], strlen(names[i]));
+		dep->file = -1;
+		follow(&w, names[i], -1);
 	}
-	while (nr_work) {
-		const char *n = work[--nr_work];
-		uint32_t h = macroset_hash(n, strlen(n));
+	while (w.nr_work) {
+		struct mwork m = w.work[--w.nr_work];
+		uint32_t h = macroset_hash(m.name, strlen(m.name));
 
 		/* The definitions that name it: the first ref of @h. */
 		for (lo = 0, hi = d->nr_refs; lo < hi;) {
@@ -343,26 +413,18 @@ uint32_t *macro_defs_closure(struct macro_defs *d, char *const *names,
 			else
 				hi = mid;
 		}
-		for (k = lo; k < d->nr_refs && d->refs[k].ident == h; k++) {
-			const struct mdef *m = &d->defs[d->refs[k].def];
-
-			if (hset_add(&seen, m->h)) {
-				*PUSH(out, nr_out, alloc_out) = m->h;
-				*PUSH(work, nr_work, alloc_work) = m->name;
-			}
-		}
-		for (k = 0; k < d->nr_frags; k++) {
-			const struct mdef *m = &d->defs[d->frags[k].def];
-
-			if (frag_matches(&d->frags[k], n) &&
-			    hset_add(&seen, m->h)) {
-				*PUSH(out, nr_out, alloc_out) = m->h;
-				*PUSH(work, nr_work, alloc_work) = m->name;
-			}
-		}
+		for (k = lo; k < d->nr_refs && d->refs[k].ident == h; k++)
+			take(&w, d->refs[k].def, m.scope);
+		for (k = 0; k < d->nr_frags; k++)
+			if (frag_matches(&d->frags[k], m.name))
+				take(&w, d->frags[k].def, m.scope);
 	}
-	free(work);
-	free(seen.v);
-	*nr = macroset_sort(out, nr_out);
-	return out;
+	free(w.work);
+	strmap_free(&w.taken);
+	sort_n(w.out, w.nr, sizeof(*w.out), dep_cmp);
+	for (i = n = 0; i < w.nr; i++)
+		if (!n || dep_cmp(&w.out[n - 1], &w.out[i]))
+			w.out[n++] = w.out[i];
+	*nr = n;
+	return w.out;
 }

@@ -315,7 +315,8 @@ static void mview_make(struct mview *m, const char *text, size_t len)
 			mview_push(m, p, t, m->skel.len, true);
 			continue;
 		}
-		if (d == DIR_IF && (g = macro_group(p, end))) {
+		g = d == DIR_IF ? macro_group(p, end) : NULL;
+		if (g) {
 			mview_push(m, p, g, m->skel.len, true);
 			e = g;
 			continue;

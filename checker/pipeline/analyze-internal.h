@@ -46,6 +46,13 @@ struct tu_status {
 	struct tu_facts facts;	/* parsed facts, kept for the link (DB) */
 };
 
+/* The definitions of one file that may expand a changed macro. */
+struct macro_file {
+	char *file;
+	uint32_t *h;			/* their names' hashes, sorted */
+	size_t nr, alloc;
+};
+
 struct pool {
 	const struct compdb *db;
 	const struct analysis_opts *opts;
@@ -76,11 +83,15 @@ struct pool {
 	struct strmap ofile_index;	/* ofiles[] by name */
 	/*
 	 * Unsaved headers changed only in macros (analyze.c): the hashes
-	 * of the names changed, sorted; the names that may be newly
+	 * of the names changed, sorted; those of the definitions that may
+	 * expand one, per file they are in; the names that may be newly
 	 * defined; per file, whether it names one of those (1) or not (0).
 	 */
 	uint32_t *macro_q;
 	size_t nr_macro_q;
+	struct macro_file *macro_files;
+	size_t nr_macro_files, alloc_macro_files;
+	struct strmap macro_file_index;	/* macro_files[] by file */
 	char **macro_new;
 	size_t nr_macro_new, alloc_macro_new;
 	struct strmap mentions;

@@ -251,16 +251,18 @@ void analysis_free(struct analysis *a)
 
 /*
  * The macros the unsaved headers changed only in macros change, once per
- * run: their hashes and those of every macro whose definition may expand
- * one, in turn (macrodefs.h: the definitions of every file the database
- * knows, and the new text of those headers), sorted; and the names that
- * may be newly defined.
+ * run: their hashes (any TU that expands one), and those of every
+ * definition that may expand one, in turn, by the file it is in (a TU
+ * that includes the file and expands the name): macrodefs.h, over the
+ * definitions of every file the database knows and the new text of those
+ * headers. And the names that may be newly defined.
  */
 static void macro_query(struct pool *p)
 {
 	struct macro_defs *defs;
+	struct macro_dep *deps;
 	char **changed = NULL, **files, *path, *text;
-	size_t nr = 0, alloc = 0, n, i, len;
+	size_t nr = 0, alloc = 0, n, i, len, len2, nr_deps, alloc_q = 0;
 	unsigned int u;
 	char **v;
 
@@ -281,20 +283,61 @@ static void macro_query(struct pool *p)
 	for (i = 0; i < n; i++) {
 		path = path_join(p->a->root, files[i]);
 		text = file_bytes(path, &len);
+		len2 = strlen(files[i]);
 		if (text)
-			macro_defs_read(defs, text, len);
+			macro_defs_read(defs, text, len, (int)i, len2 > 2 &&
+					!strcmp(files[i] + len2 - 2, ".c"));
 		free(text);
 		free(path);
-		free(files[i]);
 	}
-	free(files);
 	for (u = 0; u < p->opts->nr_unsaved; u++)
 		if (p->opts->unsaved[u].macros)
 			macro_defs_read(defs, p->opts->unsaved[u].text,
-					p->opts->unsaved[u].len);
-	p->macro_q = macro_defs_closure(defs, changed, &p->nr_macro_q);
+					p->opts->unsaved[u].len, -1, false);
+	deps = macro_defs_closure(defs, changed, &nr_deps);
 	macro_defs_free(defs);
 	free(changed);
+	/* Sorted by file, then hash: one sorted run of hashes per file. */
+	for (i = 0; i < nr_deps; i++) {
+		struct macro_file *mf;
+
+		if (deps[i].file < 0) {
+			*PUSH(p->macro_q, p->nr_macro_q, alloc_q) = deps[i].h;
+			continue;
+		}
+		if (!p->nr_macro_files || strcmp(
+			    p->macro_files[p->nr_macro_files - 1].file,
+			    files[deps[i].file])) {
+			mf = PUSH(p->macro_files, p->nr_macro_files,
+				  p->alloc_macro_files);
+			memset(mf, 0, sizeof(*mf));
+			mf->file = xstrdup(files[deps[i].file]);
+			strmap_put(&p->macro_file_index, mf->file,
+				   (int)p->nr_macro_files - 1);
+		}
+		mf = &p->macro_files[p->nr_macro_files - 1];
+		*PUSH(mf->h, mf->nr, mf->alloc) = deps[i].h;
+	}
+	free(deps);
+	for (i = 0; i < n; i++)
+		free(files[i]);
+	free(files);
+}
+
+/*
+ * The hashes a TU that includes @file (or is it) depends on through the
+ * definitions there: added to @q.
+ */
+static void macro_file_query(const struct pool *p, const char *file,
+			     uint32_t **q, size_t *nr, size_t *alloc)
+{
+	int k = strmap_get(&p->macro_file_index, file);
+	size_t i;
+
+	if (k < 0)
+		return;
+	for (i = 0; i < p->macro_files[k].nr; i++)
+		*PUSH(*q, *nr, *alloc) = p->macro_files[k].h[i];
 }
 
 /* Is @rel one of the unsaved headers changed only in macros? */
@@ -371,11 +414,19 @@ static bool macro_hit(struct pool *p, const char *dbkey, const char *file,
 		      char **inc, size_t nr)
 {
 	char *set = db_tu_macros(p->fdb, dbkey);
-	int any = set ? macroset_any(set, p->macro_q, p->nr_macro_q) :
-			-ENOENT;
+	uint32_t *q = NULL;
+	size_t nq = 0, alloc = 0, i;
 	const char *why = NULL;
-	size_t i;
+	int any;
 
+	for (i = 0; i < p->nr_macro_q; i++)
+		*PUSH(q, nq, alloc) = p->macro_q[i];
+	macro_file_query(p, file, &q, &nq, &alloc);
+	for (i = 0; i < nr; i++)
+		macro_file_query(p, inc[i], &q, &nq, &alloc);
+	nq = macroset_sort(q, nq);
+	any = set ? macroset_any(set, q, nq) : -ENOENT;
+	free(q);
 	free(set);
 	p->nr_macro_includers++;
 	if (any)
@@ -563,9 +614,9 @@ static void say_macros(const struct pool *p)
 			bytes_put(&names, *v, strlen(*v));
 		}
 	bytes_put(&names, "", 1);
-	diag_info("a change to macros only (%s): %zu of the %zu TUs that "
-		  "include it parsed again", (char *)names.data,
-		  p->nr_macro_parsed, p->nr_macro_includers);
+	diag_info("a change to macros only (%s): %zu of the %zu TUs that include it parsed again",
+		  (char *)names.data, p->nr_macro_parsed,
+		  p->nr_macro_includers);
 	bytes_free(&names);
 }
 
@@ -1017,6 +1068,7 @@ static void pool_init(struct pool *p, const struct compdb *db,
 	claims_init(&p->claims);
 	strmap_init(&p->ofile_index);
 	strmap_init(&p->mentions);
+	strmap_init(&p->macro_file_index);
 	flags_warnings_init(&p->warnings);
 	pthread_mutex_init(&p->merge_lock, NULL);
 	pthread_mutex_init(&p->take_lock, NULL);
@@ -1039,6 +1091,12 @@ static void pool_free(struct pool *p)
 	strmap_free(&p->mentions);
 	free(p->macro_q);
 	free(p->macro_new);
+	for (i = 0; i < p->nr_macro_files; i++) {
+		free(p->macro_files[i].file);
+		free(p->macro_files[i].h);
+	}
+	free(p->macro_files);
+	strmap_free(&p->macro_file_index);
 	db_close(p->fdb);
 	pthread_mutex_destroy(&p->merge_lock);
 	pthread_mutex_destroy(&p->take_lock);

@@ -4,8 +4,9 @@
  * refuses a damaged one; the definitions read from source text
  * (model/macrodefs.h) give every macro that may expand a changed one: in
  * a body, through continuations, through a literal part of a pasted
- * name, and not through a parameter of the same name, a comment or a
- * string.
+ * name (both ends when both are literal, three characters at least), and
+ * not through a parameter of the same name, a comment or a string; a
+ * definition in a TU's own source counts for that TU only.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -53,15 +54,21 @@ static void test_set_roundtrip(void **state)
 	free(text);
 }
 
-/* Is @name in the closure @c of @n? */
-static bool in(const uint32_t *c, size_t n, const char *name)
+/* Is @name in the closure @c of @n, defined in @file? */
+static bool in_file(const struct macro_dep *c, size_t n, const char *name,
+		    int file)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (c[i] == h(name))
+		if (c[i].h == h(name) && c[i].file == file)
 			return true;
 	return false;
+}
+
+static bool in(const struct macro_dep *c, size_t n, const char *name)
+{
+	return in_file(c, n, name, 0) || in_file(c, n, name, -1);
 }
 
 static void test_closure(void **state)
@@ -76,15 +83,26 @@ static void test_closure(void **state)
 		"#define PASTE(f) FTR_ ## f\n"
 		"#define PASTE2(f) f ## _STRICT\n"
 		"#define BOTH(a, b) a ## b\n"
+		"#define MIDDLE(a, b) a ## _ ## b\n"
+		"#define ENDS(n) FTR_ ## n ## _SHIFT\n"
+		"#define ENDS2(n) F ## n ## _STRICT\n"
+		"#define SUF3(v) v ## ICT\n"
+		"#define SUF2(v) v ## CT\n"
 		"int FTR_STRICT_user = FTR_STRICT;\n"
 		"/*\n#define IN_COMMENT FTR_STRICT\n*/\n";
 	char *changed[] = { "FTR_STRICT", NULL };
+	static const char other[] =
+		"#define RX_SIZE (1500 + FTR_STRICT)\n";
+	static const char third[] =
+		"#define RX_SIZE 1500\n#define USES_RX RX_SIZE\n";
 	struct macro_defs *d = macro_defs_new();
-	uint32_t *c;
+	struct macro_dep *c;
 	size_t n;
 
 	(void)state;
-	macro_defs_read(d, text, strlen(text));
+	macro_defs_read(d, text, strlen(text), 0, false);
+	macro_defs_read(d, other, strlen(other), 1, true);
+	macro_defs_read(d, third, strlen(third), 2, false);
 	c = macro_defs_closure(d, changed, &n);
 	assert_true(in(c, n, "FTR_STRICT"));
 	assert_true(in(c, n, "USES_IT"));
@@ -95,10 +113,24 @@ static void test_closure(void **state)
 	assert_false(in(c, n, "COMMENT"));
 	assert_false(in(c, n, "STRING"));
 	assert_false(in(c, n, "BOTH"));		/* known limit */
+	assert_false(in(c, n, "MIDDLE"));	/* nor a literal between */
+	assert_false(in(c, n, "ENDS"));		/* both ends must fit */
+	assert_true(in(c, n, "ENDS2"));
+	assert_true(in(c, n, "SUF3"));
+	assert_false(in(c, n, "SUF2"));		/* shorter than FRAG_MIN */
 	/* A #define line in a block comment is read: more, never fewer. */
 	assert_true(in(c, n, "IN_COMMENT"));
+	/* Each definition where it is: RX_SIZE of file 1 names it ... */
+	assert_true(in_file(c, n, "RX_SIZE", 1));
+	assert_false(in_file(c, n, "RX_SIZE", 2));
+	/* ... a .c file's (local): file 2's USES_RX, which names the name,
+	 * counts only in that TU (file 1), where RX_SIZE may be file 1's. */
+	assert_true(in_file(c, n, "USES_RX", 1));
+	assert_false(in_file(c, n, "USES_RX", 2));
+	assert_true(in_file(c, n, "FTR_STRICT", -1));
 	for (size_t i = 1; i < n; i++)
-		assert_true(c[i - 1] < c[i]);
+		assert_true(c[i - 1].file < c[i].file ||
+			    (c[i - 1].file == c[i].file && c[i - 1].h < c[i].h));
 	free(c);
 	macro_defs_free(d);
 }
