@@ -365,8 +365,8 @@ static const struct unsaved_file *unsaved_of(const struct pool *p,
  */
 static bool names_new_macro(struct pool *p, const char *rel)
 {
-	const struct unsaved_file *u = unsaved_of(p, rel);
 	int known = strmap_get(&p->mentions, rel);
+	const struct unsaved_file *u;
 	const char *text, *q;
 	char *path, *own = NULL;
 	size_t len, i, n;
@@ -374,6 +374,7 @@ static bool names_new_macro(struct pool *p, const char *rel)
 
 	if (known >= 0)
 		return known;
+	u = unsaved_of(p, rel);
 	if (u && u->macros) {
 		strmap_put(&p->mentions, rel, 0);
 		return false;
@@ -605,14 +606,13 @@ static void say_macros(const struct pool *p)
 		return;
 	for (u = 0; u < p->opts->nr_unsaved; u++)
 		for (v = p->opts->unsaved[u].macros; v && *v; v++, n++) {
-			if (n == 4) {
-				bytes_put(&names, ", ...", 5);
-				break;
-			}
-			if (n)
+			if (n < 4 && n)
 				bytes_put(&names, ", ", 2);
-			bytes_put(&names, *v, strlen(*v));
+			if (n < 4)
+				bytes_put(&names, *v, strlen(*v));
 		}
+	if (n > 4)
+		bytes_put(&names, ", ...", 5);
 	bytes_put(&names, "", 1);
 	diag_info("a change to macros only (%s): %zu of the %zu TUs that include it parsed again",
 		  (char *)names.data, p->nr_macro_parsed,
