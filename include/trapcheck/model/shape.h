@@ -12,6 +12,11 @@
  * `#include` and `#pragma` lines count wherever they are, other
  * preprocessor lines only outside bodies. Known limit: a compound
  * literal at file scope, `(struct s) { ... }`, is taken for a body.
+ *
+ * Two shapes whose other lines are the same, and that differ only in
+ * their #define and #undef lines and conditional groups of nothing
+ * else, differ in macros only (shape_macros()): an includer changes only
+ * if it expands one of them (pipeline/analyze.c, model/macroset.h).
  */
 #ifndef TRAPCHECK_SHAPE_H
 #define TRAPCHECK_SHAPE_H
