@@ -195,7 +195,10 @@ CHECK_E2E := $(patsubst tests/e2e/%,tests/asan/%,$(ASAN_E2E)) \
 # one in check-full (docs/testing.md).
 TRAPCHECK_DBFAIL_STEP ?= 3
 export TRAPCHECK_DBFAIL_STEP
-check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM)
+# Each suite prove is given must exist before the half hour of tests
+# starts (a suite added to ASAN_E2E without its tests/asan/ wrapper).
+check: all $(UNIT_TESTS) $(ASAN_DIR)/trapcheck $(ASAN_TESTS) $(FAULT_SHIM) \
+	$(CHECK_E2E)
 	+$(Q)fail=0; for t in $(UNIT_TESTS); do \
 	    echo "== $$t"; ./$$t || fail=1; done; \
 	    echo "== unit tests under sanitizers (ASan, UBSan, LSan)"; \
