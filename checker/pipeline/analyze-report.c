@@ -392,6 +392,26 @@ static int join_configs(struct analysis *a, const struct analysis_opts *o,
 	return 0;
 }
 
+/* The databases @paths into one at @out (--db-out), when asked. */
+static int join_into(const char *out, const char *const *paths, size_t nr,
+		     char *err, size_t errlen)
+{
+	struct sigaction old[2];
+	size_t tus;
+	int ret;
+
+	if (!out)
+		return 0;
+	analyze_catch_signals(old);
+	ret = db_join(out, paths, nr, &tus, analysis_interrupted, err,
+		      errlen);
+	analyze_restore_signals(old);
+	if (!ret)
+		diag_info("%zu database%s joined into %s: %zu TUs", nr,
+			  nr == 1 ? "" : "s", out, tus);
+	return ret;
+}
+
 /*
  * No compile database: link what the facts databases hold (filled by
  * "trapcheck check" under make C=1, by earlier runs or by the shards of
@@ -413,8 +433,14 @@ int analyze_from_db(struct analysis *a, const struct analysis_opts *o,
 	ret = dbs_arch(paths, n, err, errlen);
 	if (ret)
 		goto out_free_paths;
-	if (!named) {
-		ret = link_dbs(a, o, roots, paths, n, err, errlen);
+	if (named && o->db_out) {
+		snprintf(err, errlen, "--db-out joins the shards of one "
+			 "configuration, not configurations (NAME=FILE)");
+		ret = -EINVAL;
+	} else if (!named) {
+		ret = join_into(o->db_out, paths, n, err, errlen);
+		if (!ret)
+			ret = link_dbs(a, o, roots, paths, n, err, errlen);
 	} else if (named < n) {
 		for (i = 0; config_name_len(paths[i]); i++)
 			;

@@ -137,7 +137,7 @@ static const struct {
 #define ARG(id, field)		STORE(id, STORE_ARG, field)
 #define SET(id, field)		STORE(id, STORE_TRUE, field)
 #define CLEAR(id, field)	STORE(id, STORE_FALSE, field)
-	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(FORMAT, format), ARG(OUTPUT, output),
+	ARG(PATH, tree), ARG(SRCTREE, ao.srctree), ARG(DB_OUT, ao.db_out), ARG(FORMAT, format), ARG(OUTPUT, output),
 	ARG(ROOTS_DIR, roots_dir), ARG(ROOT_SET, root_set),
 	SET(LIST_ROOTS, list_roots), SET(NO_ISOLATE, ao.no_isolate),
 	SET(EVERY_BODY, ao.every_body), SET(ASSEMBLY, ao.assembly),
@@ -773,6 +773,11 @@ int main(int argc, char **argv)
 		diag_error("--db given %zu times: only trapcheck report "
 			   "(without -p) joins databases",
 			   p.nr_more_dbs + 1);
+		goto out_free;
+	}
+	if (p.ao.db_out && (p.tree || !p.cmd || strcmp(p.cmd, "report"))) {
+		diag_error("--db-out is trapcheck report's (without -p): it "
+			   "writes the databases it joins into one");
 		goto out_free;
 	}
 	p.ao.more_dbs = p.more_dbs;

@@ -1564,3 +1564,254 @@ bool db_files_unchanged(struct db *db, const char *root,
 	sqlite3_finalize(st);
 	return same;
 }
+
+/*
+ * The join of databases kept as one (db_join()): what @src holds that
+ * @db does not, copied table by table under one transaction of @db.
+ */
+
+/* "a", "b", "c": the columns of @r after its TU, quoted, joined. */
+static char *record_columns(const struct fact_record *r, const char *prefix)
+{
+	struct bytes b = { 0 };
+	size_t k;
+	char *s;
+
+	for (k = 0; k < r->nr_fields; k++) {
+		s = xasprintf("%s%s\"%s\"", k ? ", " : "", prefix,
+			      r->fields[k].name);
+		bytes_put(&b, s, strlen(s));
+		free(s);
+	}
+	bytes_put(&b, "", 1);
+	return (char *)b.data;
+}
+
+/* The facts of the TUs merge_ids maps, from src's @table into main's. */
+static int copy_table(struct db *db, const char *table, const char *cols,
+		      const char *src_cols)
+{
+	char *sql = xasprintf("INSERT INTO main.\"%s\" (tu%s%s) SELECT i.new"
+			      "%s%s FROM src.\"%s\" t JOIN temp.merge_ids i ON "
+			      "t.tu = i.old ORDER BY t.rowid", table,
+			      *cols ? ", " : "", cols, *src_cols ? ", " : "",
+			      src_cols, table);
+	int ret = db_exec_w(db, sql);
+
+	free(sql);
+	return ret;
+}
+
+/* Each facts table of the attached src, for the TUs merge_ids maps. */
+static int copy_facts(struct db *db, bool (*halt)(void))
+{
+	size_t i;
+	char *cols, *src_cols, *c;
+	int ret = 0;
+
+	for (i = 0; i < fact_records_size && !ret; i++) {
+		cols = record_columns(&fact_records[i], "");
+		src_cols = record_columns(&fact_records[i], "t.");
+		ret = copy_table(db, fact_records[i].table, cols, src_cols);
+		free(src_cols);
+		free(cols);
+		if (!ret && halt && halt())
+			ret = -EINTR;
+	}
+	for (i = 0; i < fact_strlists_size && !ret; i++) {
+		cols = xasprintf("\"%s\"", fact_strlists[i].column);
+		c = xasprintf("t.\"%s\"", fact_strlists[i].column);
+		ret = copy_table(db, fact_strlists[i].table, cols, c);
+		free(c);
+		free(cols);
+		if (!ret && halt && halt())
+			ret = -EINTR;
+	}
+	return ret;
+}
+
+/*
+ * Copy into @db the TUs of the database @path it does not hold (by path),
+ * their facts and the file hashes it does not have; *@added: how many
+ * TUs. @path is first opened as trapcheck report opens a database (its
+ * schema, a last run that ended, one architecture).
+ */
+static int merge_one(struct db *db, const char *path, size_t *added,
+		     bool (*halt)(void), char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	struct db *src;
+	long long base = 0;
+	int ret;
+
+	ret = db_open(&src, path, DB_READ, err, errlen);
+	if (ret)
+		return ret;
+	if (!src->root) {
+		snprintf(err, errlen, "%s: the database is empty", path);
+		db_close(src);
+		return -ENOENT;
+	}
+	if (src->arch && db->arch && strcmp(src->arch, db->arch)) {
+		snprintf(err, errlen, "%s: its facts are of arch/%s, those "
+			 "joined before of arch/%s: one architecture per "
+			 "database", path, src->arch, db->arch);
+		db_close(src);
+		return -EINVAL;
+	}
+	if (!db->root)
+		db->root = xstrdup(src->root);
+	if (!db->arch && src->arch)
+		db->arch = xstrdup(src->arch);
+	db_close(src);
+
+	st = db_prep(db, "ATTACH DATABASE ? AS src");
+	if (!st)
+		goto err_said;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
+	sqlite3_finalize(st);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot read the database: %s", path,
+			 sqlite3_errmsg(db->h));
+		return -EIO;
+	}
+	if (db_exec_w(db, "BEGIN IMMEDIATE"))
+		goto err_detach;
+	if (db_meta_set(db, "root", db->root) ||
+	    (db->arch && db_meta_set(db, "arch", db->arch)) ||
+	    db_exec_w(db, "INSERT OR IGNORE INTO main.file SELECT path, "
+		      "mtime, size, hash FROM src.file") ||
+	    db_exec_w(db, "CREATE TEMP TABLE IF NOT EXISTS merge_ids (old "
+		      "INTEGER PRIMARY KEY, new INTEGER)") ||
+	    db_exec_w(db, "DELETE FROM temp.merge_ids"))
+		goto err_rollback;
+	st = db_prep(db, "SELECT coalesce(max(id), 0) FROM main.tu");
+	if (!st)
+		goto err_rollback;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		base = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (db_exec_w(db, "INSERT INTO main.tu (path, key, parse_error, "
+		      "nr_errors, first_error, retried, tables_seen) SELECT "
+		      "path, key, parse_error, nr_errors, first_error, "
+		      "retried, tables_seen FROM src.tu WHERE path NOT IN "
+		      "(SELECT path FROM main.tu) ORDER BY id"))
+		goto err_rollback;
+	*added = (size_t)sqlite3_changes(db->h);
+	st = db_prep(db, "INSERT INTO temp.merge_ids SELECT s.id, m.id FROM "
+		     "src.tu s JOIN main.tu m ON m.path = s.path WHERE m.id > ?");
+	if (!st)
+		goto err_rollback;
+	sqlite3_bind_int64(st, 1, base);
+	ret = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(db, -EIO);
+	sqlite3_finalize(st);
+	if (ret)
+		goto err_rollback;
+	ret = copy_facts(db, halt);
+	if (ret == -EINTR) {
+		db_exec(db, "ROLLBACK");
+		db_exec(db, "DETACH DATABASE src");
+		return ret;
+	}
+	if (ret || db_exec_w(db, "COMMIT"))
+		goto err_rollback;
+	if (db_exec_w(db, "DETACH DATABASE src"))
+		goto err_said;
+	return 0;
+
+err_rollback:
+	db_exec(db, "ROLLBACK");
+err_detach:
+	db_exec(db, "DETACH DATABASE src");
+err_said:
+	db_error(db, err, errlen);
+	return db->failed ? db->failed : -EIO;
+}
+
+/* @path and the files SQLite keeps beside it, gone. */
+static void unlink_db(const char *path)
+{
+	static const char *const side[] = { "-wal", "-shm", "-journal" };
+	size_t i;
+	char *s;
+
+	for (i = 0; i < ARRAY_SIZE(side); i++) {
+		s = xasprintf("%s%s", path, side[i]);
+		unlink(s);
+		free(s);
+	}
+	unlink(path);
+}
+
+int db_join(const char *out, const char *const *paths, size_t nr,
+	    size_t *tus, bool (*halt)(void), char *err, size_t errlen)
+{
+	char *tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
+	struct db *db = NULL;
+	struct stat sb;
+	size_t i, added, len;
+	int ret;
+
+	*tus = 0;
+	if (!stat(out, &sb) && !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: cannot write the joined database "
+			 "there: not a regular file", out);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	unlink_db(tmp);
+	ret = db_open(&db, tmp, DB_WRITE, err, errlen);
+	if (ret)
+		goto out_unlink;
+	for (i = 0; i < nr && !ret; i++) {
+		added = 0;
+		ret = merge_one(db, paths[i], &added, halt, err, errlen);
+		*tus += added;
+		if (!ret && halt && halt())
+			ret = -EINTR;
+	}
+	if (!ret && (db_exec_w(db, "BEGIN IMMEDIATE") ||
+		     db_meta_set(db, "run", "done") ||
+		     db_exec_w(db, "COMMIT")))
+		ret = db_error(db, err, errlen) ? db->failed : -EIO;
+	if (!ret && sqlite3_wal_checkpoint_v2(db->h, NULL,
+					      SQLITE_CHECKPOINT_TRUNCATE,
+					      NULL, NULL) != SQLITE_OK) {
+		db_fail(db, -EIO);
+		db_error(db, err, errlen);
+		ret = -EIO;
+	}
+	if (ret == -EINTR)
+		snprintf(err, errlen, "interrupted: %s not written", out);
+	db_close(db);
+	if (!ret && rename(tmp, out)) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: cannot write the joined database: "
+			 "%s", out, strerror(-ret));
+		ret = -EIO;
+	}
+	if (!ret) {
+		/* The new file has no log; an old one's would be wrong. */
+		free(tmp);
+		tmp = xasprintf("%s-wal", out);
+		unlink(tmp);
+		free(tmp);
+		tmp = xasprintf("%s-shm", out);
+		unlink(tmp);
+		goto out_free;
+	}
+out_unlink:
+	unlink_db(tmp);
+	/* Said of the file asked for, not of the one beside it. */
+	len = strlen(tmp);
+	if (!strncmp(err, tmp, len)) {
+		char *rest = xstrdup(err + len);
+
+		snprintf(err, errlen, "%s%s", out, rest);
+		free(rest);
+	}
+out_free:
+	free(tmp);
+	return ret;
+}

@@ -79,6 +79,46 @@ done
 check_that "every write failing ($tried of $n: EIO once, or ENOSPC from then on): exit 3, one line, no output; the rerun's findings are a clean run's" \
 	'[ $tried -gt 0 ] && [ $bad -eq 0 ]'
 
+# The join of shards into one database (report --db-out) with each of
+# its writes failing: exit 3, one line naming the file, no report, and
+# the database it would replace as it was, nothing beside it.
+for k in 1 2; do
+	"$TRAPCHECK" -p tree -q $ROOTS --shard $k/2 --db "sh$k.db"
+done
+"$TRAPCHECK" report -q $ROOTS --db sh1.db --db sh2.db --db-out j.db \
+	-o /dev/null
+cp j.db j.keep
+LD_PRELOAD="$SHIM" TRAPCHECK_FAILWRITE_PATH="$SCRATCH/j.db" \
+TRAPCHECK_FAILWRITE=0 TRAPCHECK_FAILWRITE_COUNT="$SCRATCH/jc" \
+	"$TRAPCHECK" report -q $ROOTS --db sh1.db --db sh2.db --db-out j.db \
+	-o /dev/null
+n=$(cat jc 2> /dev/null || echo 0)
+bad=0 tried=0 i=1
+while [ "$i" -le "$n" ]; do
+	case $((tried % 2)) in
+	0) mode=EIO ;;
+	1) mode=ENOSPC:sticky ;;
+	esac
+	cp j.keep j.db
+	rm -f j.json
+	LD_PRELOAD="$SHIM" TRAPCHECK_FAILWRITE_PATH="$SCRATCH/j.db" \
+	TRAPCHECK_FAILWRITE=$i:$mode TRAPCHECK_FAILWRITE_COUNT="$SCRATCH/jc" \
+		"$TRAPCHECK" report -q $ROOTS --db sh1.db --db sh2.db \
+		--db-out j.db --format=json -o j.json 2> j.err
+	rc=$?
+	tried=$((tried + 1))
+	if [ $rc -ne 3 ] || [ "$(wc -l < j.err)" -ne 1 ] ||
+	   ! grep -q "^trapcheck: error: .*j.db: cannot \(write\|set up\|lock\) the database: " j.err ||
+	   [ -e j.json ] || ! cmp -s j.db j.keep || sanitizer j.err ||
+	   [ -n "$(ls j.db.tmp* 2> /dev/null)" ]; then
+		bad=$((bad + 1))
+		[ $bad -le 3 ] && echo "# join, write $i ($mode): exit $rc: $(head -c 200 j.err)"
+	fi
+	i=$((i + STEP))
+done
+check_that "report --db-out with every write failing ($tried of $n): exit 3, one line, no report, the old joined database kept, no file left beside it" \
+	'[ "$n" -gt 10 ] && [ $tried -gt 0 ] && [ $bad -eq 0 ]'
+
 # A real full disk: a small tmpfs (mount works as root here); where a
 # mount is not allowed, the shim's ENOSPC from the first write stands in.
 mkdir small

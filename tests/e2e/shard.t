@@ -183,6 +183,75 @@ check "stable shares: with mm/memory.c gone, shard 1 keeps the same other files"
 check "the tree is not changed by sharded runs" \
 	[ "$(find tree -type f ! -name fewer.json | sort | xargs cat | md5sum)" = "$sum_before" ]
 
+# The join kept as one database (--db-out): what a CI cache keeps for
+# the runs after it.
+"$TRAPCHECK" report --db s1.db --db s2.db --db s3.db $ROOTS --db-out m.db \
+	--format=json -o mjoined.json 2> m.err
+rc=$?
+check_that "--db-out: exit 1 (findings), the joined findings, one line naming it" \
+	'[ $rc -eq 1 ] && same_sites mjoined.json one.json &&
+	 grep -qx "trapcheck: 3 databases joined into m.db: $(wc -l < tall) TUs" m.err'
+tus m.db > tm
+check_that "... it holds every TU of the three, and no file beside it" \
+	'cmp -s tm tall && [ -z "$(ls m.db?* 2> /dev/null)" ] &&
+	 [ -z "$(ls m.db.tmp* 2> /dev/null)" ]'
+python3 - m.db s1.db s2.db s3.db <<'PY'
+import sqlite3, sys
+# Per TU, the rows of every facts table, in order (the TU's id aside).
+def facts(path):
+    c = sqlite3.connect(path)
+    tables = [r[0] for r in c.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name "
+        "NOT IN ('meta', 'file', 'tu', 'link')")]
+    out = {}
+    for p, i, k in c.execute('SELECT path, id, key FROM tu'):
+        rows = [k]
+        for t in sorted(tables):
+            cols = [r[1] for r in c.execute('PRAGMA table_info("%s")' % t)
+                    if r[1] != 'tu']
+            rows.append((t, c.execute('SELECT %s FROM "%s" WHERE tu = ? '
+                                      'ORDER BY rowid' % (
+                ', '.join('"%s"' % x for x in cols), t), (i,)).fetchall()))
+        out[p] = rows
+    return out
+a, b = facts(sys.argv[1]), {}
+for p in sys.argv[2:]:
+    b.update(facts(p))
+assert a and a == b, sorted(k for k in a if a.get(k) != b.get(k))
+PY
+check "... each TU's key and facts, row by row, those of the shard that made it" [ $? -eq 0 ]
+cp -a "$FX" elsewhere
+cp m.db warmcopy.db
+"$TRAPCHECK" -p elsewhere $ROOTS --db warmcopy.db --format=json \
+	-o mwarm.json 2> mwarm.err
+rc=$?
+check_that "a run from it, in another checkout: exit 1, no TU parsed, the single run's findings" \
+	'[ $rc -eq 1 ] && grep -q "^trapcheck: 0 TUs parsed, " mwarm.err &&
+	 same_sites mwarm.json one.json'
+cp m.db keep.db
+"$TRAPCHECK" report --db s1.db --db missing.db $ROOTS --db-out m.db -q \
+	-o /dev/null 2> mbad.err
+rc=$?
+check_that "--db-out with a database that does not exist: exit 2, one line naming it, the old file kept" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < mbad.err)" -eq 1 ] &&
+	 grep -q "missing.db" mbad.err && cmp -s m.db keep.db &&
+	 [ -z "$(ls m.db.tmp* 2> /dev/null)" ]'
+mkdir mdir
+"$TRAPCHECK" report --db s1.db $ROOTS --db-out mdir -q -o /dev/null \
+	2> mdir.err
+rc=$?
+check_that "--db-out naming a directory: exit 2, one line naming it" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < mdir.err)" -eq 1 ] && grep -q "mdir" mdir.err'
+"$TRAPCHECK" -p tree --db s1.db --db-out x.db -q -o /dev/null 2> mp.err
+rc=$?
+check_that "--db-out with -p: exit 2, one line" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < mp.err)" -eq 1 ] && grep -q "db-out" mp.err'
+"$TRAPCHECK" report --db defconfig=def.db --db cloud=c1.db --db-out x.db \
+	$ROOTS -q -o /dev/null 2> mc.err
+rc=$?
+check_that "--db-out with configurations: exit 2, one line, nothing written" \
+	'[ $rc -eq 2 ] && [ "$(wc -l < mc.err)" -eq 1 ] && [ ! -e x.db ]'
+
 # Usage errors: exit 2, one line, nothing on stdout.
 bad() {
 	"$TRAPCHECK" "$@" > bad.out 2> bad.err

@@ -67,6 +67,11 @@ struct analysis_opts {
 	 */
 	const char *const *more_dbs;
 	size_t nr_more_dbs;
+	/*
+	 * Without a compile database: db_path and more_dbs joined into this
+	 * new database too (not with configurations).
+	 */
+	const char *db_out;
 	/* Analyse only shard shard_k of shard_n (compdb_shard); 0: all. */
 	unsigned int shard_k, shard_n;
 	/* Calls through a struct member with more targets are pruned. */

@@ -180,5 +180,15 @@ size_t db_tus(struct db *db, char ***paths);
  */
 size_t db_tu_header_funcs(struct db *db, const char *path, char ***keys,
 			  char ***files);
+/*
+ * Join the databases @paths (each checked as trapcheck report checks
+ * it) into a new database @out, a TU held by more than one taken from
+ * the first: the facts of a sharded run as one database that a later
+ * run (-p TREE --db @out) starts from. Written beside @out and renamed
+ * over it at the end: on any failure, or when @halt() says so (-EINTR),
+ * @out is as it was. *@tus: the TUs it holds. -EIO: a failed write.
+ */
+int db_join(const char *out, const char *const *paths, size_t nr,
+	    size_t *tus, bool (*halt)(void), char *err, size_t errlen);
 
 #endif /* TRAPCHECK_DB_H */
