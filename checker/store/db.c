@@ -593,6 +593,12 @@ int db_open(struct db **dbp, const char *path, enum db_mode mode, char *err,
 	db->readonly |= mode == DB_READ;
 	flags = db->readonly ? SQLITE_OPEN_READONLY :
 			       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/*
+	 * URIs on (a name not starting "file:" is read as before): the join
+	 * attaches its inputs read only (db_join()).
+	 */
+	if (strncmp(path, "file:", 5))
+		flags |= SQLITE_OPEN_URI;
 	uri = NULL;
 	if (db->readonly) {
 		ret = readonly_uri(path, &uri, err, errlen);
@@ -1642,6 +1648,7 @@ static int merge_one(struct db *db, const char *path, size_t *added,
 	sqlite3_stmt *st;
 	struct db *src;
 	long long base = 0;
+	char *uri;
 	int ret;
 
 	ret = db_open(&src, path, DB_READ, err, errlen);
@@ -1665,12 +1672,26 @@ static int merge_one(struct db *db, const char *path, size_t *added,
 		db->arch = xstrdup(src->arch);
 	db_close(src);
 
+	/* Read only: nothing written beside an input, not even its log. */
+	uri = NULL;
+	ret = readonly_uri(path, &uri, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (!uri) {
+		char *e = uri_escape(path);
+
+		uri = xasprintf("file:%s?mode=ro", e);
+		free(e);
+	}
 	st = db_prep(db, "ATTACH DATABASE ? AS src");
-	if (!st)
+	if (!st) {
+		free(uri);
 		goto err_said;
-	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	}
+	sqlite3_bind_text(st, 1, uri, -1, SQLITE_STATIC);
 	ret = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	sqlite3_finalize(st);
+	free(uri);
 	if (ret) {
 		snprintf(err, errlen, "%s: cannot read the database: %s", path,
 			 sqlite3_errmsg(db->h));
