@@ -273,6 +273,9 @@ install: all
 	$(Q)install -m 755 $(PROG) $(DESTDIR)$(BINDIR)/$(PROG)
 	$(Q)install -m 755 contrib/presubmit.sh \
 	    $(DESTDIR)$(BINDIR)/$(PROG)-presubmit
+	$(Q)install -m 755 scripts/trapcheck-compdb $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 755 scripts/kbuild-stub-cc scripts/install-deps.sh \
+	    $(DESTDIR)$(DATADIR)/
 	$(Q)install -m 644 roots/*.roots $(DESTDIR)$(DATADIR)/roots/
 	$(Q)install -m 644 semantic-patches/*.cocci \
 	    $(DESTDIR)$(DATADIR)/semantic-patches/

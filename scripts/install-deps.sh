@@ -5,9 +5,12 @@
 # Idempotent: packages already present are not fetched again, and apt-get
 # update runs only when something is missing.
 #
-# Usage: scripts/install-deps.sh [--run] [--kernel [VERSION] | --kernel-build]
+# Usage: scripts/install-deps.sh [--run | --runtime] [--kernel [VERSION] | --kernel-build]
 #   --run           only what building and running trapcheck needs (a CI
 #                   job: no test tools, no browser)
+#   --runtime       only what running an installed trapcheck needs (a CI
+#                   job that installs the pipeline's built trapcheck;
+#                   make install puts this script in DATADIR for it)
 #   --kernel        also install what the real-kernel test needs (Debian's
 #                   linux-source-VERSION, default 6.12, the arm64 cross
 #                   compiler, bc, flex, bison, ...).
@@ -21,16 +24,23 @@ libjansson-dev libsqlite3-dev libdw-dev libtracecmd-dev libtracefs-dev libgit2-d
 libtraceevent-dev libcmocka-dev trace-cmd coccinelle sparse git
 python3 python3-yaml patch gcc-aarch64-linux-gnu graphviz chromium time
 groff-base"
-kernel_pkgs="gcc-aarch64-linux-gnu bc flex bison libssl-dev libelf-dev
+kernel_pkgs="build-essential gcc-aarch64-linux-gnu bc flex bison libssl-dev libelf-dev
 xz-utils rsync cpio kmod"
 
 run_pkgs="build-essential pkg-config llvm-14 llvm-14-dev clang-14 libclang-14-dev
 libjansson-dev libsqlite3-dev libdw-dev libtracecmd-dev libtracefs-dev
 libtraceevent-dev libgit2-dev git python3"
 
+# The libraries trapcheck links with, clang (it preprocesses assembly
+# sources), libclang's own headers, patch (--fix checks its diffs).
+runtime_pkgs="clang-14 libclang1-14 libclang-common-14-dev libjansson4
+libsqlite3-0 libdw1 libgit2-1.5 libtracecmd1 libtracefs1 libtraceevent1 git
+python3 patch ca-certificates"
+
 while [ $# -gt 0 ]; do
 	case $1 in
 	--run) pkgs=$run_pkgs ;;
+	--runtime) pkgs=$runtime_pkgs ;;
 	--kernel-build) pkgs="$pkgs $kernel_pkgs" ;;
 	--kernel)
 		case ${2:-} in
@@ -38,7 +48,7 @@ while [ $# -gt 0 ]; do
 		*) ver=6.12 ;;
 		esac
 		pkgs="$pkgs $kernel_pkgs linux-source-$ver" ;;
-	*) echo "usage: $0 [--run] [--kernel [VERSION] | --kernel-build]" >&2
+	*) echo "usage: $0 [--run | --runtime] [--kernel [VERSION] | --kernel-build]" >&2
 	   exit 2 ;;
 	esac
 	shift

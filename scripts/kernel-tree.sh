@@ -329,34 +329,29 @@ if [ ! -f "$stamps/.trapcheck-built" ]; then
 	# -k: an object that fails to build must not stop the others; the
 	# compile database is made from whatever was built.
 	if [ "$name" = all ]; then
-		# The stand-in compiler first on PATH under the real one's
-		# name: the command lines stay those of a real build. The
-		# link steps fail on the empty objects (-k goes on).
-		stub=$tree/.trapcheck-stub
-		cc=gcc
-		[ "$arch" = arm64 ] && cc=aarch64-linux-gnu-gcc
-		realdir=$(dirname "$(command -v "$cc")")
-		rm -rf "$stub"
-		mkdir "$stub"
-		cp "$here/kbuild-stub-cc" "$stub/$cc"
-		# With a licence in .modinfo, so that modpost writes each
-		# module's .mod.c (also a C file of the build).
-		echo 'static const char l[] __attribute__((section(".modinfo"), used)) = "license=GPL";' |
-			"$cc" -c -x c - -o "$stub/empty.o"
+		# scripts/trapcheck-compdb, the CI templates' own: kbuild's
+		# command lines with the stand-in compiler, a compile
+		# database with paths relative to the tree.
+		if [ "$arch" = x86 ]; then
+			karch=x86_64 kcross=
+		else
+			karch=arm64 kcross=aarch64-linux-gnu-
+		fi
 		# shellcheck disable=SC2086
-		PATH="$stub:$PATH" TRAPCHECK_STUB_REAL=$realdir \
-		TRAPCHECK_STUB_EMPTY=$stub/empty.o \
-			$kmake -k KBUILD_MODPOST_WARN=1 $targets \
-			> "$stub/make.log" 2>&1 ||
-			echo "kernel-tree: the link steps failed on the empty objects, as expected ($stub/make.log)" >&2
+		ARCH=$karch CROSS_COMPILE=$kcross \
+			"$here/trapcheck-compdb" -j "$jobs" $targets >&2 ||
+			exit 1
 	else
 		# shellcheck disable=SC2086
 		$kmake -k $targets >&2 ||
 			echo "kernel-tree: some objects failed" >&2
 	fi
-	python3 scripts/clang-tools/gen_compile_commands.py -d "$out" \
-		-o "$out/compile_commands.json.tmp" >&2
-	mv "$out/compile_commands.json.tmp" "$out/compile_commands.json"
+	if [ "$name" != all ]; then
+		python3 scripts/clang-tools/gen_compile_commands.py -d "$out" \
+			-o "$out/compile_commands.json.tmp" >&2
+		mv "$out/compile_commands.json.tmp" \
+			"$out/compile_commands.json"
+	fi
 	touch "$stamps/.trapcheck-built"
 fi
 if [ -n "$outoftree" ]; then

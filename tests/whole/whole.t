@@ -34,7 +34,8 @@ import json, sys
 def load(t):
     out = {}
     for e in json.load(open(t + '/compile_commands.json')):
-        w = e['command'].replace(t, 'TREE').split()
+        # (trapcheck-compdb writes paths relative to the tree)
+        w = e['command'].replace(t + '/', '').replace(t, 'TREE').split()
         out[w[w.index('-o') + 1]] = ' '.join(w)
     return out
 real, stub = load(sys.argv[1]), load(sys.argv[2])
