@@ -64,7 +64,7 @@ block = re.search(r'```yaml\n(.*?)```', sec, re.S).group(1)
 assert block == open(sys.argv[2]).read(), 'docs/ci.md differs'
 PY
 check "docs/ci.md's GitLab merge request job is contrib/ci/gitlab-mr.yml as it is" [ $? -eq 0 ]
-sed 's/parallel: 3/parallel: three/' "$TOP/contrib/ci/gitlab-shards.yml" \
+sed 's/parallel: 4/parallel: four/' "$TOP/contrib/ci/gitlab-shards.yml" \
 	> bad-gl.yml
 gl_valid bad-gl.yml > gl-bad.out 2>&1
 rc=$?
@@ -91,34 +91,129 @@ sarif_keys single.sarif | sort > single.keys
 check "... $(wc -l < single.keys) SARIF results to compare with" \
 	[ "$(wc -l < single.keys)" -gt 5 ]
 
-# Where the install steps clone trapcheck from (this repository, as
-# committed) and install it to; the clone and its build are shared by
-# the jobs (a runner's tool directory).
+# The repository the pipelines run on: the fixture, then a merge
+# request of two commits on it (a comment, then a second read in
+# cpu_has_hw_af()). The scans run on its base, the lints on its head.
+cp -a "$FX" mr
+(
+	cd mr && git init -q && git add -A &&
+	git -c user.name=t -c user.email=t@t commit -qm base &&
+	echo '/* a comment */' >> mm/memory.c &&
+	git -c user.name=t -c user.email=t@t commit -qam "mm: a comment" &&
+	sed -i 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/&\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
+		arch/arm64/include/asm/cpufeature.h &&
+	git -c user.name=t -c user.email=t@t commit -qam "arm64: read MMFR1 twice"
+)
+base=$(git -C mr rev-parse HEAD~2)
+head=$(git -C mr rev-parse HEAD)
+git clone -q mr base && git -C base checkout -q "$base"
+
+# Where the build job clones trapcheck from (this repository, as
+# committed), which commit, and where it installs it; the runner's tool
+# directory (the clone, built once) is kept between the pipelines.
 TRAPCHECK_REPO="file://$TOP"
+TRAPCHECK_REF=$(git -C "$TOP" rev-parse HEAD)
 TRAPCHECK_PREFIX="$SCRATCH/prefix"
-export TRAPCHECK_REPO TRAPCHECK_PREFIX
-for kind in github gitlab; do
-	python3 "$TOP/tests/e2e/ci/run.py" $kind \
-		"$TOP/contrib/ci/$kind-shards.yml" "$FX" "$SCRATCH/$kind" \
-		> $kind.out 2> $kind.err
-	rc=$?
-	check_that "$kind: the template runs (3 shard jobs and a join)" \
-		'[ $rc -eq 0 ] && [ "$(grep -c "^job " $kind.out)" -eq 4 ] ||
-		 { sed "s/^/# /" $kind.out $kind.err | tail -n 8; false; }'
-	check "$kind: the install step installed trapcheck" \
-		test -x "$TRAPCHECK_PREFIX/bin/trapcheck"
-done
+CI_SIM_TOOLS="$SCRATCH/tools"
+export TRAPCHECK_REPO TRAPCHECK_REF TRAPCHECK_PREFIX CI_SIM_TOOLS
+
+# Each template builds trapcheck in one job; the others install its
+# artifact; the matrix and the shard count agree.
+python3 - "$TOP/contrib/ci/github-shards.yml" "$TOP/contrib/ci/gitlab-shards.yml" <<'PY'
+import sys, yaml
+gh, gl = (yaml.safe_load(open(p)) for p in sys.argv[1:])
+def text(job):
+    return '\n'.join(str(s.get('run', '')) for s in job.get('steps', []))
+builds = [j for j, v in gh['jobs'].items() if 'make -s -C' in text(v)]
+assert builds == ['trapcheck'], builds
+for j, v in gh['jobs'].items():
+    if j != 'trapcheck':
+        assert 'trapcheck.tar.gz' in text(v), j
+        assert 'trapcheck' in v['needs'] or v['needs'] == 'trapcheck', j
+assert gh['jobs']['shard']['strategy']['matrix']['shard'] == \
+    list(range(1, int(gh['env']['SHARDS']) + 1))
+def flat(v):
+    return sum((flat(x) if isinstance(x, list) else [str(x)]
+                for x in v or []), [])
+jobs = {j: v for j, v in gl.items() if isinstance(v, dict) and 'script' in v
+        and not j.startswith('.')}
+builds = [j for j, v in jobs.items()
+          if any('make -s -C' in l for l in flat(v['script']))]
+assert builds == ['trapcheck-build'], builds
+for j, v in jobs.items():
+    if j != 'trapcheck-build':
+        assert 'trapcheck-build' in v['needs'], j
+        assert any('trapcheck.tar.gz' in l
+                   for l in flat(v.get('before_script'))), j
+PY
+check "both templates: trapcheck built in one job, installed from its artifact in the others; the matrix is SHARDS wide" [ $? -eq 0 ]
+
+# The scan of the base: a push to the default branch.
+GITHUB_SHA=$base CI_SIM_CACHE="$SCRATCH/gh-cache" \
+	python3 "$TOP/tests/e2e/ci/run.py" github \
+	"$TOP/contrib/ci/github-shards.yml" base "$SCRATCH/gh-push" \
+	> gh-push.out 2> gh-push.err
+rc=$?
+check_that "github push: trapcheck, compdb, 4 shards and the join run; the lint is skipped" \
+	'[ $rc -eq 0 ] && [ "$(grep -c "^job " gh-push.out)" -eq 8 ] &&
+	 grep -q "^job trapcheck exit 0$" gh-push.out &&
+	 grep -q "^job compdb exit 0$" gh-push.out &&
+	 grep -q "^job lint skipped$" gh-push.out ||
+	 { sed "s/^/# /" gh-push.out gh-push.err | tail -n 8; false; }'
+check "... the build job installed trapcheck (its artifact)" \
+	test -x "$TRAPCHECK_PREFIX/bin/trapcheck"
 check_that "github: each shard job exits 0, the join exits 1 (findings)" \
-	'[ "$(grep -c "^job shard[123] exit 0$" github.out)" -eq 3 ] &&
-	 grep -q "^job join exit 1$" github.out'
-sarif=$(sed -n 's/^artifact //p' github.out)
+	'[ "$(grep -c "^job shard[1234] exit 0$" gh-push.out)" -eq 4 ] &&
+	 grep -q "^job join exit 1$" gh-push.out'
+sarif=$(sed -n 's/^artifact join //p' gh-push.out)
 sarif_keys "$sarif" | sort > github.keys
 check_that "github: the uploaded SARIF has the single run's results" \
 	'[ -s "$sarif" ] && cmp -s github.keys single.keys'
+check_that "github: the joined database is cached under the commit and trapcheck's version" \
+	'grep -qx "cache save trapcheck-db-arm64-$(git -C "$TOP" rev-parse --short=12 HEAD)-$base" gh-push.out &&
+	 [ -s "$SCRATCH"/gh-cache/trapcheck-db-*/trapcheck.db ]'
+
+# The pull request: its lint restores the base's database.
+GITHUB_EVENT_NAME=pull_request PR_BASE_SHA=$base PR_HEAD_SHA=$head \
+CI_SIM_CACHE="$SCRATCH/gh-cache" \
+	python3 "$TOP/tests/e2e/ci/run.py" github \
+	"$TOP/contrib/ci/github-shards.yml" mr "$SCRATCH/gh-pr" \
+	> gh-pr.out 2> gh-pr.err
+rc=$?
+check_that "github pull request: trapcheck and the lint run (exit 1: a finding), the scan's jobs are skipped" \
+	'[ $rc -eq 0 ] && grep -q "^job lint exit 1$" gh-pr.out &&
+	 [ "$(grep -c "^job \(compdb\|shard\|join\) skipped$" gh-pr.out)" -eq 3 ] ||
+	 { sed "s/^/# /" gh-pr.out gh-pr.err "$SCRATCH"/gh-pr/lint.log | tail -n 8; false; }'
+check_that "... it restored the base's database and parsed only what the commits change" \
+	'grep -qx "cache restore trapcheck-db-arm64-.*-$base" gh-pr.out &&
+	 grep -q "^trapcheck: [1-4] TUs parsed, [0-9]* from the database$" "$SCRATCH"/gh-pr/lint.log'
+python3 - "$(sed -n 's/^artifact lint //p' gh-pr.out)" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))['runs'][0]['results']
+assert len(res) == 1, res
+loc = res[0]['locations'][0]['physicalLocation']
+assert loc['artifactLocation']['uri'] == 'arch/arm64/include/asm/cpufeature.h'
+assert loc['region']['startLine'] == 135, loc
+assert res[0]['ruleId'] == 'trapping-idreg-read'
+PY
+check "... its SARIF: one result, the added read (cpufeature.h:135), none of the base's" [ $? -eq 0 ]
+
+# GitLab: the default branch's pipeline, then a merge request's.
+CI_SIM_CACHE="$SCRATCH/gl-cache" \
+	python3 "$TOP/tests/e2e/ci/run.py" gitlab \
+	"$TOP/contrib/ci/gitlab-shards.yml" base "$SCRATCH/gl-push" \
+	> gitlab.out 2> gitlab.err
+rc=$?
+check_that "gitlab default branch: build, compdb, 4 shards and the join run; the merge request job is skipped" \
+	'[ $rc -eq 0 ] && [ "$(grep -c "^job " gitlab.out)" -eq 8 ] &&
+	 grep -q "^job trapcheck-build1 exit 0 passed$" gitlab.out &&
+	 grep -q "^job trapcheck-compdb1 exit 0 passed$" gitlab.out &&
+	 grep -q "^job trapcheck-mr skipped$" gitlab.out ||
+	 { sed "s/^/# /" gitlab.out gitlab.err | tail -n 8; false; }'
 check_that "gitlab: each shard passes, the join exits 1 and passes (allow_failure: exit_codes)" \
-	'[ "$(grep -c "^job trapcheck-shard[123] exit 0 passed$" gitlab.out)" -eq 3 ] &&
+	'[ "$(grep -c "^job trapcheck-shard[1234] exit 0 passed$" gitlab.out)" -eq 4 ] &&
 	 grep -q "^job trapcheck-join1 exit 1 passed$" gitlab.out'
-cq=$(sed -n 's/^report codequality //p' gitlab.out)
+cq=$(sed -n 's/^report codequality trapcheck-join1 //p' gitlab.out)
 python3 - "$cq" single.keys <<'PY'
 import json, sys
 issues = json.load(open(sys.argv[1]))
@@ -136,24 +231,39 @@ exp = sorted((l.split()[0], l.split()[1], int(l.split()[2])) for l in want)
 assert got == exp, (got, exp)
 PY
 check "gitlab: the code quality report has one issue per result of the single run, fingerprints unique" [ $? -eq 0 ]
-sarif=$(sed -n 's/^artifact \(.*\.sarif\)$/\1/p' gitlab.out)
+sarif=$(sed -n 's/^artifact trapcheck-join1 \(.*\.sarif\)$/\1/p' gitlab.out)
 sarif_keys "$sarif" | sort > gitlab.keys
 check_that "gitlab: the SARIF artifact has the single run's results" \
 	'[ -s "$sarif" ] && cmp -s gitlab.keys single.keys'
+check_that "gitlab: the joined database is cached under trapcheck's version" \
+	'grep -qx "cache save trapcheck-db-arm64-$TRAPCHECK_REF" gitlab.out &&
+	 [ -s "$SCRATCH"/gl-cache/trapcheck-db-*/trapcheck.db ]'
+CI_PIPELINE_SOURCE=merge_request_event CI_COMMIT_BRANCH= \
+CI_MERGE_REQUEST_DIFF_BASE_SHA=$base CI_SIM_CACHE="$SCRATCH/gl-cache" \
+	python3 "$TOP/tests/e2e/ci/run.py" gitlab \
+	"$TOP/contrib/ci/gitlab-shards.yml" mr "$SCRATCH/gl-mr" \
+	> gl-mr.out 2> gl-mr.err
+rc=$?
+check_that "gitlab merge request: build and the lint run (exit 1, passing), from the cached database; the scan's jobs are skipped" \
+	'[ $rc -eq 0 ] && grep -q "^job trapcheck-mr1 exit 1 passed$" gl-mr.out &&
+	 [ "$(grep -c "^job trapcheck-\(compdb\|shard\|join\) skipped$" gl-mr.out)" -eq 3 ] &&
+	 grep -q "^cache restore trapcheck-db-arm64-" gl-mr.out &&
+	 grep -q "^trapcheck: [1-4] TUs parsed, [0-9]* from the database$" "$SCRATCH"/gl-mr/trapcheck-mr1.log ||
+	 { sed "s/^/# /" gl-mr.out gl-mr.err "$SCRATCH"/gl-mr/*.log | tail -n 8; false; }'
+cq=$(sed -n 's/^report codequality trapcheck-mr1 //p' gl-mr.out)
+python3 - "$cq" <<'PY'
+import json, sys
+issues = json.load(open(sys.argv[1]))
+assert len(issues) == 1, issues
+i = issues[0]
+assert i['location']['path'] == 'arch/arm64/include/asm/cpufeature.h', i
+assert i['location']['lines']['begin'] == 135, i
+assert i['check_name'] == 'trapping-idreg-read', i
+PY
+check "... its code quality report: one issue, the added read, none of the base's" [ $? -eq 0 ]
 
-# The merge request job: a repository of the fixture, a merge request of
-# two commits on it (a comment, then a second read in cpu_has_hw_af()).
-cp -a "$FX" mr
-(
-	cd mr && git init -q && git add -A &&
-	git -c user.name=t -c user.email=t@t commit -qm base &&
-	echo '/* a comment */' >> mm/memory.c &&
-	git -c user.name=t -c user.email=t@t commit -qam "mm: a comment" &&
-	sed -i 's/	mmfr1 = read_cpuid(ID_AA64MMFR1_EL1);/&\n	mmfr1 |= read_cpuid(ID_AA64MMFR1_EL1);/' \
-		arch/arm64/include/asm/cpufeature.h &&
-	git -c user.name=t -c user.email=t@t commit -qam "arm64: read MMFR1 twice"
-)
-CI_MERGE_REQUEST_DIFF_BASE_SHA=$(git -C mr rev-parse HEAD~2) \
+# gitlab-mr.yml, the merge request job alone (no scan, no database).
+CI_MERGE_REQUEST_DIFF_BASE_SHA=$base CI_SIM_CACHE="$SCRATCH/mr-cache" \
 CI_PIPELINE_SOURCE=merge_request_event \
 	python3 "$TOP/tests/e2e/ci/run.py" gitlab "$TOP/contrib/ci/gitlab-mr.yml" \
 	mr "$SCRATCH/gitlab-mr" > mr.out 2> mr.err
@@ -161,7 +271,7 @@ rc=$?
 check_that "gitlab-mr: the job runs and exits 1, passing (allow_failure: exit_codes)" \
 	'[ $rc -eq 0 ] && grep -q "^job trapcheck-mr1 exit 1 passed$" mr.out ||
 	 { sed "s/^/# /" mr.out mr.err "$SCRATCH"/gitlab-mr/*.log | tail -n 8; false; }'
-cq=$(sed -n 's/^report codequality //p' mr.out)
+cq=$(sed -n 's/^report codequality trapcheck-mr1 //p' mr.out)
 python3 - "$cq" <<'PY'
 import json, sys
 issues = json.load(open(sys.argv[1]))
