@@ -120,11 +120,12 @@ export TRAPCHECK_REPO TRAPCHECK_REF TRAPCHECK_PREFIX CI_SIM_TOOLS
 # Each template builds trapcheck in one job; the others install its
 # artifact; the matrix and the shard count agree.
 python3 - "$TOP/contrib/ci/github-shards.yml" "$TOP/contrib/ci/gitlab-shards.yml" <<'PY'
-import sys, yaml
+import re, sys, yaml
 gh, gl = (yaml.safe_load(open(p)) for p in sys.argv[1:])
+builds_in = lambda t: re.search(r'\bmake\b.* install\b', t) is not None
 def text(job):
     return '\n'.join(str(s.get('run', '')) for s in job.get('steps', []))
-builds = [j for j, v in gh['jobs'].items() if 'make -s -C' in text(v)]
+builds = [j for j, v in gh['jobs'].items() if builds_in(text(v))]
 assert builds == ['trapcheck'], builds
 for j, v in gh['jobs'].items():
     if j != 'trapcheck':
@@ -138,7 +139,7 @@ def flat(v):
 jobs = {j: v for j, v in gl.items() if isinstance(v, dict) and 'script' in v
         and not j.startswith('.')}
 builds = [j for j, v in jobs.items()
-          if any('make -s -C' in l for l in flat(v['script']))]
+          if any(builds_in(l) for l in flat(v['script']))]
 assert builds == ['trapcheck-build'], builds
 for j, v in jobs.items():
     if j != 'trapcheck-build':
@@ -250,17 +251,44 @@ check_that "gitlab merge request: build and the lint run (exit 1, passing), from
 	 grep -q "^cache restore trapcheck-db-arm64-" gl-mr.out &&
 	 grep -q "^trapcheck: [1-4] TUs parsed, [0-9]* from the database$" "$SCRATCH"/gl-mr/trapcheck-mr1.log ||
 	 { sed "s/^/# /" gl-mr.out gl-mr.err "$SCRATCH"/gl-mr/*.log | tail -n 8; false; }'
+(cd mr && "$TRAPCHECK" -p . -q --format=sarif -o ../head.sarif)
+sarif_keys head.sarif | sort > head.keys
 cq=$(sed -n 's/^report codequality trapcheck-mr1 //p' gl-mr.out)
-python3 - "$cq" <<'PY'
+new=$(sed -n 's/^artifact trapcheck-mr1 \(.*gl-trapcheck-new.json\)$/\1/p' gl-mr.out)
+python3 - "$cq" head.keys "$new" <<'PY'
 import json, sys
+# The widget's report: every finding of the head (GitLab compares it
+# with the default branch's); the new-only report: the added read.
 issues = json.load(open(sys.argv[1]))
-assert len(issues) == 1, issues
-i = issues[0]
+got = sorted((i['check_name'], i['location']['path'],
+              i['location']['lines']['begin']) for i in issues)
+want = sorted((l.split()[0], l.split()[1], int(l.split()[2]))
+              for l in open(sys.argv[2]) if l.strip())
+assert got == want and len(got) > 5, (got, want)
+new = json.load(open(sys.argv[3]))
+assert len(new) == 1, new
+i = new[0]
 assert i['location']['path'] == 'arch/arm64/include/asm/cpufeature.h', i
 assert i['location']['lines']['begin'] == 135, i
 assert i['check_name'] == 'trapping-idreg-read', i
 PY
-check "... its code quality report: one issue, the added read, none of the base's" [ $? -eq 0 ]
+check "... the widget's report has every finding of the head (a single run's), the new-only one the added read alone" [ $? -eq 0 ]
+# GitLab puts a job without rules in no merge request pipeline: the
+# merge request job's build must have rules for both.
+python3 - "$TOP/contrib/ci/gitlab-shards.yml" > norules.yml <<'PY'
+import sys, yaml
+y = yaml.safe_load(open(sys.argv[1]))
+del y['trapcheck-build']['rules']
+print(yaml.safe_dump(y))
+PY
+CI_PIPELINE_SOURCE=merge_request_event CI_COMMIT_BRANCH= \
+CI_MERGE_REQUEST_DIFF_BASE_SHA=$base CI_SIM_CACHE="$SCRATCH/gl-cache" \
+	python3 "$TOP/tests/e2e/ci/run.py" gitlab norules.yml mr \
+	"$SCRATCH/gl-norules" > norules.out 2> norules.err
+rc=$?
+check_that "... (the simulator refuses, as GitLab does, a merge request job that needs a job without rules: exit 2)" \
+	'[ $rc -eq 2 ] && grep -q "needs .trapcheck-build. job, but" norules.err &&
+	 [ ! -s norules.out ]'
 
 # gitlab-mr.yml, the merge request job alone (no scan, no database).
 CI_MERGE_REQUEST_DIFF_BASE_SHA=$base CI_SIM_CACHE="$SCRATCH/mr-cache" \

@@ -293,15 +293,31 @@ def gitlab():
     jobs = [j for j in y if not j.startswith('.') and isinstance(y[j], dict)
             and 'script' in y[j]]
     order = sorted(jobs, key=lambda j: y['stages'].index(y[j]['stage']))
-    ran = {}
-    for name in order:
-        job = y[name]
+
+    def job_env(job):
         env = dict((k, str(v)) for k, v in y.get('variables', {}).items())
         env.update((k, str(v)) for k, v in job.get('variables', {}).items())
         env.update(pipe)
-        env = base_env(env)
-        rules = job.get('rules')
-        if rules and not any(gl_rule(r['if'], env) for r in rules):
+        return base_env(env)
+
+    # The pipeline as GitLab creates it: a job with rules when one
+    # matches; one without, in branch and tag pipelines only (not a
+    # merge request's). A job that needs a job not in it is an error.
+    def included(job):
+        if 'rules' not in job:
+            return pipe['CI_PIPELINE_SOURCE'] != 'merge_request_event'
+        return any(gl_rule(r['if'], job_env(job)) for r in job['rules'])
+    inside = {j for j in order if included(y[j])}
+    for j in inside:
+        for n in y[j].get('needs') or []:
+            if n not in inside:
+                fail("%s: '%s' job needs '%s' job, but '%s' is not in "
+                     "any previous stage" % (PATH, j, n, n))
+    ran = {}
+    for name in order:
+        job = y[name]
+        env = job_env(job)
+        if name not in inside:
             print('job %s skipped' % name)
             continue
         needs = job.get('needs')
