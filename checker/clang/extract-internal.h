@@ -115,7 +115,7 @@ struct walk {
 	unsigned int depth;
 	const char *too_deep;	/* the first function cut short */
 
-	/* The hashes of the macro names expanded (extract-macros.c). */
+	/* The hashes of the macro names expanded (extract.c). */
 	uint32_t *mhash;
 	size_t nr_mhash, alloc_mhash;
 
@@ -165,12 +165,5 @@ void extract_var(struct walk *w, CXCursor c);
 char *extract_guards_at(const struct region *r, size_t nr, unsigned int off);
 unsigned int extract_loop_at(const struct loop_region *l, size_t nr,
 			     unsigned int off, unsigned int *guess);
-
-/*
- * extract-macros.c: a macro expanded (or tested) in the preprocessing
- * record; at the end of the walk, the TU's macro set into its facts.
- */
-void extract_macro_use(struct walk *w, const char *name);
-void extract_macro_set(struct walk *w);
 
 #endif /* TRAPCHECK_EXTRACT_INTERNAL_H */

@@ -21,6 +21,7 @@
 #include "trapcheck/clang/extract.h"
 #include "trapcheck/input/flags.h"
 #include "trapcheck/model/arch.h"
+#include "trapcheck/model/macroset.h"
 #include "trapcheck/model/sinks.h"
 
 #include "extract-internal.h"
@@ -178,6 +179,26 @@ static void visit_function(struct walk *w, CXCursor c)
 	w->cur_func = -1;
 }
 
+/*
+ * The macros a TU expands or tests (model/macroset.h): each name of a
+ * macro expansion in its preprocessing record, kept as a hash, the set
+ * stored with the TU's facts at the end of the walk. libclang records
+ * the outermost expansion only, and a test of a macro only while it is
+ * defined: what those expand in turn, and names that become macros, are
+ * the lint's to follow (pipeline/analyze.c, model/macrodefs.h).
+ */
+static void macro_use(struct walk *w, const char *name)
+{
+	*PUSH(w->mhash, w->nr_mhash, w->alloc_mhash) =
+		macroset_hash(name, strlen(name));
+}
+
+static void macro_set(struct walk *w)
+{
+	*PUSH(w->out->macros, w->out->nr_macros, w->out->alloc_macros) =
+		macroset_encode(w->mhash, w->nr_mhash);
+}
+
 static void visit_macro(struct walk *w, CXCursor c)
 {
 	CXString s = clang_getCursorSpelling(c);
@@ -186,7 +207,7 @@ static void visit_macro(struct walk *w, CXCursor c)
 	int k = -1;
 
 	if (name) {
-		extract_macro_use(w, name);
+		macro_use(w, name);
 		k = sink_lookup(SINK_MACRO, name);
 	}
 	clang_disposeString(s);
@@ -725,7 +746,7 @@ static int extract_once(CXIndex idx, const char *file,
 	resolve_pending(&w);
 	resolve_features(&w);
 	resolve_fields(&w);
-	extract_macro_set(&w);
+	macro_set(&w);
 	add_module(args, out);
 	clang_disposeTranslationUnit(w.tu);
 	if (w.too_deep)
