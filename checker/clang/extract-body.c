@@ -1882,8 +1882,47 @@ static bool bit_name(const char *s)
 }
 
 /*
+ * The bit names in the definition of the macro expanded at @loc: an
+ * offer function's mask of the bits it passes on (KVM_SUPPORTED_ARCH_CAP
+ * in kvm_get_arch_capabilities(), arch/x86/kvm/x86.c). One level: a
+ * macro named in a definition is not an expansion libclang records.
+ */
+static void record_macro_bits(struct walk *w, CXSourceLocation loc,
+			      struct table_row_in *r)
+{
+	CXCursor c = clang_getCursor(w->tu, loc), def;
+	CXToken *toks;
+	unsigned int n, i;
+
+	if (clang_getCursorKind(c) != CXCursor_MacroExpansion)
+		return;
+	def = clang_getCursorReferenced(c);
+	if (clang_getCursorKind(def) != CXCursor_MacroDefinition)
+		return;
+	clang_tokenize(w->tu, clang_getCursorExtent(def), &toks, &n);
+	/* Token 0 is the macro's own name. */
+	for (i = 1; i < n; i++) {
+		CXString s;
+
+		if (clang_getTokenKind(toks[i]) != CXToken_Identifier)
+			continue;
+		s = clang_getTokenSpelling(w->tu, toks[i]);
+		if (bit_name(clang_getCString(s))) {
+			const char *key = r->key;
+
+			r->key = clang_getCString(s);
+			facts_add_row(w->out, r);
+			r->key = key;
+		}
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(w->tu, toks, n);
+}
+
+/*
  * A capability probe or an offer function of the architecture's
- * outer.def: the bit names its body's tokens hold ("FUNC NAME"). Of a
+ * outer.def: the bit names its body's tokens hold ("FUNC NAME"), an
+ * offer function's also those of the macros it expands. Of a
  * function that sets trap bits for a guest (TRAP_SET lines), each name
  * also with the guards that hold where it is written (v1) and its place.
  * After the walk: the regions are known.
@@ -1893,31 +1932,45 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	const struct arch *a = arch_current();
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
-	bool want = false, setter = false;
+	bool want = false, offer = false, setter = false;
+	CXSourceLocation loc;
 	char *guards;
 	size_t i;
 
 	for (i = 0; i < a->nr_outers && !want; i++)
-		want = !strcmp(fn, a->outers[i].probe) ||
-		       !fnmatch(a->outers[i].offer, fn, 0);
+		want = !strcmp(fn, a->outers[i].probe);
+	for (i = 0; i < a->nr_outers; i++) {
+		if (fnmatch(a->outers[i].offer, fn, 0))
+			continue;
+		offer = true;
+		setter |= a->outers[i].clear;
+	}
 	for (i = 0; i < a->nr_trap_sets && !setter; i++)
 		setter = !fnmatch(a->trap_sets[i].setter, fn, 0);
-	for (i = 0; (want || setter) && i < w->ftok.n; i++) {
+	for (i = 0; (want || offer || setter) && i < w->ftok.n; i++) {
 		if (!bit_name(w->ftok.s[i]))
 			continue;
 		r.key = w->ftok.s[i];
-		if (!setter || !w->ftok.off) {
+		if (!w->ftok.off || !w->ftok_file) {
 			facts_add_row(o, &r);
 			continue;
 		}
-		guards = extract_guards_at(w->regions, w->nr_regions,
-					   w->ftok.off[i]);
+		loc = clang_getLocationForOffset(w->tu, w->ftok_file,
+						 w->ftok.off[i]);
+		guards = setter ? extract_guards_at(w->regions, w->nr_regions,
+						    w->ftok.off[i]) : NULL;
 		r.v[0] = guards;
-		r.file = extract_loc(w, clang_getLocationForOffset(w->tu,
-					w->ftok_file, w->ftok.off[i]),
-				     &r.line, NULL, NULL, NULL);
+		if (setter)
+			r.file = extract_loc(w, loc, &r.line, NULL, NULL, NULL);
 		facts_add_row(o, &r);
+		if (offer) {
+			/* v2: the mask the bit comes through. */
+			r.v[1] = w->ftok.s[i];
+			record_macro_bits(w, loc, &r);
+			r.v[1] = NULL;
+		}
 		free(guards);
+		r.v[0] = NULL;
 	}
 }
 
@@ -2114,14 +2167,19 @@ static void record_call(struct walk *w, CXCursor call, CXCursor callee)
 	}
 }
 
-/* Does the string literal @lit name instruction @insn as a word? */
+/*
+ * Does the string literal @lit, as spelled, name instruction @insn as a
+ * word? An escape ("\n\tcpuid") ends the word before it.
+ */
 static bool template_has(const char *lit, const char *insn)
 {
 	size_t n = strlen(insn);
 	const char *p;
 
 	for (p = strstr(lit, insn); p; p = strstr(p + 1, insn))
-		if ((p == lit || !ident_char(p[-1])) && !ident_char(p[n]))
+		if ((p == lit || !ident_char(p[-1]) ||
+		     (p - lit >= 2 && p[-2] == '\\')) &&
+		    !ident_char(p[n]))
 			return true;
 	return false;
 }

@@ -62,6 +62,8 @@ static bool offered(const struct graph *g, const char *pattern,
 	return false;
 }
 
+static char *refuse_set(const struct graph *g, const struct arch_outer *o);
+
 /* Why line @o rules chain @c out on a nested host, or NULL. */
 static char *refuse(const struct graph *g, const struct arch_outer *o)
 {
@@ -69,10 +71,13 @@ static char *refuse(const struct graph *g, const struct arch_outer *o)
 	bool any = false, probed = false;
 	size_t i;
 
+	if (o->clear)
+		return refuse_set(g, o);
 	for (i = 0; i < g->nr_rows; i++) {
 		const struct grow *r = &g->rows[i];
 
-		if (r->kind != ROW_BODY_WORD || strcmp(r->table, o->probe))
+		if (r->kind != ROW_BODY_WORD || strcmp(r->table, o->probe) ||
+		    fnmatch(o->bits, r->key, 0))
 			continue;
 		probed = true;
 		if (offered(g, o->offer, r->key, &any))
@@ -508,6 +513,53 @@ char *outer_trap_refusal(const struct graph *g, const char *reg,
 				       first->file ? first->file : "?",
 				       first->line);
 out:
+	for (i = 0; i < e.nr_unknown; i++)
+		free(e.unknown[i]);
+	free(e.why);
+	return why;
+}
+
+/*
+ * OUTER_SET lines: the code needs @o->bits clear, and KVM's offer
+ * function names it. Each row where it does: through a mask of the
+ * host's bits (v2, the mask's name) it depends on the host; written
+ * itself, under guards that the HOST lines decide. Set on a common host
+ * when any such row holds there.
+ */
+static char *refuse_set(const struct graph *g, const struct arch_outer *o)
+{
+	struct eval e = { .g = g };
+	const struct grow *hit = NULL;
+	bool probed = false;
+	char *why = NULL;
+	const char *p;
+	size_t i;
+
+	for (i = 0; i < g->nr_rows && !probed; i++)
+		probed = g->rows[i].kind == ROW_BODY_WORD &&
+			 !strcmp(g->rows[i].table, o->probe) &&
+			 !strcmp(g->rows[i].key, o->bits);
+	if (!probed)
+		return NULL;
+	for (i = 0; i < g->nr_rows && !hit; i++) {
+		const struct grow *r = &g->rows[i];
+
+		if (r->kind != ROW_BODY_WORD || fnmatch(o->offer, r->table, 0) ||
+		    strcmp(r->key, o->bits) || r->v[1])
+			continue;
+		p = r->v[0] ? r->v[0] : "";
+		if (!*p || eval_or(&e, &p) == TV_TRUE)
+			hit = r;
+	}
+	if (hit)
+		why = xasprintf("%s needs %s() to find %s clear: KVM as the "
+				"outer hypervisor sets it for a nested host "
+				"(%s(), %s:%u%s%s%s%s)", o->atom, o->probe,
+				o->bits, hit->table,
+				hit->file ? hit->file : "?", hit->line,
+				hit->v[0] ? ", when " : "",
+				hit->v[0] ? hit->v[0] : "",
+				e.why ? ": " : "", e.why ? e.why : "");
 	for (i = 0; i < e.nr_unknown; i++)
 		free(e.unknown[i]);
 	free(e.why);

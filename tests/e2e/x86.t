@@ -317,10 +317,68 @@ assert n == ('!vmx_pt_mode_is_system() needs cpu_has_vmx_intel_pt(), which '
              'VM_ENTRY_LOAD_IA32_RTIT_CTL: KVM as the outer hypervisor never '
              'offers them to a nested host (nested_vmx_setup_*())'), n
 # A read on every entry, under no such condition, stays a warning.
-w = [f for f in d['findings'] if f['function'] == 'vmx_disable_fb_clear']
+w = [f for f in d['findings'] if f['function'] == 'vmx_snapshot_host_debugctl']
 assert len(w) == 1 and w[0]['context'] == 'nested', w
 PY
 check "--outer=kvm (default): PT switching code is a note naming the bits KVM never offers a nested host; the entry's other read a warning" [ $? -eq 0 ]
+
+# IA32_ARCH_CAPABILITIES as KVM gives it to a guest, from the tree's
+# kvm_get_arch_capabilities(): FB_CLEAR_DIS switching needs a bit KVM
+# never offers (not in the KVM_SUPPORTED_ARCH_CAP mask, not added); the
+# software L1D flush runs only without a bit KVM adds whenever its own
+# flush is not turned off.
+l1d=$(grep -n 'data |= ARCH_CAP_SKIP_VMENTRY_L1DFLUSH' "$FX/arch/x86/kvm/x86.c" | cut -d: -f1)
+python3 - x.json "$l1d" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {f['function'] for f in d['findings']}
+assert not names & {'vmx_disable_fb_clear', 'vmx_l1d_flush'}, names
+low = {f['function']: f for f in d['low_confidence']}
+n = low['vmx_disable_fb_clear']['not_offered']
+assert n == ('vmx->disable_fb_clear needs vmx_update_fb_clear_dis(), which '
+             'tests ARCH_CAP_FB_CLEAR_CTRL: KVM as the outer hypervisor '
+             'never offers it to a nested host (kvm_get_arch_capabilities())'), n
+n = low['vmx_l1d_flush']['not_offered']
+assert n == ('static_branch_unlikely(&vmx_l1d_should_flush) needs '
+             'vmx_setup_l1d_flush() to find ARCH_CAP_SKIP_VMENTRY_L1DFLUSH '
+             'clear: KVM as the outer hypervisor sets it for a nested host '
+             '(kvm_get_arch_capabilities(), arch/x86/kvm/x86.c:%s, when '
+             'l1tf_vmx_mitigation!=VMENTER_L1D_FLUSH_NEVER: the outer host '
+             'flushes unless its administrator set '
+             'kvm-intel.vmentry_l1d_flush=never or l1tf=off)' % sys.argv[2]), n
+assert low['vmx_l1d_flush']['sink'] == 'asm:cpuid', low['vmx_l1d_flush']
+PY
+check "--outer=kvm: FB_CLEAR_DIS switching and the L1D flush are notes naming the ARCH_CAPABILITIES bit and where KVM decides it" [ $? -eq 0 ]
+"$TRAPCHECK" -p "$FX" --outer=any --format=json -o any-cap.json
+python3 - any-cap.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = {f['function'] for f in d['findings']}
+assert {'vmx_disable_fb_clear', 'vmx_l1d_flush'} <= names, names
+PY
+check "--outer=any: both are warnings" [ $? -eq 0 ]
+# From the tree: a mask that passes the bit on offers it; a bit that
+# reaches the guest only through the mask (the host's) sets nothing; a
+# guard no HOST line decides concludes nothing.
+rm -rf archcap && cp -r "$FX" archcap
+sed -i 's/ARCH_CAP_MDS_NO | ARCH_CAP_FB_CLEAR)/ARCH_CAP_MDS_NO | ARCH_CAP_FB_CLEAR | ARCH_CAP_FB_CLEAR_CTRL)/' \
+	archcap/arch/x86/kvm/x86.c
+"$TRAPCHECK" -p archcap --format=json -o archcap.json 2> /dev/null
+check_that "KVM_SUPPORTED_ARCH_CAP with FB_CLEAR_CTRL: FB_CLEAR_DIS switching is a warning, the L1D flush still a note" \
+	'grep -q "FB_CLEAR | ARCH_CAP_FB_CLEAR_CTRL)" archcap/arch/x86/kvm/x86.c && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); w = [f[\"function\"] for f in d[\"findings\"]]; sys.exit(not (\"vmx_disable_fb_clear\" in w and \"vmx_l1d_flush\" not in w))" archcap.json'
+rm -rf l1d && cp -r "$FX" l1d
+sed -i '/data |= ARCH_CAP_SKIP_VMENTRY_L1DFLUSH;/d; s/if (l1tf_vmx_mitigation != VMENTER_L1D_FLUSH_NEVER)/(void)l1tf_vmx_mitigation;/' \
+	l1d/arch/x86/kvm/x86.c
+"$TRAPCHECK" -p l1d --format=json -o l1d.json 2> /dev/null
+check_that "SKIP_VMENTRY_L1DFLUSH only through the host's mask: the L1D flush is a warning" \
+	'! grep -q "data |= ARCH_CAP_SKIP" l1d/arch/x86/kvm/x86.c && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(\"vmx_l1d_flush\" not in [f[\"function\"] for f in d[\"findings\"]])" l1d.json'
+rm -rf l1dg && cp -r "$FX" l1dg
+sed -i 's/if (l1tf_vmx_mitigation != VMENTER_L1D_FLUSH_NEVER)/if (l1tf_vmx_mitigation == VMENTER_L1D_FLUSH_COND)/' \
+	l1dg/arch/x86/kvm/x86.c
+"$TRAPCHECK" -p l1dg --format=json -o l1dg.json 2> /dev/null
+check_that "SKIP_VMENTRY_L1DFLUSH under a guard no HOST line decides: the L1D flush is a warning" \
+	'grep -q "FLUSH_COND)" l1dg/arch/x86/kvm/x86.c && python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(\"vmx_l1d_flush\" not in [f[\"function\"] for f in d[\"findings\"]])" l1dg.json'
+
 "$TRAPCHECK" -p "$FX" > outer.txt 2> /dev/null
 check "... the text says so" grep -q "^arch/x86/kvm/vmx/vmx.c:[0-9]*:2: note: not on a nested host, not warned of: pt_guest_enter() reached from kvm-run, but !vmx_pt_mode_is_system() needs cpu_has_vmx_intel_pt(), which tests VMX_MISC_INTEL_PT, SECONDARY_EXEC_PT_USE_GPA, VM_ENTRY_LOAD_IA32_RTIT_CTL: KVM as the outer hypervisor never offers them to a nested host (nested_vmx_setup_\*()): vmx_vcpu_run -> pt_guest_enter \[trapping-msr-read\]$" outer.txt
 "$TRAPCHECK" -p "$FX" --outer=any --format=json -o any.json

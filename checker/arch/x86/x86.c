@@ -658,7 +658,22 @@ static const struct mode_path mode_paths[] = {
 /* What its KVM host code needs of the outer hypervisor (outer.def). */
 static const struct arch_outer outers[] = {
 #define OUTER ARCH_OUTER
+#define OUTER_SET ARCH_OUTER_SET
+#define HOST(pattern, value, why)
 #include "outer.def"
+#undef HOST
+#undef OUTER_SET
+#undef OUTER
+};
+
+/* What an atom of an offer's conditions is on a common host (outer.def). */
+static const struct arch_host_atom host_atoms[] = {
+#define OUTER(atom, probe, bits, offer)
+#define OUTER_SET(atom, probe, bit, offer)
+#define HOST ARCH_HOST
+#include "outer.def"
+#undef HOST
+#undef OUTER_SET
 #undef OUTER
 };
 
@@ -717,6 +732,7 @@ const struct arch arch_x86 = {
 	.feature_macro = x86_feature_macro,
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
+	ARCH_TABLE(host_atoms),
 	ARCH_TABLE(machine),
 	.trace_kinds = x86_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(x86_trace_kinds),

@@ -194,12 +194,20 @@ struct arch_enum {
  * of an architecture): its capability probe and the functions with
  * which the outer hypervisor's code (the analysed tree's KVM) sets what
  * it offers a nested host. Extraction keeps the bit names in the bodies
- * of both (rows of kind ROW_BODY_WORD: table the function, key the bit).
+ * of both (rows of kind ROW_BODY_WORD: table the function, key the bit;
+ * an offer's also from the macros it expands, and with @clear the guards
+ * where it names them, as a TRAP_SET setter's). Without @clear the code
+ * needs every bit of the probe that matches @bits set, and a bit no
+ * offer names is never set on a nested host; with @clear it needs @bits
+ * (one name) clear, and an offer that names it where its guards hold on
+ * a common host (HOST lines) sets it.
  */
 struct arch_outer {
 	const char *atom;	/* "!vmx_pt_mode_is_system()" */
 	const char *probe;	/* "cpu_has_vmx_intel_pt" */
+	const char *bits;	/* fnmatch(3) pattern of its bits: "*" */
 	const char *offer;	/* fnmatch(3) pattern: "nested_vmx_setup_*" */
+	bool clear;		/* the code needs @bits clear */
 };
 
 /*
@@ -505,8 +513,12 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * COND(kind, pattern, when_true, when_false)  conditions.def: as
  *	checker/model/conditions.def's
  * MODE_PATH(prefix, mode)  conditions.def: code that runs in one mode
- * OUTER(atom, probe, offer)  outer.def: what code under @atom needs of
- *	the outer hypervisor
+ * OUTER(atom, probe, bits, offer)  outer.def: code under @atom needs the
+ *	bits of @probe matching @bits set, which a nested host has only
+ *	when the outer hypervisor offers them in @offer
+ * OUTER_SET(atom, probe, bit, offer)  outer.def: code under @atom needs
+ *	@probe to find @bit clear, which the outer hypervisor sets in
+ *	@offer
  * GUEST(through, handler, calls, when)  outer.def: what KVM does for a
  *	guest that keeps a chain through @through from running
  * TRAP_SET(reg, bit, setter)  outer.def: KVM sets @bit, which traps a
@@ -531,7 +543,10 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_LIVE_REG(pattern, what)	{ pattern, what },
 #define ARCH_COND(kind, pattern, t, f)	{ COND_##kind, pattern, t, f },
 #define ARCH_MODE_PATH(prefix, mode)	{ prefix, mode },
-#define ARCH_OUTER(atom, probe, offer)	{ atom, probe, offer },
+#define ARCH_OUTER(atom, probe, bits, offer)				\
+	{ atom, probe, bits, offer, false },
+#define ARCH_OUTER_SET(atom, probe, bit, offer)				\
+	{ atom, probe, bit, offer, true },
 #define ARCH_GUEST(through, handler, calls, when)			\
 	{ through, handler, calls, when },
 #define ARCH_DEVICE(profile, bus, id, source)				\
