@@ -184,6 +184,49 @@ const char *cond_path_mode(const char *file)
 	return NULL;
 }
 
+static unsigned int cpu_only(const struct arch_cpu_only *t, size_t n,
+			     const char *s)
+{
+	unsigned int cpus = ~0u;
+	size_t i;
+
+	for (i = 0; s && i < n; i++)
+		if (!strncmp(s, t[i].prefix, strlen(t[i].prefix)))
+			cpus &= t[i].cpus;
+	return cpus;
+}
+
+unsigned int cond_path_cpus(const char *file)
+{
+	const struct arch *a = arch_current();
+
+	return cpu_only(a->cpu_paths, a->nr_cpu_paths, file);
+}
+
+unsigned int cond_reg_cpus(const char *reg)
+{
+	const struct arch *a = arch_current();
+
+	return cpu_only(a->cpu_regs, a->nr_cpu_regs, reg);
+}
+
+char *cond_cpu_names(unsigned int cpus)
+{
+	const struct arch *a = arch_current();
+	char *out = NULL, *o;
+	size_t i;
+
+	for (i = 0; i < a->nr_cpu_names; i++) {
+		if (!(cpus & (1u << i)))
+			continue;
+		o = xasprintf("%s%s%s", out ? out : "", out ? ", " : "",
+			      a->cpu_names[i]);
+		free(out);
+		out = o;
+	}
+	return out ? out : xstrdup("none");
+}
+
 char *cond_text(const char *atom)
 {
 	size_t n = strlen(atom);

@@ -386,6 +386,18 @@ void emit_summary(FILE *diag, const struct summary *s, size_t nr_findings)
 				r->refuted_ex[i]);
 		fprintf(diag, "%s\n", i ? ")" : "");
 	}
+	if (r->cpu_refuted) {
+		size_t i;
+
+		fprintf(diag, "trapcheck: %zu site%s not reported: every "
+			"chain runs code, or reads a register, of two CPU "
+			"families", r->cpu_refuted,
+			r->cpu_refuted == 1 ? "" : "s");
+		for (i = 0; i < r->nr_cpu_refuted_ex; i++)
+			fprintf(diag, "%s%s", i ? "; " : " (",
+				r->cpu_refuted_ex[i]);
+		fprintf(diag, "%s\n", i ? ")" : "");
+	}
 	if (r->low)
 		fprintf(diag, "trapcheck: %zu site%s of low confidence "
 			"(more than one inferred call, one argument value, "

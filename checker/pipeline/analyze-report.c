@@ -341,6 +341,13 @@ static void join_summaries(struct analysis *a)
 			memcpy(r->refuted_ex[r->nr_refuted_ex++],
 			       p->rules.refuted_ex[i],
 			       sizeof(r->refuted_ex[0]));
+		r->cpu_refuted += p->rules.cpu_refuted;
+		for (i = 0; i < p->rules.nr_cpu_refuted_ex &&
+		     r->nr_cpu_refuted_ex < ARRAY_SIZE(r->cpu_refuted_ex);
+		     i++)
+			memcpy(r->cpu_refuted_ex[r->nr_cpu_refuted_ex++],
+			       p->rules.cpu_refuted_ex[i],
+			       sizeof(r->cpu_refuted_ex[0]));
 		r->low += p->rules.low;
 	}
 }

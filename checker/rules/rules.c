@@ -651,6 +651,58 @@ static void site_alone(struct findings *all, const struct finding *proto,
 	c->nested = chain_nested(c);
 }
 
+/*
+ * Does some CPU run every step of @c and have register @reg (cpus.def)?
+ * When none does, @why (of @len bytes, if not NULL) says which two
+ * disagree.
+ */
+static bool chain_cpus(const struct chain *c, const char *reg, char *why,
+		       size_t len)
+{
+	unsigned int cpus = cond_reg_cpus(reg), here;
+	const char *by = cpus != ~0u ? reg : NULL;
+	char *a, *b;
+	size_t i;
+
+	for (i = 0; i < c->len; i++) {
+		here = cond_path_cpus(c->steps[i].file);
+		if (cpus & here) {
+			if (here != ~0u && !by)
+				by = c->steps[i].function;
+			cpus &= here;
+			continue;
+		}
+		if (why) {
+			a = cond_cpu_names(cpus);
+			b = cond_cpu_names(here);
+			snprintf(why, len, "%s%s (%s) and %s() (%s)", by,
+				 by == reg ? "" : "()", a,
+				 c->steps[i].function, b);
+			free(a);
+			free(b);
+		}
+		return false;
+	}
+	return true;
+}
+
+/* Drops the chains of @f that no CPU runs; false when none is left. */
+static bool cpus_possible(struct finding *f, char *why, size_t len)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < f->nr_chains; i++) {
+		if (chain_cpus(&f->chains[i], f->read.reg, i ? NULL : why,
+			       len)) {
+			f->chains[k++] = f->chains[i];
+			continue;
+		}
+		free(f->chains[i].steps);
+	}
+	f->nr_chains = k;
+	return k > 0;
+}
+
 /* One rule at one site: a finding per root set that reaches it. */
 static void check_site(const struct graph *g, const struct root_sets *roots,
 		       const struct reach *reach, const struct rule *rule,
@@ -661,7 +713,8 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 	enum rule_scope scope = RULE_PER_ROOT;
 	struct finding proto = { .read.cached = -1 };
 	const struct gsink *s = ctx->site;
-	bool reported = false, refuted = false;
+	bool reported = false, refuted = false, no_cpu = false;
+	char why[160] = "";
 	size_t j;
 
 	if (!rule->check(ctx, &proto, &scope))
@@ -681,6 +734,12 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		    !fit_phase(g, &w[REACH_EARLY], s, f)) {
 			drop_last(all);
 			refuted = true;
+			continue;
+		}
+		/* Code (or a register) of two CPU families: never runs. */
+		if (!cpus_possible(f, why, sizeof(why))) {
+			drop_last(all);
+			no_cpu = true;
 			continue;
 		}
 		f->doubt.inferred = chain_inferred(&f->chains[0]);
@@ -722,6 +781,15 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		reported = true;
 		if (scope == RULE_ONCE)
 			break;
+	}
+	if (no_cpu && !reported && st) {
+		if (st->nr_cpu_refuted_ex < RULES_REFUTED_EXAMPLES)
+			snprintf(st->cpu_refuted_ex[st->nr_cpu_refuted_ex++],
+				 sizeof(st->cpu_refuted_ex[0]),
+				 "%s:%u in %s(): %s", s->file, s->line,
+				 ctx->func->name, why);
+		st->cpu_refuted++;
+		refuted = false;
 	}
 	if (refuted && !reported && st) {
 		if (st->nr_refuted_ex < RULES_REFUTED_EXAMPLES)

@@ -357,6 +357,43 @@ names = {f['function'] for f in d['findings']}
 assert {'vmx_disable_fb_clear', 'vmx_l1d_flush'} <= names, names
 PY
 check "--outer=any: both are warnings" [ $? -eq 0 ]
+# CPU families (cpus.def): VMX code's NMI exit reaching AMD's IBS
+# handler, or an MSR only AMD CPUs have, runs on no CPU: not reported,
+# the summary says so; common code reading IA32_XFD (Intel's) is asked
+# about the VMX host's list only.
+python3 - x.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert s['no_cpu_sites'] == 2, s
+ex = sorted(s['no_cpu_examples'])
+assert ex == [
+    'arch/x86/events/amd/ibs.c:16 in perf_ibs_nmi_handler(): vmx_vcpu_run() '
+    '(Intel, Centaur, Zhaoxin) and perf_ibs_nmi_handler() (AMD, Hygon)',
+    'arch/x86/kernel/nmi.c:19 in exc_nmi_kvm_vmx(): MSR_AMD64_IBSBRTARGET '
+    '(AMD, Hygon) and vmx_vcpu_run() (Intel, Centaur, Zhaoxin)'], ex
+at = {(f['file'], f['line']) for f in d['findings'] + d['low_confidence']}
+assert ('arch/x86/events/amd/ibs.c', 16) not in at, at
+assert ('arch/x86/kernel/nmi.c', 19) not in at, at
+x = [f for f in d['low_confidence'] if f['function'] == 'fpu_sync_guest_vmexit_xfd_state']
+assert len(x) == 1, x
+assert x[0]['may_not_exit'] == ('MSR_IA32_XFD is on KVM\'s '
+    'vmx_possible_passthrough_msrs[]: a read does not exit once KVM passes '
+    'it through'), x[0]
+assert 'SVM' not in x[0]['message'], x[0]['message']
+PY
+check "CPU families: IBS code and an AMD MSR reached from VMX code are not reported (summary names both); IA32_XFD read by common code asks the VMX list only" [ $? -eq 0 ]
+"$TRAPCHECK" -p "$FX" -o /dev/null 2> cpus.err
+check "... the summary line names them" grep -q "^trapcheck: 2 sites not reported: every chain runs code, or reads a register, of two CPU families (arch/x86/events/amd/ibs.c:16 in perf_ibs_nmi_handler(): vmx_vcpu_run() (Intel, Centaur, Zhaoxin) and perf_ibs_nmi_handler() (AMD, Hygon); " cpus.err
+# The same handler in generic code (not under events/amd/) runs on an
+# Intel CPU: reported from the NMI exit.
+rm -rf cpus && cp -r "$FX" cpus && mkdir -p cpus/arch/x86/events/generic
+mv cpus/arch/x86/events/amd/ibs.c cpus/arch/x86/events/generic/ibs.c
+sed -i 's|arch/x86/events/amd/|arch/x86/events/generic/|g' cpus/compile_commands.json
+"$TRAPCHECK" -p cpus --format=json -o cpus.json 2> /dev/null
+check_that "the handler outside events/amd/: reported from kvm-run" \
+	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not any(f[\"function\"] == \"perf_ibs_nmi_handler\" and f[\"root\"] == \"kvm-run\" for f in d[\"findings\"] + d[\"low_confidence\"]))" cpus.json'
+
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
 # guard no HOST line decides concludes nothing.

@@ -142,6 +142,22 @@ static const char *list_mode(const char *table)
 	return NULL;
 }
 
+/*
+ * Can a host of @mode (a MODE_PATH mode) have MSR @msr? Not when the CPU
+ * families that run its code (cpus.def) have none of the MSR's.
+ */
+static bool mode_has_msr(const char *mode, const char *msr)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; i < a->nr_mode_paths; i++)
+		if (!strcmp(a->mode_paths[i].mode, mode))
+			return cond_path_cpus(a->mode_paths[i].prefix) &
+			       cond_reg_cpus(msr);
+	return true;
+}
+
 char *x86_msr_lists(const struct x86_tables *t, const char *msr,
 		    const char *mode, char **missing)
 {
@@ -149,6 +165,17 @@ char *x86_msr_lists(const struct x86_tables *t, const char *msr,
 	size_t i, j;
 
 	*missing = NULL;
+	/* Code of both hosts reading an MSR that only one host's CPUs have. */
+	for (j = 0; msr && !mode && j < ARRAY_SIZE(passthrough); j++) {
+		const char *m = passthrough[j].mode, *other = NULL;
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(passthrough); k++)
+			if (k != j && mode_has_msr(passthrough[k].mode, msr))
+				other = passthrough[k].mode;
+		if (mode_has_msr(m, msr) && !other)
+			mode = m;
+	}
 	for (i = 0; t && msr && i < t->nr_msrs; i++) {
 		const struct grow *r = t->msrs[i];
 		const char *m = list_mode(r->table);
@@ -655,6 +682,49 @@ static const struct mode_path mode_paths[] = {
 #undef COND
 };
 
+/* The CPU families of cpus.def, and what only some of them run or have. */
+enum {
+#define CPU_NAME(bit, name)	CPU_BIT_##bit,
+#define CPU_PATH(prefix, cpus)
+#define CPU_REG(prefix, cpus)
+#include "cpus.def"
+#undef CPU_REG
+#undef CPU_PATH
+#undef CPU_NAME
+};
+
+#define CPU(bit)	(1u << CPU_BIT_##bit)
+
+static const char *const cpu_names[] = {
+#define CPU_NAME(bit, name)	name,
+#define CPU_PATH(prefix, cpus)
+#define CPU_REG(prefix, cpus)
+#include "cpus.def"
+#undef CPU_REG
+#undef CPU_PATH
+#undef CPU_NAME
+};
+
+static const struct arch_cpu_only cpu_paths[] = {
+#define CPU_NAME(bit, name)
+#define CPU_PATH ARCH_CPU_ONLY
+#define CPU_REG(prefix, cpus)
+#include "cpus.def"
+#undef CPU_REG
+#undef CPU_PATH
+#undef CPU_NAME
+};
+
+static const struct arch_cpu_only cpu_regs[] = {
+#define CPU_NAME(bit, name)
+#define CPU_PATH(prefix, cpus)
+#define CPU_REG ARCH_CPU_ONLY
+#include "cpus.def"
+#undef CPU_REG
+#undef CPU_PATH
+#undef CPU_NAME
+};
+
 /* What its KVM host code needs of the outer hypervisor (outer.def). */
 static const struct arch_outer outers[] = {
 #define OUTER ARCH_OUTER
@@ -726,6 +796,9 @@ const struct arch arch_x86 = {
 	.own_rules = x86_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
+	ARCH_TABLE(cpu_paths),
+	ARCH_TABLE(cpu_regs),
+	ARCH_TABLE(cpu_names),
 	.feature_prefix = "X86_FEATURE_",
 	.feature_enum = "cpuid_leafs",
 	.feature_bit = feature_bit,

@@ -260,6 +260,15 @@ struct arch_host_atom {
 	const char *why;
 };
 
+/*
+ * Code under a path prefix, or a register whose name begins with a
+ * prefix, that only the CPUs of mask @cpus have (cpus.def).
+ */
+struct arch_cpu_only {
+	const char *prefix;
+	unsigned int cpus;
+};
+
 /* A path prefix and what holds under it. */
 struct arch_path {
 	const char *prefix;	/* relative to the source tree */
@@ -359,6 +368,17 @@ struct arch {
 	size_t nr_conds;
 	const struct mode_path *mode_paths;
 	size_t nr_mode_paths;
+	/*
+	 * Code and registers only some CPUs have (cpus.def): bit k of a
+	 * mask is the CPU family cpu_names[k] ("Intel", "AMD"). A chain
+	 * whose code and register no CPU has all of never runs.
+	 */
+	const struct arch_cpu_only *cpu_paths;
+	size_t nr_cpu_paths;
+	const struct arch_cpu_only *cpu_regs;
+	size_t nr_cpu_regs;
+	const char *const *cpu_names;
+	size_t nr_cpu_names;
 	/*
 	 * The tree's names of the bits a sink's value is tested for: the
 	 * macros spelled with @feature_prefix, numbered by the constants of
@@ -525,6 +545,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  *	guest's read of @reg, in @setter
  * HOST(pattern, value, why)  outer.def: an atom of when it does so, in a
  *	guest of the analysed kernel on a common host
+ * CPU_NAME(bit, name)  cpus.def: a CPU family, bit CPU_<bit> of a mask
+ * CPU_PATH(prefix, cpus)  cpus.def: code only those CPUs run
+ * CPU_REG(prefix, cpus)  cpus.def: registers only those CPUs have
  * DEVICE(profile, bus, id, source)  machine.def: a device of a guest
  * PROPERTY(profile, name, source)  machine.def: what every device of a
  *	guest of the profile has (an arch_device of bus "property")
@@ -552,6 +575,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_DEVICE(profile, bus, id, source)				\
 	{ profile, bus, id, source },
 #define ARCH_TRAP_SET(reg, bit, setter)	{ reg, bit, setter },
+#define ARCH_CPU_ONLY(prefix, cpus)	{ prefix, cpus },
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },

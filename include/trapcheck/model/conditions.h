@@ -70,6 +70,14 @@ bool cond_subset(const char *guards, const char **label);
 /* The mode code of @file runs in (the architecture's MODE_PATH), or NULL. */
 const char *cond_path_mode(const char *file);
 /*
+ * The CPU families (the architecture's cpus.def: bit k is cpu_names[k])
+ * that run code of @file, or have register @reg: every one (~0u) unless
+ * a line says fewer. cond_cpu_names(): "Intel, Centaur, Zhaoxin".
+ */
+unsigned int cond_path_cpus(const char *file);
+unsigned int cond_reg_cpus(const char *reg);
+char *cond_cpu_names(unsigned int cpus);
+/*
  * The atoms of @guards, each a new string, into *@atoms; returns how many.
  * An atom a "<rare: ...>" atom restates is left out: the rare one says it.
  */

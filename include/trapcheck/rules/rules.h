@@ -193,6 +193,13 @@ struct rules_stats {
 	/* The first of them: "file:line in fn()". */
 	char refuted_ex[RULES_REFUTED_EXAMPLES][160];
 	size_t nr_refuted_ex;
+	/*
+	 * Sites no CPU reaches: each chain runs code, or reads a register,
+	 * of two CPU families (cpus.def); the first of them.
+	 */
+	size_t cpu_refuted;
+	char cpu_refuted_ex[RULES_REFUTED_EXAMPLES][200];
+	size_t nr_cpu_refuted_ex;
 	size_t low;		/* sites of low confidence, not warned of */
 };
 
