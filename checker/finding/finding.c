@@ -79,13 +79,21 @@ static bool own_low(const struct finding *f)
 	       (f->root && finding_rare_only(f));
 }
 
+/*
+ * Where the site's read traps: in a guest unless every root set's
+ * finding is KVM host code; of a warning site only the findings that are
+ * warnings count (a guest's note does not make a KVM host's read a
+ * guest's warning).
+ */
 const char *finding_context(const struct finding *f)
 {
-	bool nested = own_nested(f);
+	bool warns = !finding_low(f);
+	bool nested = !(warns && own_low(f)) ? own_nested(f) : true;
 	size_t i;
 
 	for (i = 0; nested && i < f->nr_also; i++)
-		nested = own_nested(&f->also[i]);
+		if (!(warns && own_low(&f->also[i])))
+			nested = own_nested(&f->also[i]);
 	return nested ? "nested" : "guest";
 }
 

@@ -17,6 +17,7 @@
 #include "trapcheck/rules/rules.h"
 #include "trapcheck/base/util.h"
 #include "trapcheck/output/json.h"
+#include "trapcheck/model/arch.h"
 #include "trapcheck/model/conditions.h"
 
 
@@ -411,11 +412,15 @@ static json_t *summary_json(const struct summary *sum, size_t findings)
 	for (i = 0; i < r->nr_refuted_ex; i++)
 		json_array_append_new(ex, json_text(r->refuted_ex[i]));
 	json_object_set_new(s, "argument_refuted_examples", ex);
-	count(s, "no_cpu_sites", r->cpu_refuted);
-	ex = json_array();
-	for (i = 0; i < r->nr_cpu_refuted_ex; i++)
-		json_array_append_new(ex, json_text(r->cpu_refuted_ex[i]));
-	json_object_set_new(s, "no_cpu_examples", ex);
+	/* An architecture with CPU families (cpus.def): what they ruled out. */
+	if (arch_current()->nr_cpu_names) {
+		count(s, "no_cpu_sites", r->cpu_refuted);
+		ex = json_array();
+		for (i = 0; i < r->nr_cpu_refuted_ex; i++)
+			json_array_append_new(ex,
+					      json_text(r->cpu_refuted_ex[i]));
+		json_object_set_new(s, "no_cpu_examples", ex);
+	}
 	if (g->have_dispatch) {
 		const struct dispatch_stats *d = &g->dispatch;
 		json_t *o = json_object();

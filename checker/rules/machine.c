@@ -490,9 +490,27 @@ static char *needs_without(const struct chain *c, const char **prop)
  */
 static char *needs_cpu(const struct chain *c, const char **cap)
 {
+	const struct arch *a = arch_current();
 	char *found = NULL, **atoms;
 	size_t i, j, n;
 
+	/*
+	 * Code that only such a CPU runs (conditions.def CPU_FILE): a path
+	 * prefix, or (no '/') an fnmatch(3) pattern of function names.
+	 */
+	for (i = 0; i < c->len; i++)
+		for (j = 0; c->steps[i].file && j < a->nr_cpu_files; j++) {
+			const char *p = a->cpu_files[j].prefix;
+
+			if (strchr(p, '/') ?
+			    !strncmp(c->steps[i].file, p, strlen(p)) :
+			    !fnmatch(p, c->steps[i].function, 0)) {
+				*cap = a->cpu_files[j].cap;
+				return xasprintf("%s, %s() being its code",
+						 a->cpu_files[j].when,
+						 c->steps[i].function);
+			}
+		}
 	for (i = 0; i < c->len && !found; i++) {
 		if (!c->steps[i].guards)
 			continue;

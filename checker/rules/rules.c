@@ -487,19 +487,24 @@ static void qualify_trap(struct finding *f, const char *q)
 	free(under);
 }
 
-/* Which of two root sets' findings of one site explains it better? */
+/*
+ * Which of two root sets' findings of one site explains it better? A
+ * site is a warning when one of them is: that one states it (a guest's
+ * note, the BTS driver's read on a machine with no BTS, does not explain
+ * a KVM host's warning).
+ */
 static bool better(const struct finding *a, const struct finding *b)
 {
 	bool ga = !strcmp(finding_context(a), "guest");
 	bool gb = !strcmp(finding_context(b), "guest");
 	const struct chain *ca = &a->chains[0], *cb = &b->chains[0];
 
+	if (finding_low(a) != finding_low(b))
+		return !finding_low(a);
 	if (ga != gb)
 		return ga;
 	if (ca->rare != cb->rare)
 		return ca->rare < cb->rare;
-	if (finding_low(a) != finding_low(b))
-		return !finding_low(a);
 	/* Of notes, one that may still run tells what to check. */
 	if (refused(a) != refused(b))
 		return !refused(a);

@@ -669,7 +669,9 @@ static bool feature_bit(const char *name, const char *arg, const char *mask,
 static const struct cond_def conds[] = {
 #define COND ARCH_COND
 #define MODE_PATH(prefix, mode)
+#define CPU_FILE(prefix, cap, when)
 #include "conditions.def"
+#undef CPU_FILE
 #undef MODE_PATH
 #undef COND
 };
@@ -677,7 +679,19 @@ static const struct cond_def conds[] = {
 static const struct mode_path mode_paths[] = {
 #define COND(kind, pattern, t, f)
 #define MODE_PATH ARCH_MODE_PATH
+#define CPU_FILE(prefix, cap, when)
 #include "conditions.def"
+#undef CPU_FILE
+#undef MODE_PATH
+#undef COND
+};
+
+static const struct arch_cpu_file cpu_files[] = {
+#define COND(kind, pattern, t, f)
+#define MODE_PATH(prefix, mode)
+#define CPU_FILE ARCH_CPU_FILE
+#include "conditions.def"
+#undef CPU_FILE
 #undef MODE_PATH
 #undef COND
 };
@@ -796,6 +810,7 @@ const struct arch arch_x86 = {
 	.own_rules = x86_own_rules,
 	ARCH_TABLE(conds),
 	ARCH_TABLE(mode_paths),
+	ARCH_TABLE(cpu_files),
 	ARCH_TABLE(cpu_paths),
 	ARCH_TABLE(cpu_regs),
 	ARCH_TABLE(cpu_names),

@@ -269,6 +269,16 @@ struct arch_cpu_only {
 	unsigned int cpus;
 };
 
+/*
+ * Code under a path prefix that runs only on a CPU with capability @cap
+ * (a machine.def CPU_CAP name), @when (a clause: what registers it).
+ */
+struct arch_cpu_file {
+	const char *prefix;
+	const char *cap;
+	const char *when;
+};
+
 /* A path prefix and what holds under it. */
 struct arch_path {
 	const char *prefix;	/* relative to the source tree */
@@ -373,6 +383,12 @@ struct arch {
 	 * mask is the CPU family cpu_names[k] ("Intel", "AMD"). A chain
 	 * whose code and register no CPU has all of never runs.
 	 */
+	/*
+	 * Code that runs only on a CPU with a capability (conditions.def
+	 * CPU_FILE): as a chain atom of kind CPU (rules/machine.c).
+	 */
+	const struct arch_cpu_file *cpu_files;
+	size_t nr_cpu_files;
 	const struct arch_cpu_only *cpu_paths;
 	size_t nr_cpu_paths;
 	const struct arch_cpu_only *cpu_regs;
@@ -545,6 +561,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  *	guest's read of @reg, in @setter
  * HOST(pattern, value, why)  outer.def: an atom of when it does so, in a
  *	guest of the analysed kernel on a common host
+ * CPU_FILE(prefix, cap, when)  conditions.def: code that runs only on a
+ *	CPU with @cap
  * CPU_NAME(bit, name)  cpus.def: a CPU family, bit CPU_<bit> of a mask
  * CPU_PATH(prefix, cpus)  cpus.def: code only those CPUs run
  * CPU_REG(prefix, cpus)  cpus.def: registers only those CPUs have
@@ -576,6 +594,7 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 	{ profile, bus, id, source },
 #define ARCH_TRAP_SET(reg, bit, setter)	{ reg, bit, setter },
 #define ARCH_CPU_ONLY(prefix, cpus)	{ prefix, cpus },
+#define ARCH_CPU_FILE(prefix, cap, when)	{ prefix, cap, when },
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
