@@ -181,8 +181,10 @@ fi
 # nested_vmx_setup_*() offers a nested host none of the bits it tests:
 # notes that say so. --outer=any gives them back as warnings. Without
 # nested.c in the database (the focus set), nothing is known: warnings.
-offers=$(sqlite3 x.db "select count(*) from outer_bit where entry like 'nested_vmx_setup_%'")
-probe=$(sqlite3 x.db "select group_concat(entry, ' ') from outer_bit where entry like 'cpu_has_vmx_intel_pt %'")
+# The body words of outer.def's functions are rows of kind 0
+# (ROW_BODY_WORD): "table" the function, key the bit.
+offers=$(sqlite3 x.db "select count(*) from row where kind = 0 and \"table\" like 'nested_vmx_setup_%'")
+probe=$(sqlite3 x.db "select group_concat(distinct key) from row where kind = 0 and \"table\" = 'cpu_has_vmx_intel_pt'")
 echo "# outer bits: $offers in nested_vmx_setup_*(); probe: $probe"
 "$TRAPCHECK" -p "$tree" --db x.db -q --outer=any --format=json -o any.json
 python3 - "$d/cold.json" any.json "$offers" "$prof" <<'PY'
@@ -228,8 +230,8 @@ check "--outer=kvm: PT's host/guest switching reads, FB_CLEAR_DIS switching and 
 
 # KVM's pass-through lists, read from the tree's vmx.c and svm.c.
 check_that "the MSR lists: vmx_possible_passthrough_msrs[] and direct_access_msrs[] read, MSR_INVALID left out" \
-	'[ "$(sqlite3 x.db "select count(*) from msr_list where entry = '"'vmx_possible_passthrough_msrs MSR_IA32_SPEC_CTRL'"'")" -ge 1 ] &&
-	 [ "$(sqlite3 x.db "select count(*) from msr_list where entry = '"'direct_access_msrs MSR_STAR'"'")" -ge 1 ] &&
-	 [ "$(sqlite3 x.db "select count(distinct entry) from msr_list where entry like '"'vmx_possible_passthrough_msrs %'"'")" -ge 10 ] &&
-	 [ "$(sqlite3 x.db "select count(*) from msr_list where entry like '"'%MSR_INVALID'"'")" -eq 0 ]'
+	'[ "$(sqlite3 x.db "select count(*) from row where \"table\" = '"'vmx_possible_passthrough_msrs'"' and key = '"'MSR_IA32_SPEC_CTRL'"'")" -ge 1 ] &&
+	 [ "$(sqlite3 x.db "select count(*) from row where \"table\" = '"'direct_access_msrs'"' and key = '"'MSR_STAR'"'")" -ge 1 ] &&
+	 [ "$(sqlite3 x.db "select count(distinct key) from row where \"table\" = '"'vmx_possible_passthrough_msrs'"'")" -ge 10 ] &&
+	 [ "$(sqlite3 x.db "select count(*) from row where \"table\" in ('"'vmx_possible_passthrough_msrs'"', '"'direct_access_msrs'"') and key = '"'MSR_INVALID'"'")" -eq 0 ]'
 done_testing
