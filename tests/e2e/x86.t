@@ -417,7 +417,7 @@ assert low['perf']['no_device'] == (
     'bts_event_read() being its code, on a CPU with BTS, which no machine '
     'of --machine=guest is known to offer a guest'), low['perf']
 assert low['syscall']['rate']['rare'] == \
-    'a task block-stepped by a debugger (PTRACE_SINGLEBLOCK)', low['syscall']
+    'clone or step change of a task a debugger block-steps (PTRACE_SINGLEBLOCK)', low['syscall']
 for f in p['findings'] + p['low_confidence']:
     assert 'user_enable_block_step' not in [s['function'] for s in f['chain']], f
 PY
