@@ -1892,9 +1892,15 @@ static void record_macro_bits(struct walk *w, CXSourceLocation loc,
 {
 	CXCursor c = clang_getCursor(w->tu, loc), def;
 	CXToken *toks;
-	unsigned int n, i;
+	unsigned int n, i, at, start;
 
 	if (clang_getCursorKind(c) != CXCursor_MacroExpansion)
+		return;
+	/* The expansion of this token, not one whose argument it is. */
+	clang_getSpellingLocation(loc, NULL, NULL, NULL, &at);
+	clang_getSpellingLocation(clang_getRangeStart(
+			clang_getCursorExtent(c)), NULL, NULL, NULL, &start);
+	if (at != start)
 		return;
 	def = clang_getCursorReferenced(c);
 	if (clang_getCursorKind(def) != CXCursor_MacroDefinition)

@@ -87,13 +87,22 @@ static bool own_low(const struct finding *f)
  */
 const char *finding_context(const struct finding *f)
 {
-	bool warns = !finding_low(f);
-	bool nested = !(warns && own_low(f)) ? own_nested(f) : true;
-	size_t i;
+	bool warns = f->root && !finding_low(f), nested = true;
+	size_t i, counted = 0;
 
-	for (i = 0; nested && i < f->nr_also; i++)
-		if (!(warns && own_low(&f->also[i])))
-			nested = own_nested(&f->also[i]);
+	if (!(warns && own_low(f))) {
+		nested = own_nested(f);
+		counted++;
+	}
+	for (i = 0; nested && i < f->nr_also; i++) {
+		if (warns && own_low(&f->also[i]))
+			continue;
+		nested = own_nested(&f->also[i]);
+		counted++;
+	}
+	/* Nothing counted: every root set's finding alone is a note. */
+	if (!counted)
+		nested = own_nested(f);
 	return nested ? "nested" : "guest";
 }
 

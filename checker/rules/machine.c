@@ -499,12 +499,14 @@ static char *needs_cpu(const struct chain *c, const char **cap)
 	 * prefix, or (no '/') an fnmatch(3) pattern of function names.
 	 */
 	for (i = 0; i < c->len; i++)
-		for (j = 0; c->steps[i].file && j < a->nr_cpu_files; j++) {
+		for (j = 0; j < a->nr_cpu_files; j++) {
 			const char *p = a->cpu_files[j].prefix;
+			const char *fn = c->steps[i].function;
+			const char *file = c->steps[i].file;
 
 			if (strchr(p, '/') ?
-			    !strncmp(c->steps[i].file, p, strlen(p)) :
-			    !fnmatch(p, c->steps[i].function, 0)) {
+			    file && !strncmp(file, p, strlen(p)) :
+			    fn && !fnmatch(p, fn, 0)) {
 				*cap = a->cpu_files[j].cap;
 				return xasprintf("%s, %s() being its code",
 						 a->cpu_files[j].when,

@@ -533,7 +533,7 @@ static char *refuse_set(const struct graph *g, const struct arch_outer *o)
 	bool probed = false;
 	char *why = NULL;
 	const char *p;
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < g->nr_rows && !probed; i++)
 		probed = g->rows[i].kind == ROW_BODY_WORD &&
@@ -544,9 +544,15 @@ static char *refuse_set(const struct graph *g, const struct arch_outer *o)
 	for (i = 0; i < g->nr_rows && !hit; i++) {
 		const struct grow *r = &g->rows[i];
 
-		if (r->kind != ROW_BODY_WORD || fnmatch(o->offer, r->table, 0) ||
+		if (r->kind != ROW_BODY_WORD ||
+		    fnmatch(o->offer, r->table, 0) ||
 		    strcmp(r->key, o->bits) || r->v[1])
 			continue;
+		/* Each row's guards on their own: its reasons only. */
+		for (k = 0; k < e.nr_unknown; k++)
+			free(e.unknown[k]);
+		free(e.why);
+		e = (struct eval){ .g = g };
 		p = r->v[0] ? r->v[0] : "";
 		if (!*p || eval_or(&e, &p) == TV_TRUE)
 			hit = r;

@@ -672,7 +672,8 @@ static bool chain_cpus(const struct chain *c, const char *reg, char *why,
 	for (i = 0; i < c->len; i++) {
 		here = cond_path_cpus(c->steps[i].file);
 		if (cpus & here) {
-			if (here != ~0u && !by)
+			/* The step that narrowed the families last. */
+			if ((cpus & here) != cpus)
 				by = c->steps[i].function;
 			cpus &= here;
 			continue;
@@ -719,7 +720,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 	struct finding proto = { .read.cached = -1 };
 	const struct gsink *s = ctx->site;
 	bool reported = false, refuted = false, no_cpu = false;
-	char why[160] = "";
+	char cpus_why[160] = "";
 	size_t j;
 
 	if (!rule->check(ctx, &proto, &scope))
@@ -742,7 +743,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 			continue;
 		}
 		/* Code (or a register) of two CPU families: never runs. */
-		if (!cpus_possible(f, why, sizeof(why))) {
+		if (!cpus_possible(f, cpus_why, sizeof(cpus_why))) {
 			drop_last(all);
 			no_cpu = true;
 			continue;
@@ -787,12 +788,13 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		if (scope == RULE_ONCE)
 			break;
 	}
-	if (no_cpu && !reported && st) {
+	/* A RULE_ONCE site is reported alone below: not counted. */
+	if (no_cpu && !reported && st && scope != RULE_ONCE) {
 		if (st->nr_cpu_refuted_ex < RULES_REFUTED_EXAMPLES)
 			snprintf(st->cpu_refuted_ex[st->nr_cpu_refuted_ex++],
 				 sizeof(st->cpu_refuted_ex[0]),
 				 "%s:%u in %s(): %s", s->file, s->line,
-				 ctx->func->name, why);
+				 ctx->func->name, cpus_why);
 		st->cpu_refuted++;
 		refuted = false;
 	}

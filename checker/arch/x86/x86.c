@@ -171,7 +171,8 @@ char *x86_msr_lists(const struct x86_tables *t, const char *msr,
 		size_t k;
 
 		for (k = 0; k < ARRAY_SIZE(passthrough); k++)
-			if (k != j && mode_has_msr(passthrough[k].mode, msr))
+			if (strcmp(passthrough[k].mode, m) &&
+			    mode_has_msr(passthrough[k].mode, msr))
 				other = passthrough[k].mode;
 		if (mode_has_msr(m, msr) && !other)
 			mode = m;
