@@ -63,7 +63,8 @@ for o in "$odir" "$vodir"; do
 		'for w in boot workload io; do
 		     grep -q "oracle: power off" "$o/$w.console" || exit 1
 		 done
-		 tr -d "\r" < "$o/io.console" > io.txt &&
+		 python3 "$TOP/tests/oracle/record.py" console \
+			"$o/io.console" > io.txt &&
 		 [ "$(grep -c "squashfs bytes read 8388608$" io.txt)" = 4 ] &&
 		 [ "$(grep -c "zram pages written and read 2048$" io.txt)" = 4 ]'
 done

@@ -53,6 +53,11 @@ generated tables come from it.
       (squashfs bytes read, zram pages) and "x86/fpu:" lines among the
       decisions.
 
+  record.py console CONSOLE
+      Prints an oracle's console with init's lines joined again where a
+      kernel line (with its timestamp: printk.time=1) came between two
+      chunks of one.
+
   record.py md MEASURED.json MEASURED.md [--check]
       Writes the tables between MEASURED.md's "<!-- measured.json: NAME
       -->" and "<!-- end measured.json -->" lines from MEASURED.json;
@@ -334,16 +339,39 @@ DECISIONS = re.compile(r'(CPU features: detected|oracle: vulnerabilities: |'
                        r'oracle: kvm: MMIO exits|kvm \[\d+\]: |'
                        r'oracle: io: |x86/fpu: )')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s*')
+KSTAMP = re.compile(r'\[\s*\d+\.\d+\] ')
 PATCH_SITE = re.compile(r'^  (\S+):(\d+) \(rule ([\w-]+)\)$')
 
 
+def console_lines(console):
+    """CONSOLE's lines, init's and the kernel's apart. The kernel prints
+    each of its lines whole, but between two chunks of init's output (a
+    write() of its own, or the UART's next FIFO load): "oracle: io:
+    squashfs bytes read [ 2.1] input: ...", then "8388608" on the next
+    line. With timestamps (printk.time=1) the kernel's line is found
+    where its stamp begins, and init's is joined again. Without, each
+    line is as the console has it."""
+    out, pending = [], ''
+    for raw in open(console, errors='replace'):
+        raw = raw.replace('\r', '').rstrip('\n')
+        m = KSTAMP.search(raw)
+        if m and m.start() > 0:
+            # init's text, then a whole kernel line; init goes on below.
+            pending += raw[:m.start()]
+            out.append(raw[m.start():].strip())
+            continue
+        if m:
+            out.append(raw.strip())
+            continue
+        out.append((pending + raw).strip())
+        pending = ''
+    if pending:
+        out.append(pending.strip())
+    return [STAMP.sub('', x) for x in out]
+
+
 def decisions(console):
-    out = []
-    for line in open(console, errors='replace'):
-        line = STAMP.sub('', line.strip().replace('\r', ''))
-        if DECISIONS.search(line):
-            out.append(line)
-    return sorted(out)
+    return sorted(x for x in console_lines(console) if DECISIONS.search(x))
 
 
 def by_function(path, trees, kind='idreg'):
@@ -812,6 +840,9 @@ def main():
         single(*a[1:])
     elif len(a) >= 8 and a[0] == 'fix':
         fix(*a[1:])
+    elif len(a) == 2 and a[0] == 'console':
+        for line in console_lines(a[1]):
+            print(line)
     elif len(a) in (3, 4) and a[0] == 'md':
         md(a[1], a[2], len(a) == 4 and a[3] == '--check')
     else:

@@ -76,12 +76,15 @@ n=0
 for what in boot workload io; do
 	n=$((n + 1))
 	t=$(date +%s)
+	# printk.time=1: the kernel's lines stamped, so that one printed
+	# between two chunks of a line of init's is told apart from it
+	# (record.py console_lines()).
 	timeout 1800 qemu-system-x86_64 -M pc -cpu max -smp 2 -m 512M \
 		-accel tcg,thread=single -nographic -nic none -no-reboot \
 		-kernel "$tree/arch/x86/boot/bzImage" \
 		-initrd "$work/initramfs.cpio" \
 		-drive "file=$work/image.sqfs,if=virtio,format=raw,readonly=on" \
-		-append "console=ttyS0 panic=-1 ${TRAPCHECK_ORACLE_APPEND:-} -- $what" \
+		-append "console=ttyS0 panic=-1 printk.time=1 ${TRAPCHECK_ORACLE_APPEND:-} -- $what" \
 		-plugin "$work/insn-count.so,out=$work/$what.counts,entries=$work/entries" \
 		< /dev/null > "$work/$what.console" 2>&1 ||
 		{ echo "run-qemu-x86: qemu failed ($what), see $work/$what.console" >&2
