@@ -82,13 +82,15 @@ for mode in $modes; do
 	for what in $(runs "$mode"); do
 		n=$((n + 1))
 		t=$(date +%s)
+		# printk.time=1: kernel lines stamped, told apart from init's
+		# (tests/oracle/record.py console_lines()).
 		timeout 1800 qemu-system-aarch64 \
 			-M "$machine" -cpu "$cpu" \
 			-smp 2 -m 512M -accel tcg,thread=single -nographic \
 			-nic none -no-reboot \
 			-kernel "$tree/arch/arm64/boot/Image" \
 			-initrd "$work/initramfs.cpio" \
-			-append "console=ttyAMA0 panic=-1 $extra -- $what" \
+			-append "console=ttyAMA0 panic=-1 printk.time=1 $extra -- $what" \
 			-plugin "$work/insn-count.so,out=$work/$mode-$what.counts,entries=$work/entries" \
 			< /dev/null > "$work/$mode-$what.console" 2>&1 ||
 			{ echo "run-qemu-kvm: qemu failed ($mode $what), see $work/$mode-$what.console" >&2
