@@ -221,9 +221,48 @@ static void visit_macro(struct walk *w, CXCursor c)
 				 sink_at(k)->arg == SINK_ARG_LEAF);
 }
 
+/* Does the architecture ask for macro @name's definition (outer.def)? */
+static bool macro_wanted(const char *name)
+{
+	const struct arch *a = arch_current();
+	size_t i;
+
+	for (i = 0; i < a->nr_nestings; i++)
+		if (!strcmp(name, a->nestings[i].feature) ||
+		    !strcmp(name, a->nestings[i].limit))
+			return true;
+	return false;
+}
+
+/* Macro @c's definition: a row of kind ROW_MACRO, its tokens joined. */
+static void record_macro(struct walk *w, CXCursor c, const char *name)
+{
+	struct table_row_in r = { .kind = ROW_MACRO, .table = "define",
+				  .key = name };
+	struct tokens k = { 0 };
+	char *v = NULL, *n;
+	size_t i;
+
+	tokens_get(&k, w->tu, clang_getCursorExtent(c), false);
+	/* The name, then its replacement (an object-like macro's). */
+	for (i = 1; i < k.n; i++) {
+		n = xasprintf("%s%s%s", v ? v : "", v ? " " : "", k.s[i]);
+		free(v);
+		v = n;
+	}
+	tokens_free(&k);
+	r.v[0] = v ? v : "";
+	r.file = extract_loc(w, clang_getCursorLocation(c), &r.line, NULL,
+			     NULL, NULL);
+	facts_add_row(w->out, &r);
+	free(v);
+}
+
 /*
  * A feature macro (X86_FEATURE_SMAP) or register-name macro (MSR_STAR) of
- * the architecture: kept, read only when a sink needs it.
+ * the architecture: kept, read only when a sink needs it. A macro the
+ * architecture asks for (outer.def's NESTING lines): its definition, a
+ * row.
  */
 static void visit_macro_def(struct walk *w, CXCursor c)
 {
@@ -231,12 +270,16 @@ static void visit_macro_def(struct walk *w, CXCursor c)
 	const char *name;
 	CXString s;
 
-	if (!a->feature_prefix && !a->reg_macro_prefix)
+	if (!a->feature_prefix && !a->reg_macro_prefix && !a->nr_nestings)
 		return;
 	s = clang_getCursorSpelling(c);
 	name = clang_getCString(s);
 	if (!name)
 		goto out_dispose;
+	if (macro_wanted(name) && !clang_Cursor_isMacroFunctionLike(c)) {
+		record_macro(w, c, name);
+		goto out_dispose;
+	}
 	if (a->feature_prefix &&
 	    !strncmp(name, a->feature_prefix, strlen(a->feature_prefix)))
 		*PUSH(w->fmacros, w->nr_fmacros, w->alloc_fmacros) = c;

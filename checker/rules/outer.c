@@ -7,7 +7,8 @@
  * probe; the probe's bit names and the bits the analysed tree's KVM
  * offers a nested host are facts (rows of kind ROW_BODY_WORD). A chain under
  * such a condition whose probe needs a bit KVM never offers cannot run
- * on a nested host.
+ * on a nested host; nor can any chain when the analysed tree's KVM never
+ * runs a nested host (outer.def's NESTING lines).
  */
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -100,12 +101,99 @@ static char *refuse(const struct graph *g, const struct arch_outer *o)
 	return m;
 }
 
+/* Is function @name defined in the graph? */
+static const struct gnode *defined(const struct graph *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nr_nodes; i++)
+		if (g->nodes[i].defined && !strcmp(g->nodes[i].name, name))
+			return &g->nodes[i];
+	return NULL;
+}
+
+/*
+ * Macro @name's value in the analysed tree, when it is a plain number
+ * (ROW_MACRO rows): true and *@v; *@seen says whether it is defined.
+ */
+static bool macro_value(const struct graph *g, const char *name, long *v,
+			bool *seen)
+{
+	size_t i;
+	char *end;
+
+	*seen = false;
+	for (i = 0; i < g->nr_rows; i++) {
+		const struct grow *r = &g->rows[i];
+
+		if (r->kind != ROW_MACRO || strcmp(r->key, name))
+			continue;
+		*seen = true;
+		if (!r->v[0] || !*r->v[0])
+			return false;
+		*v = strtol(r->v[0], &end, 0);
+		/* 7, 7U, 7UL: a number; anything else is not known. */
+		while (*end == 'U' || *end == 'u' || *end == 'L' ||
+		       *end == 'l')
+			end++;
+		return !*end;
+	}
+	return false;
+}
+
+/*
+ * Why the analysed tree's KVM never runs a nested host (NESTING lines),
+ * so that no KVM host code runs on a host that is its guest; or NULL
+ * when it can, or when its KVM is not analysed (the check or the limit
+ * unknown).
+ */
+static char *refuse_nesting(const struct graph *g)
+{
+	const struct arch *a = arch_current();
+	const struct gnode *chk;
+	long limit, bit;
+	bool seen;
+	size_t i;
+
+	for (i = 0; i < a->nr_nestings; i++) {
+		const struct arch_nesting *e = &a->nestings[i];
+
+		chk = defined(g, e->check);
+		if (!chk || !macro_value(g, e->limit, &limit, &seen))
+			continue;
+		if (!macro_value(g, e->feature, &bit, &seen)) {
+			if (seen)
+				return NULL;
+			return xasprintf("KVM as the outer hypervisor never "
+					 "runs %s, which a nested host is: "
+					 "the analysed tree's KVM has no %s, "
+					 "and %s() (%s:%u) refuses every vCPU "
+					 "feature from %s (%ld) on", e->what,
+					 e->feature, e->check, chk->file,
+					 chk->line, e->limit, limit);
+		}
+		/* The first line whose check the tree has decides. */
+		if (bit >= 0 && bit < limit)
+			return NULL;
+		return xasprintf("KVM as the outer hypervisor never runs %s, "
+				 "which a nested host is: the analysed tree's "
+				 "%s (%ld) is not below %s (%ld), and %s() "
+				 "(%s:%u) refuses a vCPU with it", e->what,
+				 e->feature, bit, e->limit, limit, e->check,
+				 chk->file, chk->line);
+	}
+	return NULL;
+}
+
 char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others)
 {
 	const struct arch *a = arch_current();
 	size_t i, j;
+	char *none = refuse_nesting(g);
 
+	if (none)
+		return none;
 	for (i = 0; i < a->nr_outers; i++) {
 		const struct arch_outer *o = &a->outers[i];
 		bool all = chain_has(c, o->atom);

@@ -56,16 +56,19 @@ for name, run in zip(('defconfig', 'cloud'), alone):
     for f in run['findings']:
         j = by_site[site(f)]
         assert name in j['configs'], (name, site(f), j['configs'])
-# The defconfig sites: the seed's __cpu_has_rng() and the KVM reads.
+# The defconfig sites: the seed's __cpu_has_rng() among them.
 d = [by_site[site(f)] for f in alone[0]['findings']]
 assert any(f['function'] == '__cpu_has_rng' for f in d), d
-assert sum(f['context'] == 'nested' for f in d) >= 4, d
+# The KVM reads are notes under --outer=kvm (the tree's KVM never runs
+# a guest at EL2).
+assert sum(f['context'] == 'nested'
+           for f in alone[0]['low_confidence']) >= 4, alone[0]
 for f in d:
     assert f['configs'] == ['defconfig', 'cloud'], (site(f), f['configs'])
     assert 'config_symbols' not in f, f
 print('# %d defconfig sites in both configurations' % len(d))
 PY
-check "every defconfig finding, the seed site and the KVM ones included, is in both configurations" [ $? -eq 0 ]
+check "every defconfig finding, the seed site among them, is in both configurations; the KVM reads notes" [ $? -eq 0 ]
 
 python3 - join.json <<'PY'
 import json, sys

@@ -1206,7 +1206,9 @@ static const struct arch_guest_outer guest_outers[] = {
 #define GUEST ARCH_GUEST
 #define TRAP_SET(reg, bit, setter)
 #define HOST(pattern, value, why)
+#define NESTING(feature, limit, check, what)
 #include "outer.def"
+#undef NESTING
 #undef HOST
 #undef TRAP_SET
 #undef GUEST
@@ -1217,7 +1219,9 @@ static const struct arch_trap_set trap_sets[] = {
 #define GUEST(through, handler, calls, when)
 #define TRAP_SET ARCH_TRAP_SET
 #define HOST(pattern, value, why)
+#define NESTING(feature, limit, check, what)
 #include "outer.def"
+#undef NESTING
 #undef HOST
 #undef TRAP_SET
 #undef GUEST
@@ -1227,7 +1231,22 @@ static const struct arch_host_atom host_atoms[] = {
 #define GUEST(through, handler, calls, when)
 #define TRAP_SET(reg, bit, setter)
 #define HOST ARCH_HOST
+#define NESTING(feature, limit, check, what)
 #include "outer.def"
+#undef NESTING
+#undef HOST
+#undef TRAP_SET
+#undef GUEST
+};
+
+/* Whether KVM runs a nested host at all (outer.def). */
+static const struct arch_nesting nestings[] = {
+#define GUEST(through, handler, calls, when)
+#define TRAP_SET(reg, bit, setter)
+#define HOST(pattern, value, why)
+#define NESTING ARCH_NESTING
+#include "outer.def"
+#undef NESTING
 #undef HOST
 #undef TRAP_SET
 #undef GUEST
@@ -1262,6 +1281,7 @@ const struct arch arch_arm64 = {
 	ARCH_TABLE(guest_outers),
 	ARCH_TABLE(trap_sets),
 	ARCH_TABLE(host_atoms),
+	ARCH_TABLE(nestings),
 	/* Linux 6.12: cpucap-defs.h; 6.1: cpucaps.h (gen-cpucaps.awk). */
 	.asm_caps = "*/generated/asm/cpucap*.h",
 	.asm_define_reg = asm_define_reg,

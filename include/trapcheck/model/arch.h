@@ -119,6 +119,12 @@ struct arch_table {
  * loadable module (-DMODULE) or "y" built in, file the TU's source.
  */
 #define ROW_MODULE	30u
+/*
+ * The row kind of a macro definition an architecture asks for
+ * (arch_nesting's names; clang/extract.c): key the name, v[0] its
+ * replacement tokens joined by spaces, file and line where it is defined.
+ */
+#define ROW_MACRO	29u
 
 /*
  * A table's definition as extraction sees it, without libclang: the
@@ -220,6 +226,21 @@ struct arch_guest_outer {
 	const char *handler;	/* "kvm_psci_vcpu_suspend" */
 	const char *calls;	/* "kvm_vcpu_wfi" */
 	const char *when;	/* a clause: "when a CPU resumes ..." */
+};
+
+/*
+ * Whether KVM as the outer hypervisor runs a nested host at all
+ * (outer.def's NESTING lines): a nested KVM host is a guest that runs
+ * @what, which a vCPU does only with feature bit @feature; the analysed
+ * tree's KVM refuses (in @check()) every bit at or past @limit.
+ * Extraction keeps the definitions of both macros (rows of kind
+ * ROW_MACRO).
+ */
+struct arch_nesting {
+	const char *feature;	/* "KVM_ARM_VCPU_HAS_EL2" */
+	const char *limit;	/* "KVM_VCPU_MAX_FEATURES" */
+	const char *check;	/* "kvm_vcpu_init_check_features" */
+	const char *what;	/* "a guest at EL2" */
 };
 
 /*
@@ -461,6 +482,9 @@ struct arch {
 	size_t nr_trap_sets;
 	const struct arch_host_atom *host_atoms;
 	size_t nr_host_atoms;
+	/* Whether KVM runs a nested host at all (outer.def). */
+	const struct arch_nesting *nestings;
+	size_t nr_nestings;
 	/* The devices its guest machines have (machine.def). */
 	const struct arch_device *machine;
 	size_t nr_machine;
@@ -561,6 +585,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  *	guest's read of @reg, in @setter
  * HOST(pattern, value, why)  outer.def: an atom of when it does so, in a
  *	guest of the analysed kernel on a common host
+ * NESTING(feature, limit, check, what)  outer.def: a guest runs @what
+ *	(as a nested host) only with vCPU feature @feature, which KVM
+ *	refuses in @check unless it is below @limit
  * CPU_FILE(prefix, cap, when)  conditions.def: code that runs only on a
  *	CPU with @cap
  * CPU_NAME(bit, name)  cpus.def: a CPU family, bit CPU_<bit> of a mask
@@ -596,6 +623,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_CPU_ONLY(prefix, cpus)	{ prefix, cpus },
 #define ARCH_CPU_FILE(prefix, cap, when)	{ prefix, cap, when },
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
+#define ARCH_NESTING(feature, limit, check, what)			\
+	{ feature, limit, check, what },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
 #define ARCH_CPU_CAP(profile, name, source)				\
