@@ -189,9 +189,14 @@ char *outer_refusal(const struct graph *g, const struct chain *c,
 		    const struct chain *others, size_t nr_others)
 {
 	const struct arch *a = arch_current();
+	bool all_nested = c->nested;
 	size_t i, j;
-	char *none = refuse_nesting(g);
+	char *none;
 
+	/* No nested host at all: only when every chain runs on one. */
+	for (j = 0; all_nested && j < nr_others; j++)
+		all_nested = others[j].nested;
+	none = all_nested ? refuse_nesting(g) : NULL;
 	if (none)
 		return none;
 	for (i = 0; i < a->nr_outers; i++) {

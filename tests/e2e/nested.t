@@ -9,6 +9,8 @@
 # nested read is a note; --outer=any, a KVM whose limit is past the bit,
 # a tree whose check is not analysed or whose limit is not a number: a
 # warning. A KVM without the feature (Linux 6.1): a note that says so.
+# A site also reached through guest code alone: a warning, in guest
+# context.
 . "$(dirname "$0")/../tap.sh"
 FX="$TOP/tests/fixtures/nested"
 cd "$SCRATCH" || exit 1
@@ -49,6 +51,29 @@ d = json.load(open(\"any.json\"))
 f = d[\"findings\"]
 assert len(f) == 1 and f[0][\"root\"] == \"kvm-run\", f
 assert f[0][\"line\"] == 16 and f[0][\"context\"] == \"nested\", f"'
+
+# A read reached from one root set through KVM host code and through
+# guest code alone traps in any guest: a warning, context guest, the
+# guest chain first, the nested one among the others.
+"$TRAPCHECK" -p "$FX" --roots "$FX/roots/tick.roots" -q --format=json \
+	-o tick.json
+check "with the tick root set: exit 1 (a warning)" [ $? -eq 1 ]
+python3 - tick.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d['findings'] if f['file'] == 'kernel/tick.c']
+assert len(f) == 1, d['findings']
+f = f[0]
+assert (f['line'], f['rule'], f['root'], f['context']) == (
+    16, 'trapping-idreg-read', 'tick', 'guest'), f
+assert [s['function'] for s in f['chain']] == [
+    'demo_tick', 'demo_update', 'demo_account', 'demo_shared_read'], f
+assert [[s['function'] for s in c] for c in f['other_chains']] == [
+    ['demo_tick', 'kvm_demo_timer', 'demo_shared_read']], f
+assert 'not_offered' not in f, f
+PY
+check "kernel/tick.c:16 from tick: a warning in guest context, the chain through guest code first (demo_tick -> demo_update -> demo_account -> demo_shared_read), the shorter one through KVM host code second" \
+	[ $? -eq 0 ]
 
 # variant NAME SED-EXPR FILE: a copy of the fixture with FILE edited.
 variant() {
