@@ -50,10 +50,19 @@ double finding_estimate(const struct finding *f)
 						     f->rate.loops);
 }
 
-/* Of its own chain, not its site's other root sets'. */
+/*
+ * Of its own chains, not its site's other root sets': KVM host code only
+ * when every chain runs through it (a chain through guest code alone
+ * traps in any guest).
+ */
 static bool own_nested(const struct finding *f)
 {
-	return f->nr_chains && f->chains[0].nested;
+	size_t i;
+
+	for (i = 0; i < f->nr_chains; i++)
+		if (!f->chains[i].nested)
+			return false;
+	return f->nr_chains;
 }
 
 const char *finding_only_when(const struct finding *f)

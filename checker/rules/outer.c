@@ -119,6 +119,8 @@ static const struct gnode *defined(const struct graph *g, const char *name)
 static bool macro_value(const struct graph *g, const char *name, long *v,
 			bool *seen)
 {
+	bool known = false;
+	long n;
 	size_t i;
 	char *end;
 
@@ -131,14 +133,20 @@ static bool macro_value(const struct graph *g, const char *name, long *v,
 		*seen = true;
 		if (!r->v[0] || !*r->v[0])
 			return false;
-		*v = strtol(r->v[0], &end, 0);
+		n = strtol(r->v[0], &end, 0);
+		if (end == r->v[0])
+			return false;
 		/* 7, 7U, 7UL: a number; anything else is not known. */
 		while (*end == 'U' || *end == 'u' || *end == 'L' ||
 		       *end == 'l')
 			end++;
-		return !*end;
+		/* Two definitions that differ: not known either. */
+		if (*end || (known && n != *v))
+			return false;
+		*v = n;
+		known = true;
 	}
-	return false;
+	return known;
 }
 
 /*
@@ -158,9 +166,12 @@ static char *refuse_nesting(const struct graph *g)
 	for (i = 0; i < a->nr_nestings; i++) {
 		const struct arch_nesting *e = &a->nestings[i];
 
+		/* The first line whose check the tree defines decides. */
 		chk = defined(g, e->check);
-		if (!chk || !macro_value(g, e->limit, &limit, &seen))
+		if (!chk)
 			continue;
+		if (!macro_value(g, e->limit, &limit, &seen))
+			return NULL;
 		if (!macro_value(g, e->feature, &bit, &seen)) {
 			if (seen)
 				return NULL;
@@ -172,7 +183,6 @@ static char *refuse_nesting(const struct graph *g)
 					 e->feature, e->check, chk->file,
 					 chk->line, e->limit, limit);
 		}
-		/* The first line whose check the tree has decides. */
 		if (bit >= 0 && bit < limit)
 			return NULL;
 		return xasprintf("KVM as the outer hypervisor never runs %s, "

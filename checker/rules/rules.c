@@ -413,20 +413,6 @@ static bool fill_chains(const struct graph *g, const struct reach *r,
 	       chain_order);
 	for (i = 0; i < f->nr_chains; i++)
 		f->chains[i].nested = chain_nested(&f->chains[i]);
-	/*
-	 * A chain through guest code alone traps in any guest, one through
-	 * KVM host code only on a nested host: the first says more, and
-	 * the site's context is its first chain's.
-	 */
-	for (i = 1; f->chains[0].nested && i < f->nr_chains; i++) {
-		struct chain guest = f->chains[i];
-
-		if (guest.nested)
-			continue;
-		memmove(f->chains + 1, f->chains, i * sizeof(*f->chains));
-		f->chains[0] = guest;
-		break;
-	}
 	return true;
 }
 
