@@ -340,6 +340,8 @@ DECISIONS = re.compile(r'(CPU features: detected|oracle: vulnerabilities: |'
                        r'oracle: io: |x86/fpu: )')
 STAMP = re.compile(r'^\[\s*\d+\.\d+\]\s*')
 KSTAMP = re.compile(r'\[\s*\d+\.\d+\] ')
+# A terminal's control sequences (the firmware clears the screen).
+ESCAPE = re.compile(r'\x1b(?:\[[0-9;?]*[A-Za-z]|[A-Za-z])')
 PATCH_SITE = re.compile(r'^  (\S+):(\d+) \(rule ([\w-]+)\)$')
 
 
@@ -349,19 +351,22 @@ def console_lines(console):
     write() of its own, or the UART's next FIFO load): "oracle: io:
     squashfs bytes read [ 2.1] input: ...", then "8388608" on the next
     line. With timestamps (printk.time=1) the kernel's line is found
-    where its stamp begins, and init's is joined again. Without, each
-    line is as the console has it."""
-    out, pending = [], ''
+    where its stamp begins, and init's is joined again; what comes before
+    the kernel's first line is the firmware's ("Booting from ROM.."), a
+    line of its own. Terminal control sequences are dropped. Without
+    timestamps, each line is as the console has it."""
+    out, pending, kernel = [], '', False
     for raw in open(console, errors='replace'):
-        raw = raw.replace('\r', '').rstrip('\n')
+        raw = ESCAPE.sub('', raw.replace('\r', '').rstrip('\n'))
         m = KSTAMP.search(raw)
-        if m and m.start() > 0:
+        if m and m.start() > 0 and not kernel:
+            out.append(raw[:m.start()].strip())
+        elif m and m.start() > 0:
             # init's text, then a whole kernel line; init goes on below.
             pending += raw[:m.start()]
-            out.append(raw[m.start():].strip())
-            continue
         if m:
-            out.append(raw.strip())
+            kernel = True
+            out.append(raw[m.start():].strip())
             continue
         out.append((pending + raw).strip())
         pending = ''
