@@ -195,7 +195,7 @@ void analyze_rules(struct analysis *a, const struct analysis_opts *o,
 		   const struct root_sets *roots)
 {
 	struct rules_opts ro = { o->per_root, o->all_chains, o->outer_any,
-				 o->machine };
+				 o->outer_nested, o->machine };
 
 	regroots_find(&a->graph, roots);
 	rules_run(&a->graph, roots, &ro, &a->findings, &a->low, &a->rules);

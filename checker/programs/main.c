@@ -204,11 +204,14 @@ static bool take_word(struct prog *p, int id, const char *arg)
 		return true;
 	}
 	if (id == OPT_OUTER) {
-		if (strcmp(arg, "kvm") && strcmp(arg, "any")) {
-			diag_error("--outer is kvm or any, not '%s'", arg);
+		if (strcmp(arg, "kvm") && strcmp(arg, "kvm-nested") &&
+		    strcmp(arg, "any")) {
+			diag_error("--outer is kvm, kvm-nested or any, not "
+				   "'%s'", arg);
 			return false;
 		}
 		p->ao.outer_any = !strcmp(arg, "any");
+		p->ao.outer_nested = !strcmp(arg, "kvm-nested");
 		return true;
 	}
 	if (strcmp(arg, "guest") && strcmp(arg, "nested") &&

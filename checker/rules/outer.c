@@ -196,7 +196,8 @@ static char *refuse_nesting(const struct graph *g)
 }
 
 char *outer_refusal(const struct graph *g, const struct chain *c,
-		    const struct chain *others, size_t nr_others)
+		    const struct chain *others, size_t nr_others,
+		    bool runs_nested)
 {
 	const struct arch *a = arch_current();
 	bool all_nested = c->nested;
@@ -206,7 +207,7 @@ char *outer_refusal(const struct graph *g, const struct chain *c,
 	/* No nested host at all: only when every chain runs on one. */
 	for (j = 0; all_nested && j < nr_others; j++)
 		all_nested = others[j].nested;
-	none = all_nested ? refuse_nesting(g) : NULL;
+	none = all_nested && !runs_nested ? refuse_nesting(g) : NULL;
 	if (none)
 		return none;
 	for (i = 0; i < a->nr_outers; i++) {

@@ -753,7 +753,7 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 		if (!(o && o->outer_any) && f->chains[0].nested)
 			f->doubt.not_offered = outer_refusal(
 				g, &f->chains[0], f->chains + 1,
-				f->nr_chains - 1);
+				f->nr_chains - 1, o && o->outer_nested);
 		/* Code KVM never runs in its guest (PSCI as standby). */
 		if (!(o && o->outer_any))
 			f->doubt.not_in_kvm = outer_guest_refusal(

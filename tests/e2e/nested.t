@@ -6,7 +6,8 @@
 # EL2. The fixture's KVM, like Linux 6.12's, defines KVM_ARM_VCPU_HAS_EL2
 # as 7 and refuses vCPU features from KVM_VCPU_MAX_FEATURES (7) on in
 # kvm_vcpu_init_check_features(): under --outer=kvm (the default) the
-# nested read is a note; --outer=any, a KVM whose limit is past the bit,
+# nested read is a note; --outer=any or kvm-nested, a KVM whose limit is
+# past the bit,
 # a tree whose check is not analysed, whose limit is not a number or
 # has two definitions that differ: a warning. A KVM without the feature
 # (Linux 6.1): a note that says so.
@@ -52,6 +53,11 @@ d = json.load(open(\"any.json\"))
 f = d[\"findings\"]
 assert len(f) == 1 and f[0][\"root\"] == \"kvm-run\", f
 assert f[0][\"line\"] == 16 and f[0][\"context\"] == \"nested\", f"'
+
+# --outer=kvm-nested: the same KVM, as if it ran nested hosts (a later
+# KVM with nested virtualisation): the read warns again.
+"$TRAPCHECK" -p "$FX" -q --outer=kvm-nested --format=json -o kn.json
+check "--outer=kvm-nested: a warning, exit 1" [ $? -eq 1 ]
 
 # A read reached from one root set through KVM host code and through
 # guest code alone traps in any guest: a warning, context guest, though

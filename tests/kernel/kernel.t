@@ -33,12 +33,12 @@ sed 's/^/# /' real.err | tail -n 12
 check "findings on the real tree: exit status 1" [ $rc -eq 1 ]
 # The KVM host reads trap only on a host that is itself a guest run at
 # EL2, which 6.12's KVM never does: notes under --outer=kvm (trust.t),
-# and no patch. Their patches are for an outer hypervisor that does
-# (--outer=any), from the same database.
+# and no patch. Their patches are for a KVM that does (--outer=kvm-nested:
+# the same KVM, as if it ran nested hosts), from the same database.
 GIT_AUTHOR_NAME="Kernel Tester" GIT_AUTHOR_EMAIL=tester@example.org \
-"$TRAPCHECK" -p "$tree" --db k.db -q --outer=any --fix-dir fixes-any \
+"$TRAPCHECK" -p "$tree" --db k.db -q --outer=kvm-nested --fix-dir fixes-nested \
 	> /dev/null 2> any.err
-check "--outer=any --fix-dir: exit status 1" [ $? -eq 1 ]
+check "--outer=kvm-nested --fix-dir: exit status 1" [ $? -eq 1 ]
 
 # The line of the __cpu_has_rng() bug, read from the tree itself.
 rng_line=$(grep -n 'return this_cpu_has_cap(ARM64_HAS_RNG);' \
@@ -202,7 +202,7 @@ p000=$(grep -l '^Subject: .* in __cpu_has_rng()$' fixes/*.patch 2>/dev/null | he
 check "a verified patch for __cpu_has_rng is written" [ -s "$p000" ]
 # Hyp code: one patch reads each ID register once per CPU at KVM's init
 # into kvm_host_data (checker/arch/arm64/percpu.def) for every hyp site.
-phyp=$(grep -l '^Subject: \[PATCH\] KVM: arm64: Read ID registers once per CPU for hyp code$' fixes-any/*.patch 2>/dev/null | head -n 1)
+phyp=$(grep -l '^Subject: \[PATCH\] KVM: arm64: Read ID registers once per CPU for hyp code$' fixes-nested/*.patch 2>/dev/null | head -n 1)
 check_that "one patch for the hyp reads: the field in kvm_host.h, the copies in arm.c's cpu_hyp_init_context(), debug-sr.h's two reads and switch.h's cpu_has_amu()" \
 	'[ -s "$phyp" ] &&
 	 [ "$(grep -c "^+++ b/" "$phyp")" -eq 4 ] &&
@@ -213,7 +213,7 @@ check_that "one patch for the hyp reads: the field in kvm_host.h, the copies in 
 	 grep -q "^  arch/arm64/kvm/hyp/include/hyp/switch.h:144 (rule trapping-idreg-read)$" "$phyp"'
 # Host code that needs this CPU's answer (TraceBuffer, which the
 # sanitised copy lacks): this CPU's copy that cpuinfo keeps.
-pdbg=$(grep -l '^+++ b/arch/arm64/kvm/debug.c$' fixes-any/*.patch 2>/dev/null | head -n 1)
+pdbg=$(grep -l '^+++ b/arch/arm64/kvm/debug.c$' fixes-nested/*.patch 2>/dev/null | head -n 1)
 check_that "kvm_arch_vcpu_load_debug_state_flags() reads cpu_data's copy, asm/cpu.h included" \
 	'[ -s "$pdbg" ] &&
 	 grep -q "^+	dfr0 = this_cpu_read(cpu_data.reg_id_aa64dfr0);$" "$pdbg" &&
@@ -221,12 +221,12 @@ check_that "kvm_arch_vcpu_load_debug_state_flags() reads cpu_data's copy, asm/cp
 	 [ "$(grep -c "^+++ b/" "$pdbg")" -eq 1 ]'
 check "its subject" grep -q '^Subject: \[PATCH\] arm64: archrandom: avoid trapping ID register read in __cpu_has_rng()$' "$p000"
 (cd "$tree" && perl scripts/checkpatch.pl --no-tree "$SCRATCH"/fixes/*.patch \
-	"$SCRATCH"/fixes-any/*.patch) > checkpatch.out 2>&1
+	"$SCRATCH"/fixes-nested/*.patch) > checkpatch.out 2>&1
 sed -n 's/^total: /# checkpatch: /p' checkpatch.out
 check_that "the kernel's checkpatch.pl finds no error in any patch" \
 	'[ -s "$p000" ] && grep -q "^total: 0 errors" checkpatch.out &&
 	 ! grep -q "^ERROR:" checkpatch.out &&
-	 [ "$(grep -c "^total: 0 errors" checkpatch.out)" = "$(ls fixes/*.patch fixes-any/*.patch | wc -l)" ]'
+	 [ "$(grep -c "^total: 0 errors" checkpatch.out)" = "$(ls fixes/*.patch fixes-nested/*.patch | wc -l)" ]'
 python3 "$TOP/tests/upstream-diff.py" "$p000" "$UP/cpu_has_rng-review.txt" reviewed
 check "its diff is the reviewed upstream form of the __cpu_has_rng() patch" [ $? -eq 0 ]
 p004=$(grep -l '^Subject: .* in cpu_has_hw_af()$' fixes-004/*.patch 2>/dev/null | head -n 1)

@@ -11,9 +11,10 @@
 # VARIANT trapcheck-fix: the copy with what trapcheck --fix proposes for
 # the tree applied (the diff kept beside it as COPY.fix.diff), made again
 # when the trapcheck binary changes. Of the qemu-kvm tree with
-# --outer=any: its oracle (tests/oracle/run-qemu-kvm.sh) runs the KVM host
-# at EL2 under QEMU's TCG, an outer hypervisor that does what 6.12's KVM
-# does not (run a guest at EL2), so its KVM host reads are warnings there.
+# --outer=kvm-nested: its oracle (tests/oracle/run-qemu-kvm.sh) runs the
+# KVM host at EL2 under QEMU's TCG, an outer hypervisor that does what
+# 6.12's KVM does not (run a guest at EL2), so its KVM host reads are
+# warnings there.
 #
 # Usage: tests/oracle/variant.sh VARIANT [PROFILE]   (prints the copy's path)
 #   PROFILE: qemu (default) or qemu-seedless (scripts/kernel-tree.sh);
@@ -31,7 +32,7 @@ flock 9
 # trapcheck-fix: made again when trapcheck changed (its fixes may have).
 stamp=
 outer=
-[ "${2:-qemu}" = qemu-kvm ] && outer=--outer=any
+[ "${2:-qemu}" = qemu-kvm ] && outer=--outer=kvm-nested
 [ "$1" = trapcheck-fix ] &&
 	stamp=$( { cat "$top/trapcheck"; echo "$outer"; } | sha1sum |
 		cut -c1-12)

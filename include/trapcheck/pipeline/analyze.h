@@ -98,6 +98,7 @@ struct analysis_opts {
 	/* One finding per root set (--per-root); low confidence too. */
 	bool per_root, all_chains;
 	bool outer_any;		/* --outer=any */
+	bool outer_nested;	/* --outer=kvm-nested */
 	const char *machine;	/* --machine: a profile, or NULL (any) */
 	const char *features;	/* --features (graph.features), or NULL */
 };

@@ -100,10 +100,13 @@ void estimate_finding(struct finding *f, const struct root_set *set);
 /*
  * outer.c: why KVM as the outer hypervisor never lets chain @c (and each
  * of @others) run on a nested host, a new string, or NULL (the
- * architecture's outer.def, the body words of @g's rows).
+ * architecture's outer.def, the body words of @g's rows). With
+ * @runs_nested, it is taken to run nested hosts whatever its NESTING
+ * lines conclude (--outer=kvm-nested).
  */
 char *outer_refusal(const struct graph *g, const struct chain *c,
-		    const struct chain *others, size_t nr_others);
+		    const struct chain *others, size_t nr_others,
+		    bool runs_nested);
 /*
  * outer.c: why KVM as the outer hypervisor never runs chain @c (and each
  * of @others) in its guest, what its handler of the guest's request does
@@ -180,6 +183,11 @@ struct rules_opts {
 	bool all_chains;	/* low-confidence sites warned of too */
 	/* --outer=any: no model of what the outer hypervisor offers. */
 	bool outer_any;
+	/*
+	 * --outer=kvm-nested: the analysed tree's KVM, as if it ran nested
+	 * hosts (outer.def's NESTING lines not applied).
+	 */
+	bool outer_nested;
 	/* --machine: the guest's machine profile; NULL (any): none. */
 	const char *machine;
 };
