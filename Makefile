@@ -69,6 +69,7 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-checkargs tests/unit/test-kconfig \
 	      tests/unit/test-bodyskip tests/unit/test-switches \
 	      tests/unit/test-shape tests/unit/test-db tests/unit/test-graphio \
+	      tests/unit/test-fileloc \
 	      tests/unit/test-macros
 
 # The same library, tests and program under AddressSanitizer and

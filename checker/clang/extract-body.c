@@ -1991,14 +1991,14 @@ static char *call_via(struct walk *w, CXSourceLocation loc,
 		      const char *callee)
 {
 	CXFile f;
-	unsigned int line, col, off;
+	unsigned int off;
 	CXToken *tok;
 	char *via = NULL;
 
-	clang_getExpansionLocation(loc, &f, &line, &col, &off);
+	clang_getExpansionLocation(loc, &f, NULL, NULL, &off);
 	if (!f)
 		return NULL;
-	tok = clang_getToken(w->tu, clang_getLocation(w->tu, f, line, col));
+	tok = clang_getToken(w->tu, file_loc(&w->locs, w->tu, f, off));
 	if (!tok)
 		return NULL;
 	if (clang_getTokenKind(*tok) == CXToken_Identifier) {
@@ -2528,7 +2528,7 @@ static void walk_stmt_at(struct walk *w, CXCursor c)
  * definition: every function of arm_neon.h then re-tokenized the file
  * from its top (lib/raid6/neon8.c: 72 s instead of 0.2).
  */
-static CXSourceRange expansion_range(CXTranslationUnit tu, CXCursor c)
+static CXSourceRange expansion_range(struct walk *w, CXCursor c)
 {
 	CXSourceRange r = clang_getCursorExtent(c);
 	CXFile sf, ef;
@@ -2540,8 +2540,8 @@ static CXSourceRange expansion_range(CXTranslationUnit tu, CXCursor c)
 				   &eo);
 	if (!sf || sf != ef || eo < so)
 		return r;
-	return clang_getRange(clang_getLocationForOffset(tu, sf, so),
-			      clang_getLocationForOffset(tu, ef, eo));
+	return clang_getRange(file_loc(&w->locs, w->tu, sf, so),
+			      file_loc(&w->locs, w->tu, ef, eo));
 }
 
 static const char *const cold_markers[] = {
@@ -2640,7 +2640,7 @@ void extract_body(struct walk *w, CXCursor fn, struct extent *x)
 {
 	size_t first_call = w->out->nr_calls, first_sink = w->out->nr_sinks;
 	size_t first_icall = w->out->nr_icalls;
-	CXSourceRange range = expansion_range(w->tu, fn);
+	CXSourceRange range = expansion_range(w, fn);
 
 	tokens_get(&w->ftok, w->tu, range, true);
 	clang_getExpansionLocation(clang_getRangeStart(range), &w->ftok_file,

@@ -28,6 +28,7 @@
 
 #include "trapcheck/clang/extract.h"
 #include "trapcheck/model/arch.h"
+#include "trapcheck/clang/fileloc.h"
 #include "trapcheck/clang/tokens.h"
 
 /* CXFile -> relative path, per TU: files repeat on every location. */
@@ -73,6 +74,7 @@ struct walk {
 
 	struct file_slot *files;
 	size_t files_mask, files_used;
+	struct file_locs locs;	/* each file's start (fileloc.h) */
 
 	struct extent *ext;
 	size_t nr_ext, alloc_ext;

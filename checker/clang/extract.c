@@ -445,8 +445,8 @@ static void resolve_fields(struct walk *w)
 		if (!x)
 			continue;
 		tokens_get(&t, w->tu, clang_getRange(
-			clang_getLocationForOffset(w->tu, x->file, k->off),
-			clang_getLocationForOffset(w->tu, x->file, x->end)),
+			file_loc(&w->locs, w->tu, x->file, k->off),
+			file_loc(&w->locs, w->tu, x->file, x->end)),
 			false);
 		k->fields = a->value_fields(t.s, t.n, reg->name);
 		tokens_free(&t);
@@ -681,6 +681,7 @@ static void free_files(struct walk *w)
 	free(w->files);
 	w->files = NULL;
 	w->files_used = 0;
+	file_locs_free(&w->locs);
 }
 
 /* Forget the first parse of the TU, to parse it again. */
