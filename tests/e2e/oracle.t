@@ -33,4 +33,14 @@ assert len([x for x in a if x.startswith('x86/fpu: ')]) == 2, a
 PY
 check "record.py decisions: the same on both consoles, the I/O's results among them" \
 	[ $? -eq 0 ]
+# The oracles' keys hold QEMU's version: each suite installs QEMU before
+# it asks for the version (a new machine's first key lacked it, so the
+# next run booted every oracle again).
+for t in measured measured-x86 measured-kvm; do
+	check "$t.t installs QEMU before its oracle key asks for its version" \
+		awk '/need_packages .*qemu-system-/ && !v { n = NR }
+		     /qemu-system-[a-z0-9_]* --version/ && !v { v = NR }
+		     END { exit !(n && v && n < v) }' \
+		"$TOP/tests/kernel/$t.t"
+done
 done_testing

@@ -31,6 +31,11 @@ check "the KVM oracle kernel: Image, KVM built in, no KASLR" \
 	       grep -q '^CONFIG_KVM=y' '$tree/.config' &&
 	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
 
+# QEMU before its version goes into the oracle's key: on a new machine
+# the key would lack it, and the next run would boot everything again.
+. "$TOP/tests/oracle/lib.sh"
+need_packages measured-kvm qemu-system-arm
+
 # The oracle's directory, made when missing and kept per tree, init,
 # scripts and QEMU; a boot that fails fails the run with its console.
 _k=$( { cat "$tree/.trapcheck-key" "$TOP/tests/oracle/init.c" \

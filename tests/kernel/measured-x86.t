@@ -36,6 +36,11 @@ check "the x86 oracle kernel: bzImage, vmlinux with DWARF, no KASLR" \
 	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
 vtree=$("$TOP/tests/oracle/variant.sh" revert-rdrand | tail -n 1)
 
+# QEMU before its version goes into the oracle's key: on a new machine
+# the key would lack it, and the next run would boot everything again.
+. "$TOP/tests/oracle/lib.sh"
+need_packages measured-x86 qemu-system-x86
+
 # oracle TREE NAME: the directory of TREE's oracle run, made when missing
 # and kept per tree, init, scripts and QEMU. A boot that fails, hangs or
 # does not reach init's end fails the run, with the console's last lines.

@@ -34,6 +34,11 @@ check "the oracle kernel: Image, vmlinux with DWARF, no KASLR" \
 	       aarch64-linux-gnu-readelf -S '$tree/vmlinux' | grep -q debug_info &&
 	       ! grep -q '^CONFIG_RANDOMIZE_BASE=y' '$tree/.config'"
 
+# QEMU before its version goes into the oracle's key: on a new machine
+# the key would lack it, and the next run would boot everything again.
+. "$TOP/tests/oracle/lib.sh"
+need_packages measured qemu-system-arm
+
 # oracle TREE NAME: the directory of TREE's oracle run, made when missing
 # and kept per tree, init, scripts and QEMU (konce's idea): the boots
 # take minutes and give the same counts.
