@@ -3,7 +3,6 @@
  * fileloc.c - locations of file offsets, each file's start looked up once
  * per TU (fileloc.h).
  */
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -47,6 +46,11 @@ CXSourceLocation file_loc(struct file_locs *l, CXTranslationUnit tu,
 
 	if (!f)
 		return clang_getNullLocation();
+	if (l->tu != tu) {
+		/* A CXFile of a disposed TU may name another file now. */
+		file_locs_free(l);
+		l->tu = tu;
+	}
 	if (!l->slots || (l->used + 1) * 2 > l->mask)
 		grow_slots(l);
 	i = slot_of(l, f);
@@ -72,6 +76,7 @@ CXSourceLocation file_loc(struct file_locs *l, CXTranslationUnit tu,
 void file_locs_free(struct file_locs *l)
 {
 	free(l->slots);
+	l->tu = NULL;
 	l->slots = NULL;
 	l->mask = 0;
 	l->used = 0;

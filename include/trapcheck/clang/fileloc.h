@@ -3,20 +3,24 @@
  * The file location of a byte of a file of a TU, for clang_tokenize() and
  * clang_getToken(), without the cost of asking libclang for it.
  *
- * libclang 14 finds a file's FileID by scanning every source-location
- * entry of the TU (SourceManager::translateFile(), reached from
- * clang_getLocationForOffset() and clang_getLocation()); a kernel TU has
- * hundreds of thousands of them (one per macro expansion), and that scan
- * was a fifth of a cold run (docs/performance.md). A file's start is
- * looked up once per TU here; a location in it is the start plus the
- * offset (SourceLocation::getLocWithOffset()).
+ * libclang 14 finds a file's FileID (SourceManager::translateFile(),
+ * reached from clang_getLocationForOffset() and clang_getLocation()) by
+ * testing the main file, then every source-location entry of the TU from
+ * the first until the file's; a kernel TU has hundreds of thousands (one
+ * per macro expansion), and the scan was 15-24% of a cold run over a few
+ * dozen TUs (docs/performance.md, "libclang's file lookup"). A file's
+ * start is looked up once per TU here; a location in it is the start plus
+ * the offset (SourceLocation::getLocWithOffset()).
  *
  * Not a drop-in for clang_getLocationForOffset(): that one then maps a
  * byte written as a macro argument to the argument's expansion
  * (SourceManager::getMacroArgExpandedLocation()), which decides the
- * cursor clang_getCursor() finds there. Both have the same spelling
- * location, which is all clang_tokenize() and clang_getToken() read
- * (tests/unit/test-fileloc.c): ask libclang where a cursor is wanted.
+ * cursor clang_getCursor() finds there: ask libclang where a cursor is
+ * wanted. Both have the same spelling location, which is all
+ * clang_tokenize() reads. clang_getToken() also measures the token at the
+ * location's expansion, so at a macro argument's expansion it can find no
+ * token where the file location finds the one written there
+ * (tests/unit/test-fileloc.c).
  */
 #ifndef TRAPCHECK_FILELOC_H
 #define TRAPCHECK_FILELOC_H
@@ -29,6 +33,7 @@ struct file_loc_slot;
 
 /* The starts of the files of one TU looked up so far; zeroed is empty. */
 struct file_locs {
+	CXTranslationUnit tu;	/* whose files they are */
 	struct file_loc_slot *slots;
 	size_t mask, used;
 };
@@ -36,7 +41,8 @@ struct file_locs {
 /*
  * The location of byte @off of @f in @tu, in the file's first inclusion
  * (the FileID clang_getLocationForOffset() takes); the null location
- * when @f is not a file of @tu.
+ * when @f is not a file of @tu. Asked about another TU than before, @l
+ * forgets the first one's files.
  */
 CXSourceLocation file_loc(struct file_locs *l, CXTranslationUnit tu,
 			  CXFile f, unsigned int off);
