@@ -45,14 +45,13 @@ static size_t ptr_hash(const void *p)
 	return (size_t)hash_mix((uint64_t)(uintptr_t)p, 0);
 }
 
-const char *extract_file_rel(struct walk *w, CXFile f)
+/* @f's slot, made with its path relative to the tree when new. */
+static struct file_slot *file_slot(struct walk *w, CXFile f)
 {
 	size_t i;
 	CXString name;
 	char *norm;
 
-	if (!f)
-		return "<built-in>";
 	if (!w->files) {
 		w->files_mask = 255;
 		w->files = xcalloc(w->files_mask + 1, sizeof(*w->files));
@@ -60,7 +59,7 @@ const char *extract_file_rel(struct walk *w, CXFile f)
 	for (i = ptr_hash(f) & w->files_mask; w->files[i].file;
 	     i = (i + 1) & w->files_mask)
 		if (w->files[i].file == f)
-			return w->files[i].rel;
+			return &w->files[i];
 
 	name = clang_getFileName(f);
 	norm = path_normalize(clang_getCString(name) ?
@@ -71,8 +70,7 @@ const char *extract_file_rel(struct walk *w, CXFile f)
 	free(norm);
 	if (++w->files_used * 2 > w->files_mask) {
 		struct file_slot *old = w->files;
-		size_t n = w->files_mask + 1, j;
-		const char *ret = old[i].rel;
+		size_t n = w->files_mask + 1, j, at = 0;
 
 		w->files_mask = n * 2 - 1;
 		w->files = xcalloc(n * 2, sizeof(*w->files));
@@ -85,11 +83,35 @@ const char *extract_file_rel(struct walk *w, CXFile f)
 			     w->files[k].file; k = (k + 1) & w->files_mask)
 				;
 			w->files[k] = old[j];
+			if (j == i)
+				at = k;
 		}
 		free(old);
-		return ret;
+		return &w->files[at];
 	}
-	return w->files[i].rel;
+	return &w->files[i];
+}
+
+const char *extract_file_path(struct walk *w, CXFile f, bool real)
+{
+	struct file_slot *s;
+	CXString name;
+
+	if (!f)
+		return real ? NULL : "<built-in>";
+	s = file_slot(w, f);
+	if (!real || s->real_done)
+		return real ? s->real : s->rel;
+	name = clang_File_tryGetRealPathName(f);
+	if (!clang_getCString(name) || !*clang_getCString(name)) {
+		clang_disposeString(name);
+		name = clang_getFileName(f);
+	}
+	s->real = clang_getCString(name) ?
+		  realpath(clang_getCString(name), NULL) : NULL;
+	clang_disposeString(name);
+	s->real_done = true;
+	return s->real;
 }
 
 const char *extract_loc(struct walk *w, CXSourceLocation loc,
@@ -101,7 +123,7 @@ const char *extract_loc(struct walk *w, CXSourceLocation loc,
 	clang_getExpansionLocation(loc, &f, line, col, offset);
 	if (filep)
 		*filep = f;
-	return extract_file_rel(w, f);
+	return extract_file_path(w, f, false);
 }
 
 /* Spelling of the first token of the argument list of a sink. */
@@ -1815,7 +1837,7 @@ static void record_icall(struct walk *w, CXCursor call, CXCursor field)
 
 static const char *table_loc_file(void *ctx, CXFile f)
 {
-	return extract_file_rel(ctx, f);
+	return extract_file_path(ctx, f, false);
 }
 
 /*

@@ -35,6 +35,8 @@
 struct file_slot {
 	CXFile file;
 	char *rel;
+	char *real;		/* extract_file_path(..., true), once asked */
+	bool real_done;
 };
 
 /* A loop of a body and its trip count, when it is a constant. */
@@ -121,9 +123,6 @@ struct walk {
 	uint32_t *mhash;
 	size_t nr_mhash, alloc_mhash;
 
-	/* Header bodies (bodyskip.h): the last file's real path. */
-	CXFile skip_file;
-	char *skip_real;
 	/* Parsed with header bodies blanked (bodyskip.h). */
 	bool blanked;
 	/* A blanked body this TU needs: parse it again, in full. */
@@ -149,7 +148,12 @@ struct kids {
  * tables, the architecture's tables); the guards and loop count at an
  * offset of the body walked last (for the macro sinks of the TU).
  */
-const char *extract_file_rel(struct walk *w, CXFile f);
+/*
+ * @f's path relative to the tree ("<built-in>" for none), or with @real
+ * its real path (symbolic links resolved; NULL when it has none): each
+ * worked out once per TU.
+ */
+const char *extract_file_path(struct walk *w, CXFile f, bool real);
 const char *extract_loc(struct walk *w, CXSourceLocation loc,
 			unsigned int *line, unsigned int *col,
 			unsigned int *offset, CXFile *filep);

@@ -80,7 +80,6 @@ static bool header_body(struct walk *w, CXCursor c, const char **real,
 	CXCursor body = clang_getNullCursor();
 	CXSourceRange r;
 	CXFile f1, f2;
-	CXString name;
 
 	clang_visitChildren(c, find_body, &body);
 	if (clang_Cursor_isNull(body))
@@ -90,23 +89,11 @@ static bool header_body(struct walk *w, CXCursor c, const char **real,
 	    !file_spelled(clang_getRangeEnd(r), &f2, to) ||
 	    !clang_File_isEqual(f1, f2) || *to <= *from)
 		return false;
-	if (!w->skip_file || !clang_File_isEqual(w->skip_file, f1)) {
-		/*
-		 * One name per file, symbolic links resolved, as for the
-		 * TU's own file: bodyskip.h keys its headers by it.
-		 */
-		free(w->skip_real);
-		name = clang_File_tryGetRealPathName(f1);
-		if (!clang_getCString(name) || !*clang_getCString(name)) {
-			clang_disposeString(name);
-			name = clang_getFileName(f1);
-		}
-		w->skip_real = clang_getCString(name) ?
-			       realpath(clang_getCString(name), NULL) : NULL;
-		clang_disposeString(name);
-		w->skip_file = f1;
-	}
-	*real = w->skip_real;
+	/*
+	 * One name per file, symbolic links resolved, as for the TU's own
+	 * file: bodyskip.h keys its headers by it.
+	 */
+	*real = extract_file_path(w, f1, true);
 	return *real != NULL;
 }
 
@@ -439,7 +426,7 @@ static void resolve_fields(struct walk *w)
 			if (w->ext[j].func == k->func &&
 			    w->ext[j].start <= k->off &&
 			    k->off < w->ext[j].end &&
-			    !strcmp(extract_file_rel(w, w->ext[j].file),
+			    !strcmp(extract_file_path(w, w->ext[j].file, false),
 				    k->file))
 				x = &w->ext[j];
 		if (!x)
@@ -518,7 +505,7 @@ static void resolve_pending(struct walk *w)
 			k->sink = p->sink;
 			k->arg = p->arg;
 			p->arg = NULL;
-			k->file = xstrdup(extract_file_rel(w, p->file));
+			k->file = xstrdup(extract_file_path(w, p->file, false));
 			k->line = p->line;
 			k->col = p->col;
 			k->off = p->offset;
@@ -579,7 +566,7 @@ static void collect_include(CXFile included, CXSourceLocation *stack,
 	if (!depth)
 		return;		/* the main file itself */
 	*PUSH(w->out->includes, w->out->nr_includes, w->out->alloc_includes) =
-		xstrdup(extract_file_rel(w, included));
+		xstrdup(extract_file_path(w, included, false));
 }
 
 /* A warning kept in @out, for the analysis to print once per @flag. */
@@ -676,8 +663,10 @@ static void free_files(struct walk *w)
 {
 	size_t i;
 
-	for (i = 0; w->files && i <= w->files_mask; i++)
+	for (i = 0; w->files && i <= w->files_mask; i++) {
 		free(w->files[i].rel);
+		free(w->files[i].real);
+	}
 	free(w->files);
 	w->files = NULL;
 	w->files_used = 0;
@@ -716,7 +705,6 @@ static void free_walk(struct walk *w)
 		free((char *)w->fwords[i].name);
 	free(w->fwords);
 	free(w->mguards);
-	free(w->skip_real);
 	free(w->mhash);
 }
 
