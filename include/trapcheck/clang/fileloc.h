@@ -6,9 +6,10 @@
  * libclang 14 finds a file's FileID (SourceManager::translateFile(),
  * reached from clang_getLocationForOffset() and clang_getLocation()) by
  * testing the main file, then every source-location entry of the TU from
- * the first until the file's; a kernel TU has hundreds of thousands (one
- * per macro expansion), and the scan was 15-24% of a cold run over a few
- * dozen TUs (docs/performance.md, "libclang's file lookup"). A file's
+ * the first until the file's; a kernel TU has hundreds of thousands (a
+ * file inclusion, a macro expansion, a macro argument's each), and the
+ * scan was a quarter of the samples of a cold run over 8 TUs, 13% over
+ * 33 (docs/performance.md, "libclang's file lookup"). A file's
  * start is looked up once per TU here; a location in it is the start plus
  * the offset (SourceLocation::getLocWithOffset()).
  *
