@@ -103,9 +103,63 @@ bool *reach_members(const struct graph *g, const struct root_set *set)
 	return in;
 }
 
-void reach_compute(const struct graph *g, const struct root_set *set,
-		   bool steady, const bool *stop, const bool *members,
-		   struct reach *r)
+/*
+ * What a walk reads of an edge, in the callers' out order, 12 bytes
+ * instead of the edge's and its callee's records (a warm run's walks
+ * were bound by those loads): made once for the walks of a run.
+ */
+struct walk_edge {
+	int edge, callee;
+	unsigned char flags;
+};
+
+/* An opaque or cold callee, a periodic or ruled-out call: not followed. */
+#define WE_NEVER	0x01
+#define WE_BOOT		0x02	/* every site in the boot phase */
+#define WE_RARE		0x04
+#define WE_INFERRED	0x08
+
+struct walk_view {
+	size_t *start;		/* per node and one more: its first out edge */
+	struct walk_edge *e;
+};
+
+static void view_make(const struct graph *g, struct walk_view *v)
+{
+	size_t i, j, k = 0;
+
+	v->start = xmalloc((g->nr_nodes + 1) * sizeof(*v->start));
+	v->e = xmalloc((g->nr_edges + 1) * sizeof(*v->e));
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *n = &g->nodes[i];
+
+		v->start[i] = k;
+		for (j = 0; j < n->nr_out; j++, k++) {
+			const struct gedge *e = &g->edges[n->out[j]];
+			const struct gnode *c = &g->nodes[e->callee];
+
+			v->e[k].edge = n->out[j];
+			v->e[k].callee = e->callee;
+			v->e[k].flags =
+				(c->opaque || c->cold || e->periodic ||
+				 e->ruled_out ? WE_NEVER : 0) |
+				(e->boot ? WE_BOOT : 0) |
+				(e->rare ? WE_RARE : 0) |
+				(e->inferred ? WE_INFERRED : 0);
+		}
+	}
+	v->start[i] = k;
+}
+
+static void view_free(struct walk_view *v)
+{
+	free(v->start);
+	free(v->e);
+}
+
+static void walk(const struct graph *g, const struct walk_view *view,
+		 const struct root_set *set, bool steady, const bool *stop,
+		 const bool *members, struct reach *r)
 {
 	int *roots = xmalloc((g->nr_nodes + 1) * sizeof(*roots));
 	bool *done = xcalloc(g->nr_nodes + 1, sizeof(*done));
@@ -113,6 +167,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	size_t nr = 0, seq = 0, i;
 	bool *own = members ? NULL : reach_members(g, set);
 	const bool *in = members ? members : own;
+	unsigned char never = WE_NEVER | (steady ? WE_BOOT : 0);
 
 	r->set = set;
 	r->steady = steady;
@@ -145,26 +200,25 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 
 	while (h.nr) {
 		struct heap_item it = heap_pop(&h);
-		const struct gnode *n = &g->nodes[it.node];
+		size_t end = view->start[it.node + 1];
 
 		if (done[it.node])
 			continue;
 		done[it.node] = true;
-		for (i = 0; i < n->nr_out; i++) {
-			const struct gedge *e = &g->edges[n->out[i]];
+		for (i = view->start[it.node]; i < end; i++) {
+			const struct walk_edge *e = &view->e[i];
 			int v = e->callee;
 			struct heap_item next = {
-				.rare = it.rare + e->rare,
-				.inferred = it.inferred + e->inferred,
+				.rare = it.rare + !!(e->flags & WE_RARE),
+				.inferred = it.inferred +
+					    !!(e->flags & WE_INFERRED),
 				.depth = it.depth + 1,
 				.node = v,
 			};
 
 			/* Opaque sinks are reported at the call, not entered. */
-			if (done[v] || r->parent[v] == REACH_ROOT ||
-			    g->nodes[v].opaque || g->nodes[v].cold ||
-			    e->periodic || e->ruled_out ||
-			    (steady && e->boot))
+			if ((e->flags & never) || done[v] ||
+			    r->parent[v] == REACH_ROOT)
 				continue;
 			/*
 			 * Another root set's entry point: what runs from
@@ -181,7 +235,7 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 					.inferred = r->inferred[v],
 					.depth = r->depth[v], .seq = 0 }))
 				continue;
-			r->parent[v] = n->out[i];
+			r->parent[v] = e->edge;
 			r->depth[v] = next.depth;
 			r->inferred[v] = next.inferred;
 			r->rare[v] = next.rare;
@@ -192,6 +246,17 @@ void reach_compute(const struct graph *g, const struct root_set *set,
 	free(h.v);
 	free(done);
 	free(roots);
+}
+
+void reach_compute(const struct graph *g, const struct root_set *set,
+		   bool steady, const bool *stop, const bool *members,
+		   struct reach *r)
+{
+	struct walk_view v;
+
+	view_make(g, &v);
+	walk(g, &v, set, steady, stop, members, r);
+	view_free(&v);
 }
 
 void reach_free(struct reach *r)
@@ -248,6 +313,7 @@ struct walks {
 	const struct root_sets *sets;
 	bool **in, **stop;
 	bool **early;		/* per set: its kernel entries, or NULL */
+	struct walk_view view;
 	struct reach *out;
 	atomic_size_t next;
 };
@@ -263,9 +329,9 @@ static void *take_walks(void *arg)
 
 		if (kind == REACH_EARLY && !w->early[j])
 			continue;
-		reach_compute(w->g, &w->sets->sets[j], kind == REACH_STEADY,
-			      w->stop[j], kind == REACH_EARLY ? w->early[j] :
-			      w->in[j], &w->out[k]);
+		walk(w->g, &w->view, &w->sets->sets[j],
+		     kind == REACH_STEADY, w->stop[j],
+		     kind == REACH_EARLY ? w->early[j] : w->in[j], &w->out[k]);
 	}
 	return NULL;
 }
@@ -312,6 +378,7 @@ void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 	}
 	for (j = 0; j < sets->nr; j++)
 		w.stop[j] = reach_stops(g, sets, j, w.in);
+	view_make(g, &w.view);
 	atomic_init(&w.next, 0);
 	/* The CPUs this process may run on (taskset, a container's). */
 	if (!sched_getaffinity(0, sizeof(set), &set))
@@ -336,4 +403,5 @@ void reach_compute_sets(const struct graph *g, const struct root_sets *sets,
 	free(w.in);
 	free(w.stop);
 	free(w.early);
+	view_free(&w.view);
 }
