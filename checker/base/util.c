@@ -256,36 +256,109 @@ int strmap_put(struct strmap *m, const char *key, int value)
 
 void strpool_init(struct strpool *p)
 {
+	memset(p, 0, sizeof(*p));
 	strmap_init(&p->map);
-	p->strs = NULL;
-	p->nr = p->alloc = 0;
 }
 
 void strpool_free(struct strpool *p)
 {
-	strmap_free(&p->map);
+	size_t i;
+
+	/* The keys are the blocks' bytes: strmap_free() would free them. */
+	free(p->map.slots);
+	for (i = 0; i < p->nr_blocks; i++)
+		free(p->blocks[i]);
+	free(p->blocks);
 	free(p->strs);
-	p->strs = NULL;
-	p->nr = p->alloc = 0;
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The block of a string longer than a quarter block: kept before the
+ * last block, whose room small strings go on using.
+ */
+static void pool_keep(struct strpool *p, char *block)
+{
+	char **b = PUSH(p->blocks, p->nr_blocks, p->alloc_blocks);
+
+	*b = block;
+	if (p->nr_blocks > 1) {
+		*b = b[-1];
+		b[-1] = block;
+	}
+}
+
+/* Room for @len bytes in the pool's last block, or a new block. */
+static char *pool_bytes(struct strpool *p, size_t len)
+{
+	enum { BLOCK = 1 << 20 };
+	char *at;
+
+	if (len > BLOCK / 4) {
+		at = xmalloc(len);
+		pool_keep(p, at);
+		return at;
+	}
+	if (p->room < len) {
+		*PUSH(p->blocks, p->nr_blocks, p->alloc_blocks) =
+			xmalloc(BLOCK);
+		p->room = BLOCK;
+	}
+	at = p->blocks[p->nr_blocks - 1] + (BLOCK - p->room);
+	p->room -= len;
+	return at;
+}
+
+static void pool_add(struct strpool *p, struct strmap_slot *slot,
+		     const char *copy, uint64_t h)
+{
+	slot->key = copy;
+	slot->hash = h;
+	slot->value = (int)p->nr;
+	*PUSH(p->strs, p->nr, p->alloc) = (char *)copy;
+	if (++p->map.used * 2 > p->map.mask)
+		strmap_rehash(&p->map);
 }
 
 const char *strpool_intern(struct strpool *p, const char *s)
 {
 	uint64_t h = hash_str(s);
 	struct strmap_slot *slot = strmap_find(&p->map, s, h);
+	size_t len;
 	char *copy;
 
 	if (slot->key)
 		return p->strs[slot->value];
-	/* One lookup: the map owns the copy, the array shares it. */
-	copy = xstrdup(s);
-	slot->key = copy;
-	slot->hash = h;
-	slot->value = (int)p->nr;
-	*PUSH(p->strs, p->nr, p->alloc) = copy;
-	if (++p->map.used * 2 > p->map.mask)
-		strmap_rehash(&p->map);
+	len = strlen(s) + 1;
+	copy = memcpy(pool_bytes(p, len), s, len);
+	pool_add(p, slot, copy, h);
 	return copy;
+}
+
+bool strpool_adopt(struct strpool *p, char *bytes, size_t len, size_t nr)
+{
+	size_t i, at = 0;
+
+	pool_keep(p, bytes);
+	if (len && bytes[len - 1])
+		return false;
+	strmap_reserve(&p->map, nr);
+	GROW(p->strs, p->alloc, p->nr + nr + 1);
+	for (i = 0; i < nr; i++) {
+		const char *s = bytes + at;
+		uint64_t h;
+		struct strmap_slot *slot;
+
+		if (at >= len)
+			return false;
+		h = hash_str(s);
+		slot = strmap_find(&p->map, s, h);
+		if (slot->key)
+			return false;
+		pool_add(p, slot, s, h);
+		at += strlen(s) + 1;
+	}
+	return at == len;
 }
 
 const char *strpool_find(const struct strpool *p, const char *s)

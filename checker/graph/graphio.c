@@ -337,32 +337,46 @@ void graphio_encode(const struct graph *g, struct bytes *out)
 	memcpy(out->data + start + 4, &sum, sizeof(sum));
 }
 
-/* The pool's strings, each with its NUL, interned in order. */
+/*
+ * The pool's strings, each with its NUL, interned in order: copied into
+ * one buffer the pool takes over (strpool_adopt()), not one by one.
+ */
 static void get_pool(struct io *io)
 {
 	struct graph *g = io->g;
-	size_t nr = 0, i;
+	const unsigned char *from;
+	size_t nr = 0, i, total = 0;
 	unsigned int len;
+	char *bytes;
 
 	io_count(io, &nr, 5);
-	strmap_reserve(&g->pool.map, nr);
-	GROW(g->pool.strs, g->pool.alloc, nr + 1);
+	from = io->p;
 	for (i = 0; i < nr && !io->bad; i++) {
-		const char *s = (const char *)io->p;
+		const char *s;
 
 		io_u32(io, &len);
 		s = (const char *)io->p;
 		if (io->bad || !len || len > (size_t)(io->end - io->p) ||
 		    s[len - 1] || memchr(s, 0, len - 1)) {
 			io->bad = true;
-			break;
+			return;
 		}
-		strpool_intern(&g->pool, s);
 		io->p += len;
-		/* Each string once: else the indices would shift. */
-		if (g->pool.nr != i + 1)
-			io->bad = true;
+		total += len;
 	}
+	if (io->bad)
+		return;
+	bytes = xmalloc(total + 1);
+	for (io->p = from, total = 0, i = 0; i < nr; i++) {
+		io_u32(io, &len);
+		memcpy(bytes + total, io->p, len);
+		io->p += len;
+		total += len;
+	}
+	/* Each string once: else the indices would shift. */
+	if (!strpool_adopt(&g->pool, bytes, total, nr) ||
+	    g->pool.nr != nr)
+		io->bad = true;
 }
 
 /* The indices a merged graph keeps beside its arrays, made again. */

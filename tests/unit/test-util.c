@@ -279,6 +279,85 @@ static void test_strpool_intern(void **state)
 	strpool_free(&p);
 }
 
+/*
+ * Strings longer than a quarter block get a block of their own, which
+ * must not cut short the room of the block small strings share; the
+ * bytes strpool_adopt() takes over stay where they are.
+ */
+static void test_strpool_blocks(void **state)
+{
+	struct strpool p;
+	size_t big = (1 << 20) / 2, i;
+	char *long_s = xmalloc(big + 1), *bytes, buf[32];
+	const char *a, *l, *b, *adopted[3];
+	static const char three[] = "one\0two\0three";
+
+	memset(long_s, 'x', big);
+	long_s[big] = '\0';
+	strpool_init(&p);
+	a = strpool_intern(&p, "before");
+	l = strpool_intern(&p, long_s);
+	b = strpool_intern(&p, "after");
+	assert_string_equal(a, "before");
+	assert_string_equal(b, "after");
+	assert_int_equal(strlen(l), big);
+	/* "after" went into the shared block, right behind "before". */
+	assert_ptr_equal(b, a + strlen("before") + 1);
+
+	bytes = xmalloc(sizeof(three));
+	memcpy(bytes, three, sizeof(three));
+	assert_true(strpool_adopt(&p, bytes, sizeof(three), 3));
+	for (i = 0; i < 3; i++)
+		adopted[i] = strpool_find(&p, i == 0 ? "one" :
+					  i == 1 ? "two" : "three");
+	assert_ptr_equal(adopted[0], bytes);
+	assert_ptr_equal(adopted[1], bytes + 4);
+	assert_ptr_equal(adopted[2], bytes + 8);
+	assert_ptr_equal(strpool_intern(&p, "two"), bytes + 4);
+	assert_ptr_equal(p.strs[p.nr - 1], bytes + 8);
+	/* Small strings still share the block after "after". */
+	assert_ptr_equal(strpool_intern(&p, "later"), b + strlen("after") + 1);
+	for (i = 0; i < 100000; i++) {
+		snprintf(buf, sizeof(buf), "k%zu", i);
+		assert_string_equal(strpool_intern(&p, buf), buf);
+	}
+	assert_int_equal(p.nr, 3 + 3 + 1 + 100000);
+	strpool_free(&p);
+	free(long_s);
+}
+
+/* A string the pool holds, or bytes that do not end a string: refused. */
+static void test_strpool_adopt_refused(void **state)
+{
+	struct strpool p;
+	char *bytes;
+
+	strpool_init(&p);
+	strpool_intern(&p, "two");
+	bytes = xmalloc(8);
+	memcpy(bytes, "one\0two", 8);
+	assert_false(strpool_adopt(&p, bytes, 8, 2));
+	strpool_free(&p);
+
+	strpool_init(&p);
+	bytes = xmalloc(3);
+	memcpy(bytes, "abc", 3);
+	assert_false(strpool_adopt(&p, bytes, 3, 1));
+	strpool_free(&p);
+
+	/* Fewer strings than said, or more. */
+	strpool_init(&p);
+	bytes = xmalloc(4);
+	memcpy(bytes, "a\0b", 4);
+	assert_false(strpool_adopt(&p, bytes, 4, 3));
+	strpool_free(&p);
+	strpool_init(&p);
+	bytes = xmalloc(4);
+	memcpy(bytes, "a\0b", 4);
+	assert_false(strpool_adopt(&p, bytes, 4, 1));
+	strpool_free(&p);
+}
+
 static void test_grow_push(void **state)
 {
 	int *arr = NULL;
@@ -357,6 +436,8 @@ int main(void)
 		cmocka_unit_test(test_strmap_key_copied),
 		cmocka_unit_test(test_strmap_growth),
 		cmocka_unit_test(test_strpool_intern),
+		cmocka_unit_test(test_strpool_blocks),
+		cmocka_unit_test(test_strpool_adopt_refused),
 		cmocka_unit_test(test_grow_push),
 		cmocka_unit_test(test_grow_struct),
 		cmocka_unit_test(test_normalize_dwarf),

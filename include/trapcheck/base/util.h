@@ -94,9 +94,12 @@ int strmap_put(struct strmap *m, const char *key, int value);
  * equal pointers, so interned strings compare with ==.
  */
 struct strpool {
-	struct strmap map;
+	struct strmap map;	/* keys point into the blocks */
 	char **strs;
 	size_t nr, alloc;
+	char **blocks;		/* the strings' bytes, many to a block */
+	size_t nr_blocks, alloc_blocks;
+	size_t room;		/* bytes left in the last block */
 };
 
 /* Room for @n more keys without growing on the way. */
@@ -105,6 +108,14 @@ void strmap_reserve(struct strmap *m, size_t n);
 void strpool_init(struct strpool *p);
 void strpool_free(struct strpool *p);
 const char *strpool_intern(struct strpool *p, const char *s);
+/*
+ * Intern the @nr strings that @bytes (@len bytes from malloc(), each
+ * string with its NUL) holds one after the other, none in the pool yet:
+ * the pool takes @bytes over, no string is copied. False when a string
+ * is there already or @bytes do not hold @nr strings exactly: the pool
+ * then holds some of them, and is only fit for strpool_free().
+ */
+bool strpool_adopt(struct strpool *p, char *bytes, size_t len, size_t nr);
 /*
  * The pool's copy of @s, or NULL when it holds none: strings of one pool
  * compare by address (a whole kernel's graph avoids strcmp() loops so).
