@@ -899,13 +899,15 @@ static void take_errors(struct tu_status *st)
 /*
  * Nothing parsed and every linked TU kept: the stored link, if it is
  * this run's, with each TU's errors from its row. False: link anew.
+ * Unsaved files (a patch linted) that no TU reads leave every key as
+ * stored, and the link made of those TUs' facts is the graph.
  */
 static bool read_stored(struct pool *p, const char *key)
 {
 	size_t i;
 	int ret;
 
-	if (!key || p->nr_work || p->opts->nr_unsaved)
+	if (!key || p->nr_work)
 		return false;
 	for (i = 0; i < p->db->nr; i++)
 		if (linked(&p->status[i]) && !p->status[i].reused)

@@ -87,6 +87,23 @@ check_that "... a #define added to the header that nothing names: the body owner
 	'grep -q "^+#define HW_AF_CHANGED 1" macro.patch && [ $rc -eq 1 ] && has_hw_af macro &&
 	 [ "$parsed" = "$body_parsed" ] &&
 	 grep -q "^trapcheck: a change to macros only (HW_AF_CHANGED): 0 of the $includers TUs that include it parsed again$" macro.err'
+check_that "... neither reads the stored link (TUs were parsed)" \
+	'! grep -q "linked as stored" warm.err && ! grep -q "linked as stored" macro.err'
+# A patch no TU reads (a new file without a compile command): every key
+# is as stored, so the patched tree's graph is the stored link.
+mkdir -p nf/b/drivers/char
+echo 'int trapcheck_unbuilt(void) { return 0; }' > nf/b/drivers/char/unbuilt.c
+(cd nf && diff -u /dev/null b/drivers/char/unbuilt.c) > newfile.patch
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db --diff newfile.patch \
+	--format=json -o newfile.json 2> newfile.err
+rc=$?
+"$TRAPCHECK" -p fixed $ROOTS --diff newfile.patch --format=json \
+	-o newfile-nodb.json 2> /dev/null
+check_that "a new file no TU reads, on a warm database: the stored link, 0 TUs parsed, exit 0, the JSON of a run without a database (exit $rc)" \
+	'[ $rc -eq 0 ] &&
+	 grep -q "^trapcheck: 0 TUs parsed, [0-9]* from the database, linked as stored$" newfile.err &&
+	 grep -q "^drivers/char/unbuilt.c: note: a new file: not analysed" newfile.err &&
+	 python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not all(a[k] == b[k] for k in (\"findings\", \"low_confidence\")))" newfile.json newfile-nodb.json'
 # The patched header as unsaved text: later TUs still get the bodies an
 # earlier one walked blanked (in the patched text), as a cold run does.
 TRAPCHECK_BODYSKIP_STATS=1 "$TRAPCHECK" -p fixed $ROOTS --db warm.db -j1 \
