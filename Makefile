@@ -70,7 +70,7 @@ UNIT_TESTS := tests/unit/test-flags tests/unit/test-graph \
 	      tests/unit/test-bodyskip tests/unit/test-switches \
 	      tests/unit/test-shape tests/unit/test-db tests/unit/test-graphio \
 	      tests/unit/test-fileloc \
-	      tests/unit/test-macros
+	      tests/unit/test-macros tests/unit/test-machine
 
 # The same library, tests and program under AddressSanitizer and
 # UndefinedBehaviorSanitizer, in their own build directory.

@@ -200,19 +200,23 @@ check "static calls: the generic expansion (arm64's) resolves as the inline one 
 check_that "callers: a static call's target lists the function that makes the call" \
 	'grep -q "^x86_pmu_read	.*(as static_call(x86_pmu_read))$" callers.txt || { sed "s/^/# /" callers.txt; false; }'
 # A read under a condition that needs a CPU capability (conditions.def
-# CPU: cpuc->lbr_users needs LBR) is a note: on --machine=virt some
-# guests may have it (machine.def CPU_CAP), on --machine=cloud none is
-# known to; --machine=any warns.
+# CPU: cpuc->lbr_users needs LBR) is a note: some guests may have it, on
+# --machine=virt QEMU's, on --machine=cloud cloud-hypervisor's, on the
+# default both (machine.def CPU_CAP); --machine=any warns. A profile
+# with no line for it: tests/unit/test-machine.c.
 lbr=$(grep -n "rdmsrl(MSR_IA32_DEBUGCTLMSR, debugctl)" \
 	"$FX/arch/x86/events/core.c" | cut -d: -f1)
-for m in virt cloud any; do
+for m in guest virt cloud any; do
 	"$TRAPCHECK" -p "$FX" --machine=$m > lbr-$m.txt 2>&1
 done
-check_that "a CPU capability the VMM chooses: a note on --machine=virt (which guests may have it), not offered on --machine=cloud, a warning on --machine=any" \
-	'grep -q "^arch/x86/events/core.c:$lbr:2: note: low confidence, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when cpuc->lbr_users, on a CPU with LBR, which only some guests have: virt (QEMU with a vPMU" lbr-virt.txt &&
-	 grep -q "^arch/x86/events/core.c:$lbr:2: note: not on the guest.s machine, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when cpuc->lbr_users, on a CPU with LBR, which no machine of --machine=cloud is known to offer a guest: x86_pmu_add -> intel_pmu_lbr_enable_all -> __intel_pmu_lbr_enable \[trapping-msr-read\]$" lbr-cloud.txt &&
+lbrnote="^arch/x86/events/core.c:$lbr:2: note: low confidence, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when cpuc->lbr_users, on a CPU with LBR, which only some guests have:"
+check_that "a CPU capability the VMM chooses: a note naming the guests that may have it on --machine=virt, cloud and guest, a warning on --machine=any" \
+	'grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt)): x86_pmu_add -> " lbr-virt.txt &&
+	 ! grep -q "cloud-hypervisor" lbr-virt.txt &&
+	 grep -q "$lbrnote cloud (cloud-hypervisor (its host CPU profile) on an Intel host without arch LBR[^;]*): x86_pmu_add -> " lbr-cloud.txt &&
+	 grep -q "$lbrnote virt (QEMU with a vPMU .*); cloud (cloud-hypervisor .*): x86_pmu_add -> " lbr-guest.txt &&
 	 grep -q "^arch/x86/events/core.c:$lbr:2: warning: native_read_msr() reads MSR_IA32_DEBUGCTLMSR" lbr-any.txt &&
-	 ! grep -q "^arch/x86/events/core.c:$lbr:2: warning" lbr-virt.txt lbr-cloud.txt'
+	 ! grep -q "^arch/x86/events/core.c:$lbr:2: warning" lbr-virt.txt lbr-cloud.txt lbr-guest.txt'
 "$TRAPCHECK" path x86_pmu_read x86_pmu_read_raw -p "$FX" > path.txt 2>&1
 check_that "path: from a PMU operation through a static call to its sink" \
 	'grep -q "intel_pmu_read_event" path.txt || { sed "s/^/# /" path.txt; false; }'
@@ -396,8 +400,9 @@ check_that "the handler outside events/amd/: reported from kvm-run" \
 
 # A site several root sets reach: the warning states the root set that
 # warns. DEBUGCTL through the BTS driver (perf) needs a CPU with BTS,
-# which only some QEMU guests have (machine.def) and no cloud's, and from
-# clone() only for a block-stepped task (rare); ptrace's
+# which only some guests have (machine.def: QEMU's and cloud-hypervisor's
+# on a host with PEBS virtualisation), and from clone() only for a
+# block-stepped task (rare); ptrace's
 # PTRACE_SINGLEBLOCK is cold: the warning is the nested host's, from
 # KVM's entry, in context nested.
 "$TRAPCHECK" -p "$FX" --per-root --format=json -o perroot.json 2> /dev/null
@@ -416,23 +421,25 @@ assert {a['root'] for a in w['also_reached']} == {'perf', 'syscall'}, w['also_re
 low = {f['root']: f for f in p['low_confidence']
        if f['file'] == 'arch/x86/include/asm/debugreg.h'}
 why = ('it runs only when the intel_bts PMU is registered (bts_init()), '
-       'bts_event_read() being its code, on a CPU with BTS, which ')
+       'bts_event_read() being its code, on a CPU with BTS, which only '
+       'some guests have: ')
 assert 'no_device' not in low['perf'], low['perf']
-assert low['perf']['machine_doubt'].startswith(
-    why + 'only some guests have: virt (QEMU -cpu host on an Intel host '
-    'with PEBS virtualisation'), low['perf']
-assert low['perf']['machine_doubt'].endswith(
-    '); those of cloud are not known to'), low['perf']
+doubt = low['perf']['machine_doubt']
+assert doubt.startswith(why + 'virt (QEMU -cpu host (a vPMU) on an Intel '
+                        'host with PEBS virtualisation'), doubt
+assert '; cloud (cloud-hypervisor (its host CPU profile) on an Intel host ' \
+    'with PEBS virtualisation' in doubt, doubt
+assert 'not known to' not in doubt, doubt
 cloud = [f for f in c['low_confidence'] if f['root'] == 'perf' and
          f['file'] == 'arch/x86/include/asm/debugreg.h']
-assert cloud and cloud[0]['no_device'] == why + (
-    'no machine of --machine=cloud is known to offer a guest'), cloud
+assert cloud and cloud[0]['machine_doubt'].startswith(
+    why + 'cloud (cloud-hypervisor'), cloud
 assert low['syscall']['rate']['rare'] == \
     'clone or step change of a task a debugger block-steps (PTRACE_SINGLEBLOCK)', low['syscall']
 for f in p['findings'] + p['low_confidence']:
     assert 'user_enable_block_step' not in [s['function'] for s in f['chain']], f
 PY
-check "a site of several root sets: the warning is the nested host's (BTS needs a CPU only some QEMU guests have and no cloud's, block stepping is rare, PTRACE_SINGLEBLOCK cold)" [ $? -eq 0 ]
+check "a site of several root sets: the warning is the nested host's (BTS needs a CPU only some guests have, block stepping is rare, PTRACE_SINGLEBLOCK cold)" [ $? -eq 0 ]
 "$TRAPCHECK" -p "$FX" --machine=any --format=json -o machany.json 2> /dev/null
 check_that "--machine=any: the BTS driver's read is the guest's warning again" \
 	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); w = [f for f in d[\"findings\"] if f[\"file\"] == \"arch/x86/include/asm/debugreg.h\"]; sys.exit(not (w and w[0][\"root\"] == \"perf\" and w[0][\"context\"] == \"guest\"))" machany.json'
