@@ -184,10 +184,19 @@ int prog_select(struct prog *p, struct analysis *a)
 	return 0;
 }
 
-/* make asan's builds free what a program leaves at exit (prog_analysed()). */
-#ifdef __SANITIZE_ADDRESS__
+/*
+ * The sanitizer builds free what a program leaves at exit
+ * (prog_analysed()): gcc says so with __SANITIZE_ADDRESS__, clang with
+ * __has_feature() (address or leak sanitizer).
+ */
+#if defined(__SANITIZE_ADDRESS__)
 #define FREE_AT_EXIT 1
-#else
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define FREE_AT_EXIT 1
+#endif
+#endif
+#ifndef FREE_AT_EXIT
 #define FREE_AT_EXIT 0
 #endif
 
