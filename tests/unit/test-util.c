@@ -317,11 +317,20 @@ static void test_strpool_blocks(void **state)
 	assert_ptr_equal(p.strs[p.nr - 1], bytes + 8);
 	/* Small strings still share the block after "after". */
 	assert_ptr_equal(strpool_intern(&p, "later"), b + strlen("after") + 1);
-	for (i = 0; i < 100000; i++) {
+	/* Past the shared block: a new one, after the adopted bytes. */
+	for (i = 0; i < 200000; i++) {
 		snprintf(buf, sizeof(buf), "k%zu", i);
 		assert_string_equal(strpool_intern(&p, buf), buf);
 	}
-	assert_int_equal(p.nr, 3 + 3 + 1 + 100000);
+	assert_true(p.nr_blocks >= 4);
+	assert_int_equal(p.nr, 3 + 3 + 1 + 200000);
+	for (i = 0; i < 200000; i += 997) {
+		snprintf(buf, sizeof(buf), "k%zu", i);
+		assert_string_equal(strpool_find(&p, buf), buf);
+	}
+	assert_string_equal(a, "before");
+	assert_string_equal(adopted[2], "three");
+	assert_int_equal(strlen(l), big);
 	strpool_free(&p);
 	free(long_s);
 }
