@@ -283,6 +283,40 @@ static const char *macro_group(const char *p, const char *end)
 	return NULL;
 }
 
+/* The identifier at @p after directive word @w and blanks: its length. */
+static size_t directive_name(const char *p, const char *end, const char *w,
+			     const char **name)
+{
+	const char *q;
+
+	p = skip_blank(p + 1, end);
+	if (!word_is(p, end, w))
+		return 0;
+	p = skip_blank(p + strlen(w), end);
+	for (q = p; q < end && (isalnum((unsigned char)*q) || *q == '_'); q++)
+		;
+	*name = p;
+	return skip_blank(q, end) == end ? (size_t)(q - p) : 0;
+}
+
+/*
+ * Is the line [@p, @e) "#ifndef NAME" and the next line that is not
+ * empty "#define NAME", the include guard idiom?
+ */
+static bool include_guard(const char *p, const char *e, const char *end)
+{
+	const char *a, *b, *n = e;
+	size_t la, lb;
+
+	la = directive_name(p, e, "ifndef", &a);
+	if (!la)
+		return false;
+	while (n < end && (*n == '\n' || *n == ' ' || *n == '\t'))
+		n++;
+	lb = directive_name(n, line_end(n, end), "define", &b);
+	return lb == la && !strncmp(a, b, la);
+}
+
 static void skeleton_push(struct mview *m, const char *p, const char *e,
 			  bool code)
 {
@@ -316,6 +350,14 @@ static void mview_make(struct mview *m, const char *text, size_t len)
 			continue;
 		}
 		g = d == DIR_IF ? macro_group(p, end) : NULL;
+		/*
+		 * An include guard: its lines are items as in a header with
+		 * code inside, else a macro added anywhere in it would
+		 * change every name it defines, the guard's too, which every
+		 * includer tests.
+		 */
+		if (g && !m->nr && include_guard(p, t, end))
+			g = NULL;
 		if (g) {
 			mview_push(m, p, g, m->skel.len, true);
 			e = g;

@@ -104,6 +104,26 @@ check_that "a new file no TU reads, on a warm database: the stored link, 0 TUs p
 	 grep -q "^trapcheck: 0 TUs parsed, [0-9]* from the database, linked as stored$" newfile.err &&
 	 grep -q "^drivers/char/unbuilt.c: note: a new file: not analysed" newfile.err &&
 	 python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not all(a[k] == b[k] for k in (\"findings\", \"low_confidence\")))" newfile.json newfile-nodb.json'
+# A macro that nothing names added to a header without function bodies
+# (one with bodies has their owners parsed: the bodies' lines move): no
+# TU's facts can change, so no TU is parsed and the link is read.
+SH=include/linux/stringify.h
+mkdir -p mo/a/${SH%/*} mo/b/${SH%/*}
+cp fixed/$SH mo/a/$SH
+sed 's/^#define __LINUX_STRINGIFY_H$/&\n#define TRAPCHECK_UNNAMED 1/' fixed/$SH > mo/b/$SH
+(cd mo && diff -u a/$SH b/$SH) > macroonly.patch
+shincluders=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(DISTINCT tu) FROM include WHERE file = ?', (sys.argv[2],)).fetchone()[0])" warm.db "$SH")
+"$TRAPCHECK" -p fixed $ROOTS --db warm.db --diff macroonly.patch \
+	--format=json -o macroonly.json 2> macroonly.err
+rc=$?
+"$TRAPCHECK" -p fixed $ROOTS --diff macroonly.patch --format=json \
+	-o macroonly-nodb.json 2> /dev/null
+check_that "a macro added that nothing names, no body changed: 0 TUs parsed, the stored link, the JSON of a run without a database (exit $rc)" \
+	'grep -q "^+#define TRAPCHECK_UNNAMED 1" macroonly.patch && [ $rc -eq 0 ] &&
+	 [ "$shincluders" -gt 0 ] &&
+	 grep -q "^trapcheck: a change to macros only (TRAPCHECK_UNNAMED): 0 of the $shincluders TUs that include it parsed again$" macroonly.err &&
+	 grep -q "^trapcheck: 0 TUs parsed, [0-9]* from the database, linked as stored$" macroonly.err &&
+	 python3 -c "import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not all(a[k] == b[k] for k in (\"findings\", \"low_confidence\")))" macroonly.json macroonly-nodb.json'
 # The patched header as unsaved text: later TUs still get the bodies an
 # earlier one walked blanked (in the patched text), as a cold run does.
 TRAPCHECK_BODYSKIP_STATS=1 "$TRAPCHECK" -p fixed $ROOTS --db warm.db -j1 \

@@ -51,6 +51,18 @@ check_that "a value changed: the two TUs that expand it parsed again ($(cat valu
 	 grep -q "^trapcheck: a change to macros only (ARM64_WORKAROUND_1418040): 2 of the [0-9]* TUs that include it parsed again$" value.err &&
 	 replayed value'
 
+# A header of nothing but macros inside its include guard: the guard is
+# not one group, so the change is to one macro, not to all of them and
+# the guard every includer tests.
+SH=include/linux/stringify.h
+mk guarded "$SH" 's/^#define __stringify_1(x\.\.\.)\t#x$/#define __stringify_1(x...)\t"" #x/'
+lint guarded
+shinc=$(python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT COUNT(DISTINCT tu) FROM include WHERE file = ?', (sys.argv[2],)).fetchone()[0])" warm.db "$SH")
+check_that "a macro of an all-macro guarded header: a change to it alone, fewer than its $shinc includers parsed again ($(cat guarded.tus)), the cold answer" \
+	'grep -q "^+#define __stringify_1" guarded.patch &&
+	 grep -q "^trapcheck: a change to macros only (__stringify_1): [0-9]* of the $shinc TUs that include it parsed again$" guarded.err &&
+	 [ "$(wc -w < guarded.tus)" -lt "$shinc" ] && replayed guarded'
+
 # ARM64_CPUCAP_SYSTEM_FEATURE is (ARM64_CPUCAP_SCOPE_SYSTEM): the record
 # shows only the outer name; the definitions the TU saw give the inner.
 mk nested "$CF" 's/^\(#define ARM64_CPUCAP_SCOPE_SYSTEM\t\).*/\1((u16)BIT(3))/'

@@ -160,12 +160,82 @@ static void test_macros_only(void **state)
 	check_macros("/* a comment */", "/* another */", NULL);
 }
 
+/* shape_macros() of two whole texts, as macros() gives it. */
+static void check_texts(const char *a, const char *b, const char *want)
+{
+	char **ch, **ad, out[256] = "";
+	size_t i;
+	bool ok = shape_macros(a, strlen(a), b, strlen(b), &ch, &ad);
+
+	if (ok) {
+		for (i = 0; ch[i]; i++) {
+			strcat(out, i ? "," : "");
+			strcat(out, ch[i]);
+			free(ch[i]);
+		}
+		strcat(out, "/");
+		for (i = 0; ad[i]; i++) {
+			strcat(out, i ? "," : "");
+			strcat(out, ad[i]);
+			free(ad[i]);
+		}
+		free(ch);
+		free(ad);
+	}
+	if (!want ? ok : !ok || strcmp(out, want))
+		print_error("%s -> %s: %s, not %s\n", a, b,
+			    ok ? out : "(not macros only)",
+			    want ? want : "(not macros only)");
+	assert_int_equal(ok, want != NULL);
+	if (want)
+		assert_string_equal(out, want);
+}
+
+#define GUARDED "#ifndef G_H\n#define G_H\n\n#define A 1\n#define B(x) A\n\n#endif\n"
+
+/*
+ * A header of macros only inside its include guard: each line an item,
+ * as with code inside (it was one group, so a macro added changed every
+ * name it defines, the guard's too: every includer parsed again).
+ */
+static void test_macros_guarded(void **state)
+{
+	(void)state;
+	check_texts(GUARDED,
+		    "#ifndef G_H\n#define G_H\n#define N 1\n\n#define A 1\n"
+		    "#define B(x) A\n\n#endif\n", "N/N");
+	check_texts(GUARDED,
+		    "#ifndef G_H\n#define G_H\n\n#define A 1\n#define B(x) A\n"
+		    "\n#endif\n#define N 1\n", "N/N");
+	check_texts(GUARDED,
+		    "#ifndef G_H\n#define G_H\n\n#define A 2\n#define B(x) A\n"
+		    "\n#endif\n", "A/");
+	/* A conditional group inside: still one item. */
+	check_texts("#ifndef G_H\n#define G_H\n#ifdef X\n#define A 1\n#else\n"
+		    "#define A 2\n#endif\n#endif\n",
+		    "#ifndef G_H\n#define G_H\n#ifdef X\n#define A 1\n#else\n"
+		    "#define A 3\n#endif\n#endif\n", "A/A");
+	/* The guard renamed: not macros only. */
+	check_texts(GUARDED,
+		    "#ifndef G2_H\n#define G2_H\n\n#define A 1\n"
+		    "#define B(x) A\n\n#endif\n", NULL);
+	/* Not the idiom (the guard given a value): one group, as before. */
+	check_texts("#ifndef G_H\n#define G_H 1\n#define A 1\n#endif\n",
+		    "#ifndef G_H\n#define G_H 1\n#define A 2\n#endif\n",
+		    "G_H,A/G_H,A");
+	/* Not at the top: a group like any other. */
+	check_texts("#define Z 0\n#ifndef G_H\n#define G_H\n#define A 1\n#endif\n",
+		    "#define Z 0\n#ifndef G_H\n#define G_H\n#define A 2\n#endif\n",
+		    "G_H,A/G_H,A");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_body_only),
 		cmocka_unit_test(test_shape_changes),
 		cmocka_unit_test(test_macros_only),
+		cmocka_unit_test(test_macros_guarded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
