@@ -1948,21 +1948,53 @@ static void record_macro_bits(struct walk *w, CXSourceLocation loc,
 }
 
 /*
+ * In a function that offers a guest CPU bits (outer.def CPU_OFFER),
+ * token @i as the bit it names: "F(PDCM)" names X86_FEATURE_PDCM
+ * (OFFER_SPELL), "kvm_cpu_cap_clear(X86_FEATURE_PDCM)" none (OFFER_CLEAR:
+ * *@cleared). NULL: the token is not an argument of either.
+ */
+static char *spelled_bit(const struct tokens *k, size_t i, bool *cleared)
+{
+	const struct arch *a = arch_current();
+	size_t j;
+
+	*cleared = false;
+	if (i < 2 || i + 1 >= k->n || strcmp(k->s[i - 1], "(") ||
+	    strcmp(k->s[i + 1], ")"))
+		return NULL;
+	for (j = 0; j < a->nr_offer_spells; j++) {
+		const struct arch_offer_spell *sp = &a->offer_spells[j];
+
+		if (strcmp(k->s[i - 2], sp->macro))
+			continue;
+		if (!sp->prefix) {
+			*cleared = true;
+			return NULL;
+		}
+		return xasprintf("%s%s", sp->prefix, k->s[i]);
+	}
+	return NULL;
+}
+
+/*
  * A capability probe or an offer function of the architecture's
  * outer.def: the bit names its body's tokens hold ("FUNC NAME"), an
  * offer function's also those of the macros it expands. Of a
- * function that sets trap bits for a guest (TRAP_SET lines), each name
- * also with the guards that hold where it is written (v1) and its place.
- * After the walk: the regions are known.
+ * function that sets trap bits for a guest (TRAP_SET lines) or offers a
+ * guest CPU bits (CPU_OFFER lines), each name also with the guards that
+ * hold where it is written (v1) and its place; of the latter, a bit
+ * spelled as OFFER_SPELL says, and none that it takes away. After the
+ * walk: the regions are known.
  */
 static void record_outer_bits(struct walk *w, const char *fn)
 {
 	const struct arch *a = arch_current();
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
-	bool want = false, offer = false, setter = false;
+	bool want = false, offer = false, setter = false, cpu = false;
+	bool cleared;
 	CXSourceLocation loc;
-	char *guards;
+	char *guards, *spelled;
 	size_t i;
 
 	for (i = 0; i < a->nr_outers && !want; i++)
@@ -1975,12 +2007,19 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	}
 	for (i = 0; i < a->nr_trap_sets && !setter; i++)
 		setter = !fnmatch(a->trap_sets[i].setter, fn, 0);
+	for (i = 0; i < a->nr_cpu_offers && !cpu; i++)
+		cpu = !fnmatch(a->cpu_offers[i].offer, fn, 0);
+	setter |= cpu;
 	for (i = 0; (want || offer || setter) && i < w->ftok.n; i++) {
-		if (!bit_name(w->ftok.s[i]))
+		spelled = cpu ? spelled_bit(&w->ftok, i, &cleared) : NULL;
+		if (cpu && cleared)
 			continue;
-		r.key = w->ftok.s[i];
+		if (!spelled && !bit_name(w->ftok.s[i]))
+			continue;
+		r.key = spelled ? spelled : w->ftok.s[i];
 		if (!w->ftok.off || !w->ftok_file) {
 			facts_add_row(o, &r);
+			free(spelled);
 			continue;
 		}
 		loc = clang_getLocationForOffset(w->tu, w->ftok_file,
@@ -1991,13 +2030,14 @@ static void record_outer_bits(struct walk *w, const char *fn)
 		if (setter)
 			r.file = extract_loc(w, loc, &r.line, NULL, NULL, NULL);
 		facts_add_row(o, &r);
-		if (offer) {
+		if (offer && !spelled) {
 			/* v2: the mask the bit comes through. */
 			r.v[1] = w->ftok.s[i];
 			record_macro_bits(w, loc, &r);
 			r.v[1] = NULL;
 		}
 		free(guards);
+		free(spelled);
 		r.v[0] = NULL;
 	}
 }

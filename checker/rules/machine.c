@@ -488,7 +488,7 @@ static char *needs_without(const struct chain *c, const char **prop)
  * CPU: a positive atom; a new string), the capability in *@cap; NULL:
  * none.
  */
-static char *needs_cpu(const struct chain *c, const char **cap)
+char *machine_needs_cpu(const struct chain *c, const char **cap)
 {
 	const struct arch *a = arch_current();
 	char *found = NULL, **atoms;
@@ -554,7 +554,8 @@ static char *cpu_why(const char *profile, const struct chain *c, bool *never)
 {
 	const struct arch *a = arch_current();
 	const char *cap;
-	char *atom = needs_cpu(c, &cap), *may = NULL, *without = NULL, *old;
+	char *atom = machine_needs_cpu(c, &cap), *may = NULL, *without = NULL;
+	char *old;
 	char *why;
 	size_t i;
 

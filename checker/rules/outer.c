@@ -675,3 +675,209 @@ static char *refuse_set(const struct graph *g, const struct arch_outer *o)
 	free(e.why);
 	return why;
 }
+
+/* FALSE, then the host's, then TRUE: how far a bit is offered. */
+static int tv_rank(enum tv v)
+{
+	return v == TV_TRUE ? 2 : v == TV_HOST ? 1 : 0;
+}
+
+/*
+ * CPU_OFFER line @o: does KVM offer a guest its bit? TV_TRUE on a
+ * common host, TV_FALSE never there, TV_HOST when the host decides; *@row
+ * the first row that names it, the row whose guards decide when a host
+ * decides; *@analysed: a function matching @o->offer was analysed. A bit
+ * a mask of the host's passes on (v2) is not one the function names.
+ */
+static enum tv cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
+			       const struct grow **row, bool *analysed)
+{
+	enum tv v = TV_FALSE, w;
+	const char *p;
+	size_t i;
+
+	*row = NULL;
+	for (i = 0; i < e->g->nr_rows; i++) {
+		const struct grow *r = &e->g->rows[i];
+
+		if (r->kind != ROW_BODY_WORD || fnmatch(o->offer, r->table, 0))
+			continue;
+		*analysed = true;
+		if (strcmp(r->key, o->bit) || r->v[1])
+			continue;
+		p = r->v[0] ? r->v[0] : "";
+		w = *p ? eval_or(e, &p) : TV_TRUE;
+		if (!*row || tv_rank(w) > tv_rank(v))
+			*row = r;
+		if (w == TV_TRUE || v == TV_TRUE)
+			v = TV_TRUE;
+		else if (w == TV_HOST)
+			v = TV_HOST;
+	}
+	return v;
+}
+
+static void free_eval(struct eval *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_unknown; i++)
+		free(e->unknown[i]);
+	free(e->why);
+	*e = (struct eval){ .g = e->g };
+}
+
+/*
+ * "KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 only on a
+ * host where vmx_pebs_supported() (vmx_set_cpu_caps(), FILE:59, :60)":
+ * the bits of @rows[@from, @to) (one function, one file, one guard)
+ * added to *@q.
+ */
+static void add_offered(char **q, const struct grow *const *rows,
+			const char *const *bits, const bool *host,
+			size_t from, size_t to)
+{
+	const struct grow *r = rows[from];
+	char *old = *q, *names = NULL, *lines = NULL, *t;
+	size_t k;
+
+	for (k = from; k < to; k++) {
+		t = names;
+		names = xasprintf("%s%s%s", t ? t : "",
+				  !t ? "" : k + 1 == to ? " and " : ", ",
+				  bits[k]);
+		free(t);
+		t = lines;
+		lines = xasprintf("%s%s%u", t ? t : "", t ? ", :" : "",
+				  rows[k]->line);
+		free(t);
+	}
+	if (host[from])
+		*q = xasprintf("%s%sKVM offers a guest %s only on a host where "
+			       "%s (%s(), %s:%s)", old ? old : "",
+			       old ? "; " : "", names, r->v[0], r->table,
+			       r->file ? r->file : "?", lines);
+	else
+		*q = xasprintf("%s%sKVM offers a guest %s (%s(), %s:%s)",
+			       old ? old : "", old ? "; " : "", names,
+			       r->table, r->file ? r->file : "?", lines);
+	free(old);
+	free(names);
+	free(lines);
+}
+
+/* Do rows @a and @b name their bits alike: one function, file, guard? */
+static bool same_offer(const struct grow *a, bool ha, const struct grow *b,
+		       bool hb)
+{
+	return ha == hb && !strcmp(a->table, b->table) &&
+	       !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
+	       (!ha || !strcmp(a->v[0], b->v[0]));
+}
+
+#define MAX_CPU_BITS 8
+
+/* Why no KVM guest has CPU capability @cap, or NULL; *@q when and where. */
+static char *cpu_cap_refusal(const struct graph *g, const char *cap,
+			     char **q)
+{
+	const struct arch *a = arch_current();
+	const struct grow *rows[MAX_CPU_BITS], *row;
+	const char *bits[MAX_CPU_BITS];
+	bool host[MAX_CPU_BITS];
+	struct eval e = { .g = g };
+	size_t i, n = 0, from;
+	char *why = NULL;
+	bool analysed;
+	enum tv v;
+
+	*q = NULL;
+	for (i = 0; i < a->nr_cpu_offers && !why; i++) {
+		const struct arch_cpu_offer *o = &a->cpu_offers[i];
+
+		if (strcmp(o->cap, cap))
+			continue;
+		analysed = false;
+		free_eval(&e);
+		v = cpu_bit_offered(&e, o, &row, &analysed);
+		/* Its offer functions not analysed: nothing known. */
+		if (!analysed)
+			continue;
+		if (v == TV_FALSE && !row)
+			why = xasprintf("a CPU with %s needs %s, which KVM as "
+					"the outer hypervisor never offers a "
+					"guest: none of the analysed tree's "
+					"%s() names it", cap, o->bit,
+					o->offer);
+		else if (v == TV_FALSE)
+			why = xasprintf("a CPU with %s needs %s, which KVM as "
+					"the outer hypervisor offers a guest "
+					"only when %s (%s(), %s:%u), never on "
+					"a common host: %s", cap, o->bit,
+					row->v[0], row->table,
+					row->file ? row->file : "?",
+					row->line, e.why ? e.why : "-");
+		else if (n < MAX_CPU_BITS) {
+			rows[n] = row;
+			bits[n] = o->bit;
+			host[n++] = v == TV_HOST && row->v[0];
+		}
+	}
+	free_eval(&e);
+	if (why)
+		return why;
+	for (from = 0, i = 1; i <= n; i++)
+		if (i == n || !same_offer(rows[from], host[from], rows[i],
+					  host[i])) {
+			add_offered(q, rows, bits, host, from, i);
+			from = i;
+		}
+	return NULL;
+}
+
+char *outer_cpu_refusal(const struct graph *g, const struct chain *c,
+			const struct chain *others, size_t nr_others,
+			char **qualifier)
+{
+	const char *cap, *cap0;
+	char *atom, *why, *q;
+	size_t j;
+
+	*qualifier = NULL;
+	atom = machine_needs_cpu(c, &cap0);
+	if (!atom)
+		return NULL;
+	why = cpu_cap_refusal(g, cap0, qualifier);
+	if (!why)
+		goto out;
+	/* Ruled out only when every chain needs what KVM never offers. */
+	for (j = 0; j < nr_others; j++) {
+		char *a = machine_needs_cpu(&others[j], &cap), *w;
+
+		if (!a) {
+			free(why);
+			why = NULL;
+			break;
+		}
+		free(a);
+		w = strcmp(cap, cap0) ? cpu_cap_refusal(g, cap, &q) :
+					xstrdup(why);
+		if (strcmp(cap, cap0))
+			free(q);
+		if (!w) {
+			free(why);
+			why = NULL;
+			break;
+		}
+		free(w);
+	}
+	if (why) {
+		char *full = xasprintf("it runs only when %s: %s", atom, why);
+
+		free(why);
+		why = full;
+	}
+out:
+	free(atom);
+	return why;
+}

@@ -777,6 +777,25 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 						     f->chains + 1,
 						     f->nr_chains - 1,
 						     &f->doubt.machine_doubt);
+		/* A CPU capability KVM never, or only on some hosts, offers. */
+		if (!(o && o->outer_any)) {
+			char *q, *why = outer_cpu_refusal(g, &f->chains[0],
+							  f->chains + 1,
+							  f->nr_chains - 1, &q);
+
+			if (!f->doubt.not_in_kvm)
+				f->doubt.not_in_kvm = why;
+			else
+				free(why);
+			if (q && f->doubt.machine_doubt) {
+				char *d = xasprintf("%s; %s",
+						    f->doubt.machine_doubt, q);
+
+				free(f->doubt.machine_doubt);
+				f->doubt.machine_doubt = d;
+			}
+			free(q);
+		}
 		/* A rare branch only, the others: notes (finding_low()). */
 		estimate_finding(f, &roots->sets[j]);
 		if (rule->check_chain &&

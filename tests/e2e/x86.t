@@ -210,11 +210,14 @@ for m in guest virt cloud any; do
 	"$TRAPCHECK" -p "$FX" --machine=$m > lbr-$m.txt 2>&1
 done
 lbrnote="^arch/x86/events/core.c:$lbr:2: note: low confidence, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when cpuc->lbr_users, on a CPU with LBR, which only some guests have:"
-check_that "a CPU capability the VMM chooses: a note naming the guests that may have it on --machine=virt, cloud and guest, a warning on --machine=any" \
-	'grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt)): x86_pmu_add -> " lbr-virt.txt &&
+# What KVM offers, from the tree (outer.def CPU_OFFER): the host's LBR
+# format, where vmx_get_perf_capabilities() passes it on.
+lbrkvm="; KVM offers a guest PMU_CAP_LBR_FMT only on a host where !boot_cpu_has(X86_FEATURE_ARCH_LBR) \&\& lbr.nr (vmx_get_perf_capabilities(), arch/x86/kvm/vmx/vmx.c:[0-9]*): x86_pmu_add -> "
+check_that "a CPU capability the VMM chooses: a note naming the guests that may have it on --machine=virt, cloud and guest, and when KVM offers it, a warning on --machine=any" \
+	'grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt))$lbrkvm" lbr-virt.txt &&
 	 ! grep -q "cloud-hypervisor" lbr-virt.txt &&
-	 grep -q "$lbrnote cloud (cloud-hypervisor (its host CPU profile) on an Intel host without arch LBR[^;]*): x86_pmu_add -> " lbr-cloud.txt &&
-	 grep -q "$lbrnote virt (QEMU with a vPMU .*); cloud (cloud-hypervisor .*): x86_pmu_add -> " lbr-guest.txt &&
+	 grep -q "$lbrnote cloud (cloud-hypervisor (its host CPU profile) on an Intel host without arch LBR[^;]*)$lbrkvm" lbr-cloud.txt &&
+	 grep -q "$lbrnote virt (QEMU with a vPMU .*); cloud (cloud-hypervisor .*)$lbrkvm" lbr-guest.txt &&
 	 grep -q "^arch/x86/events/core.c:$lbr:2: warning: native_read_msr() reads MSR_IA32_DEBUGCTLMSR" lbr-any.txt &&
 	 ! grep -q "^arch/x86/events/core.c:$lbr:2: warning" lbr-virt.txt lbr-cloud.txt lbr-guest.txt'
 "$TRAPCHECK" path x86_pmu_read x86_pmu_read_raw -p "$FX" > path.txt 2>&1
@@ -443,6 +446,52 @@ check "a site of several root sets: the warning is the nested host's (BTS needs 
 "$TRAPCHECK" -p "$FX" --machine=any --format=json -o machany.json 2> /dev/null
 check_that "--machine=any: the BTS driver's read is the guest's warning again" \
 	'python3 -c "import json, sys; d = json.load(open(sys.argv[1])); w = [f for f in d[\"findings\"] if f[\"file\"] == \"arch/x86/include/asm/debugreg.h\"]; sys.exit(not (w and w[0][\"root\"] == \"perf\" and w[0][\"context\"] == \"guest\"))" machany.json'
+
+# What a guest's CPU capability needs KVM to offer, from the tree
+# (outer.def CPU_OFFER): BTS needs DS and DTES64, which the fixture's
+# vmx_set_cpu_caps() offers only with PEBS virtualisation (a host's
+# answer: the doubt says so, the note stays the machine's); a KVM that
+# names DTES64 nowhere but in kvm_cpu_cap_clear() never offers it: the
+# note is KVM's, --outer=any the machine's again; one that spells it
+# F(DTES64) in its mask offers it on every host.
+bts_doubt() {
+	python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+low = [f for f in d['low_confidence'] if f['root'] == 'perf' and
+       f['file'] == 'arch/x86/include/asm/debugreg.h']
+assert len(low) == 1, low
+f = low[0]
+print(f.get('not_in_kvm', '-'))
+print(f.get('machine_doubt', '-'))
+PY
+}
+bts_doubt perroot.json > bts-fx.txt
+check_that "BTS: KVM offers DS and DTES64 only on a host with PEBS virtualisation, named in the doubt with their lines" \
+	'sed -n 1p bts-fx.txt | grep -qx -- - &&
+	 sed -n 2p bts-fx.txt | grep -q "; KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:$(grep -n "check_and_set(X86_FEATURE_DS)" "$FX/arch/x86/kvm/vmx/vmx.c" | cut -d: -f1), :$(grep -n "check_and_set(X86_FEATURE_DTES64)" "$FX/arch/x86/kvm/vmx/vmx.c" | cut -d: -f1))$" || sed "s/^/# /" bts-fx.txt'
+rm -rf nodtes && cp -r "$FX" nodtes
+sed -i '/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/d; s/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);/' \
+	nodtes/arch/x86/kvm/vmx/vmx.c
+"$TRAPCHECK" -p nodtes --per-root --format=json -o nodtes.json 2> /dev/null
+bts_doubt nodtes.json > bts-nodtes.txt
+"$TRAPCHECK" -p nodtes --per-root --outer=any --format=json \
+	-o nodtes-any.json 2> /dev/null
+bts_doubt nodtes-any.json > bts-nodtes-any.txt
+check_that "a KVM that names DTES64 only to clear it never offers BTS: the note is KVM's; --outer=any the machine's again" \
+	'grep -q "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" nodtes/arch/x86/kvm/vmx/vmx.c &&
+	 sed -n 1p bts-nodtes.txt | grep -qx "it runs only when the intel_bts PMU is registered (bts_init()), bts_event_read() being its code: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: none of the analysed tree.s \*_set_cpu_caps() names it" &&
+	 sed -n 1p bts-nodtes-any.txt | grep -qx -- - &&
+	 sed -n 2p bts-nodtes-any.txt | grep -q "^it runs only when the intel_bts PMU is registered" &&
+	 ! grep -q "KVM offers" bts-nodtes-any.txt || sed "s/^/# /" bts-nodtes.txt bts-nodtes-any.txt'
+sed -i 's|F(XMM3) \| 0 /\* DTES64, MONITOR \*/|F(XMM3) \| F(DTES64)|' \
+	nodtes/arch/x86/kvm/x86.c
+"$TRAPCHECK" -p nodtes --per-root --format=json -o f-dtes.json 2> /dev/null
+bts_doubt f-dtes.json > bts-f.txt
+check_that "DTES64 spelled F(DTES64) in kvm_set_cpu_caps()'s mask: offered on every host" \
+	'grep -q "F(DTES64)" nodtes/arch/x86/kvm/x86.c &&
+	 sed -n 1p bts-f.txt | grep -qx -- - &&
+	 sed -n 2p bts-f.txt | grep -q "; KVM offers a guest X86_FEATURE_DS only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:[0-9]*); KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(grep -n "F(DTES64)" nodtes/arch/x86/kvm/x86.c | cut -d: -f1))$" || sed "s/^/# /" bts-f.txt'
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a

@@ -745,7 +745,13 @@ static const struct arch_outer outers[] = {
 #define OUTER ARCH_OUTER
 #define OUTER_SET ARCH_OUTER_SET
 #define HOST(pattern, value, why)
+#define CPU_OFFER(cap, bit, offer)
+#define OFFER_SPELL(macro, prefix)
+#define OFFER_CLEAR(call)
 #include "outer.def"
+#undef OFFER_CLEAR
+#undef OFFER_SPELL
+#undef CPU_OFFER
 #undef HOST
 #undef OUTER_SET
 #undef OUTER
@@ -756,7 +762,47 @@ static const struct arch_host_atom host_atoms[] = {
 #define OUTER(atom, probe, bits, offer)
 #define OUTER_SET(atom, probe, bit, offer)
 #define HOST ARCH_HOST
+#define CPU_OFFER(cap, bit, offer)
+#define OFFER_SPELL(macro, prefix)
+#define OFFER_CLEAR(call)
 #include "outer.def"
+#undef OFFER_CLEAR
+#undef OFFER_SPELL
+#undef CPU_OFFER
+#undef HOST
+#undef OUTER_SET
+#undef OUTER
+};
+
+/* What a guest's CPU capabilities need KVM to offer (outer.def). */
+static const struct arch_cpu_offer cpu_offers[] = {
+#define OUTER(atom, probe, bits, offer)
+#define OUTER_SET(atom, probe, bit, offer)
+#define HOST(pattern, value, why)
+#define CPU_OFFER ARCH_CPU_OFFER
+#define OFFER_SPELL(macro, prefix)
+#define OFFER_CLEAR(call)
+#include "outer.def"
+#undef OFFER_CLEAR
+#undef OFFER_SPELL
+#undef CPU_OFFER
+#undef HOST
+#undef OUTER_SET
+#undef OUTER
+};
+
+/* How its offer functions spell a bit (outer.def). */
+static const struct arch_offer_spell offer_spells[] = {
+#define OUTER(atom, probe, bits, offer)
+#define OUTER_SET(atom, probe, bit, offer)
+#define HOST(pattern, value, why)
+#define CPU_OFFER(cap, bit, offer)
+#define OFFER_SPELL ARCH_OFFER_SPELL
+#define OFFER_CLEAR ARCH_OFFER_CLEAR
+#include "outer.def"
+#undef OFFER_CLEAR
+#undef OFFER_SPELL
+#undef CPU_OFFER
 #undef HOST
 #undef OUTER_SET
 #undef OUTER
@@ -822,6 +868,8 @@ const struct arch arch_x86 = {
 	.reg_macro_prefix = "MSR_",
 	ARCH_TABLE(outers),
 	ARCH_TABLE(host_atoms),
+	ARCH_TABLE(cpu_offers),
+	ARCH_TABLE(offer_spells),
 	ARCH_TABLE(machine),
 	.trace_kinds = x86_trace_kinds,
 	.nr_trace_kinds = ARRAY_SIZE(x86_trace_kinds),

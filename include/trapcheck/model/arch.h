@@ -244,6 +244,32 @@ struct arch_nesting {
 };
 
 /*
+ * What a guest's CPU capability needs KVM as the outer hypervisor to
+ * offer it (outer.def's CPU_OFFER lines): a chain that needs @cap (a
+ * conditions.def CPU atom or CPU_FILE) runs in a KVM guest only when a
+ * function matching @offer (fnmatch(3)) names @bit, under guards that
+ * can hold. Extraction keeps those functions' bit names with their
+ * guards and places (rows of kind ROW_BODY_WORD).
+ */
+struct arch_cpu_offer {
+	const char *cap;	/* "BTS" */
+	const char *bit;	/* "X86_FEATURE_DS" */
+	const char *offer;	/* "*_set_cpu_caps" */
+};
+
+/*
+ * How an offer function spells a bit (outer.def's OFFER_SPELL and
+ * OFFER_CLEAR lines): the argument of a call of @macro is the bit
+ * @prefix and the argument ("F(PDCM)": "X86_FEATURE_PDCM"); with
+ * @prefix NULL, the call takes the bit away: its argument is not
+ * offered there.
+ */
+struct arch_offer_spell {
+	const char *macro;	/* "F", "kvm_cpu_cap_clear" */
+	const char *prefix;	/* "X86_FEATURE_", or NULL: a clear */
+};
+
+/*
  * A device a guest machine of a profile has (machine.def of an
  * architecture): its bus ("of", "acpi", "pci") and id, fnmatch(3)
  * patterns as a driver's match table would match them ("1af4:*"), and
@@ -485,6 +511,11 @@ struct arch {
 	/* Whether KVM runs a nested host at all (outer.def). */
 	const struct arch_nesting *nestings;
 	size_t nr_nestings;
+	/* What a guest's CPU capabilities need KVM to offer (outer.def). */
+	const struct arch_cpu_offer *cpu_offers;
+	size_t nr_cpu_offers;
+	const struct arch_offer_spell *offer_spells;
+	size_t nr_offer_spells;
 	/* The devices its guest machines have (machine.def). */
 	const struct arch_device *machine;
 	size_t nr_machine;
@@ -588,6 +619,12 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * NESTING(feature, limit, check, what)  outer.def: a guest runs @what
  *	(as a nested host) only with vCPU feature @feature, which KVM
  *	refuses in @check unless it is below @limit
+ * CPU_OFFER(cap, bit, offer)  outer.def: a guest has CPU capability
+ *	@cap under KVM only when a function matching @offer names @bit
+ * OFFER_SPELL(macro, prefix)  outer.def: an offer function's call of
+ *	@macro names the bit @prefix and its argument
+ * OFFER_CLEAR(call)  outer.def: an offer function's call of @call takes
+ *	its argument away
  * CPU_FILE(prefix, cap, when)  conditions.def: code that runs only on a
  *	CPU with @cap
  * CPU_NAME(bit, name)  cpus.def: a CPU family, bit CPU_<bit> of a mask
@@ -625,6 +662,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_NESTING(feature, limit, check, what)			\
 	{ feature, limit, check, what },
+#define ARCH_CPU_OFFER(cap, bit, offer)	{ cap, bit, offer },
+#define ARCH_OFFER_SPELL(macro, prefix)	{ macro, prefix },
+#define ARCH_OFFER_CLEAR(call)		{ call, NULL },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
 #define ARCH_CPU_CAP(profile, name, source)				\

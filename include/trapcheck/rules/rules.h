@@ -124,6 +124,22 @@ char *outer_guest_refusal(const struct graph *g, const struct chain *c,
 char *outer_trap_refusal(const struct graph *g, const char *reg,
 			 char **qualifier);
 /*
+ * outer.c: why KVM as the outer hypervisor never gives its guest the CPU
+ * capability each of chain @c and @others needs (outer.def CPU_OFFER and
+ * HOST lines against the analysed tree's offer functions), a new string,
+ * or NULL. When it offers what @c needs only on some hosts, or on every
+ * host, *@qualifier says where and when (a new string, else NULL).
+ */
+char *outer_cpu_refusal(const struct graph *g, const struct chain *c,
+			const struct chain *others, size_t nr_others,
+			char **qualifier);
+/*
+ * machine.c: the first atom of chain @c that needs a CPU capability
+ * (conditions.def CPU and CPU_FILE; a new string), the capability in
+ * *@cap; NULL: none.
+ */
+char *machine_needs_cpu(const struct chain *c, const char **cap);
+/*
  * machine.c: the drivers of the analysed tree (their modules, from the
  * TUs' module rows; their devices, from their match tables) and whether
  * the machine profile has a device of each. A chain that enters a driver
