@@ -228,6 +228,40 @@ PY
 check "--outer=kvm: PT's host/guest switching reads, FB_CLEAR_DIS switching and the L1D flush are notes naming what KVM offers a nested host; --outer=any: warnings; zstd's CPUID unchanged" \
 	[ $? -eq 0 ]
 
+# What a guest's CPU capability needs KVM to offer, read from the tree
+# (outer.def CPU_OFFER): the offers where the tree's functions write
+# them, F(NAME) in kvm_set_cpu_caps()'s masks, no bit of a
+# kvm_cpu_cap_clear(); the LBR notes' doubt ends with where and when.
+lbrfmt=$(grep -n 'perf_cap |= host_perf_cap & PMU_CAP_LBR_FMT' \
+	"$tree/arch/x86/kvm/vmx/vmx.c" | cut -d: -f1)
+ds=$(grep -n 'kvm_cpu_cap_check_and_set(X86_FEATURE_DS);' \
+	"$tree/arch/x86/kvm/vmx/vmx.c" | cut -d: -f1)
+echo "# vmx.c: LBR format $lbrfmt, DS $ds"
+q() { sqlite3 x.db "select count(*) from row where kind = 0 and $1"; }
+python3 - "$d/cold.json" "$lbrfmt" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+lbr = [f for f in d['low_confidence']
+       if 'on a CPU with LBR' in f.get('machine_doubt', '')]
+assert lbr, 'LBR notes'
+tail = ('; KVM offers a guest PMU_CAP_LBR_FMT only on a host where '
+        'enable_pmu && !cpu_feature_enabled(X86_FEATURE_ARCH_LBR) && '
+        'vmx_lbr_caps.has_callstack && vmx_lbr_caps.nr '
+        '(vmx_get_perf_capabilities(), arch/x86/kvm/vmx/vmx.c:%s)'
+        % sys.argv[2])
+for f in lbr:
+    assert f['machine_doubt'].endswith(tail), f['machine_doubt']
+    assert 'not_in_kvm' not in f, f
+print('# %d LBR notes end with KVM\'s offer' % len(lbr))
+PY
+check "LBR: KVM offers the host's LBR format only where vmx_get_perf_capabilities() passes it on (the tree's line), in every LBR note" \
+	[ $? -eq 0 ]
+check_that "the offers read from the tree: DS under vmx_pebs_supported() at its line, PDCM through F(PDCM), not where it is cleared" \
+	'[ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_DS'"' and v1 = '"'vmx_pebs_supported()'"' and line = $ds")" -eq 1 ] &&
+	 [ "$(q "\"table\" = '"'kvm_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"'")" -ge 1 ] &&
+	 [ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"'")" -eq 0 ] &&
+	 [ "$(q "\"table\" = '"'kvm_set_cpu_caps'"' and key = '"'X86_FEATURE_DTES64'"'")" -eq 0 ]'
+
 # KVM's pass-through lists, read from the tree's vmx.c and svm.c.
 check_that "the MSR lists: vmx_possible_passthrough_msrs[] and direct_access_msrs[] read, MSR_INVALID left out" \
 	'[ "$(sqlite3 x.db "select count(*) from row where \"table\" = '"'vmx_possible_passthrough_msrs'"' and key = '"'MSR_IA32_SPEC_CTRL'"'")" -ge 1 ] &&
