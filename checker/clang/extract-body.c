@@ -1949,31 +1949,52 @@ static void record_macro_bits(struct walk *w, CXSourceLocation loc,
 
 /*
  * In a function that offers a guest CPU bits (outer.def CPU_OFFER),
- * token @i as the bit it names: "F(PDCM)" names X86_FEATURE_PDCM
- * (OFFER_SPELL), "kvm_cpu_cap_clear(X86_FEATURE_PDCM)" none (OFFER_CLEAR:
- * *@cleared). NULL: the token is not an argument of either.
+ * token @i as the bit it names when it is the one argument of an
+ * OFFER_SPELL macro ("F(PDCM)": X86_FEATURE_PDCM, a new string); NULL
+ * otherwise.
  */
-static char *spelled_bit(const struct tokens *k, size_t i, bool *cleared)
+static char *spelled_bit(const struct tokens *k, size_t i)
 {
 	const struct arch *a = arch_current();
 	size_t j;
 
-	*cleared = false;
 	if (i < 2 || i + 1 >= k->n || strcmp(k->s[i - 1], "(") ||
 	    strcmp(k->s[i + 1], ")"))
 		return NULL;
 	for (j = 0; j < a->nr_offer_spells; j++) {
 		const struct arch_offer_spell *sp = &a->offer_spells[j];
 
-		if (strcmp(k->s[i - 2], sp->macro))
-			continue;
-		if (!sp->prefix) {
-			*cleared = true;
-			return NULL;
-		}
-		return xasprintf("%s%s", sp->prefix, k->s[i]);
+		if (sp->prefix && !strcmp(k->s[i - 2], sp->macro))
+			return xasprintf("%s%s", sp->prefix, k->s[i]);
 	}
 	return NULL;
+}
+
+/*
+ * If token @i opens a call of an OFFER_CLEAR function
+ * ("kvm_cpu_cap_clear("), the index of its closing parenthesis; else
+ * @i: the bits between are taken away, not offered.
+ */
+static size_t clear_call_end(const struct tokens *k, size_t i)
+{
+	const struct arch *a = arch_current();
+	size_t j, depth = 0;
+
+	if (i + 1 >= k->n || strcmp(k->s[i + 1], "("))
+		return i;
+	for (j = 0; j < a->nr_offer_spells; j++)
+		if (!a->offer_spells[j].prefix &&
+		    !strcmp(k->s[i], a->offer_spells[j].macro))
+			break;
+	if (j == a->nr_offer_spells)
+		return i;
+	for (j = i + 1; j < k->n; j++) {
+		if (!strcmp(k->s[j], "("))
+			depth++;
+		else if (!strcmp(k->s[j], ")") && !--depth)
+			return j;
+	}
+	return k->n - 1;
 }
 
 /*
@@ -1983,8 +2004,8 @@ static char *spelled_bit(const struct tokens *k, size_t i, bool *cleared)
  * function that sets trap bits for a guest (TRAP_SET lines) or offers a
  * guest CPU bits (CPU_OFFER lines), each name also with the guards that
  * hold where it is written (v1) and its place; of the latter, a bit
- * spelled as OFFER_SPELL says, and none that it takes away. After the
- * walk: the regions are known.
+ * spelled as OFFER_SPELL says, and those an OFFER_CLEAR call takes away
+ * flagged. After the walk: the regions are known.
  */
 static void record_outer_bits(struct walk *w, const char *fn)
 {
@@ -1992,10 +2013,9 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
 	bool want = false, offer = false, setter = false, cpu = false;
-	bool cleared;
 	CXSourceLocation loc;
 	char *guards, *spelled;
-	size_t i;
+	size_t i, clear_end = 0;
 
 	for (i = 0; i < a->nr_outers && !want; i++)
 		want = !strcmp(fn, a->outers[i].probe);
@@ -2011,9 +2031,11 @@ static void record_outer_bits(struct walk *w, const char *fn)
 		cpu = !fnmatch(a->cpu_offers[i].offer, fn, 0);
 	setter |= cpu;
 	for (i = 0; (want || offer || setter) && i < w->ftok.n; i++) {
-		spelled = cpu ? spelled_bit(&w->ftok, i, &cleared) : NULL;
-		if (cpu && cleared)
-			continue;
+		/* A CPU_OFFER function's clear: its bits flagged. */
+		if (cpu && i >= clear_end)
+			clear_end = clear_call_end(&w->ftok, i);
+		r.flag = cpu && i < clear_end;
+		spelled = cpu ? spelled_bit(&w->ftok, i) : NULL;
 		if (!spelled && !bit_name(w->ftok.s[i]))
 			continue;
 		r.key = spelled ? spelled : w->ftok.s[i];

@@ -683,38 +683,132 @@ static int tv_rank(enum tv v)
 }
 
 /*
- * CPU_OFFER line @o: does KVM offer a guest its bit? TV_TRUE on a
- * common host, TV_FALSE never there, TV_HOST when the host decides; *@row
- * the first row that names it, the row whose guards decide when a host
- * decides; *@analysed: a function matching @o->offer was analysed. A bit
- * a mask of the host's passes on (v2) is not one the function names.
+ * Does @fn take @bit away in an unconditional OFFER_CLEAR (a flagged row
+ * without guards) at line @line or later?
  */
-static enum tv cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
-			       const struct grow **row, bool *analysed)
+static bool cleared_after(const struct graph *g, const char *fn,
+			  const char *bit, unsigned int line)
 {
-	enum tv v = TV_FALSE, w;
-	const char *p;
 	size_t i;
 
-	*row = NULL;
+	for (i = 0; i < g->nr_rows; i++) {
+		const struct grow *r = &g->rows[i];
+
+		if (r->kind == ROW_BODY_WORD && r->flag &&
+		    !strcmp(r->table, fn) && !strcmp(r->key, bit) &&
+		    (!r->v[0] || !*r->v[0]) && r->line >= line)
+			return true;
+	}
+	return false;
+}
+
+#define MAX_OFFER_FNS 16
+
+/*
+ * The functions whose rows make vendor @v's offer: @v and its callees
+ * matching @offer; 0 when @v is not defined.
+ */
+static size_t offer_scope(const struct graph *g, const char *v,
+			  const char *offer, const char **fns)
+{
+	const struct gnode *n = defined(g, v);
+	size_t j, k, nr = 0;
+
+	if (!n)
+		return 0;
+	fns[nr++] = n->name;
+	for (j = 0; j < n->nr_out && nr < MAX_OFFER_FNS; j++) {
+		const char *c = g->nodes[g->edges[n->out[j]].callee].name;
+
+		if (fnmatch(offer, c, 0))
+			continue;
+		for (k = 0; k < nr && strcmp(fns[k], c); k++)
+			;
+		if (k == nr)
+			fns[nr++] = c;
+	}
+	return nr;
+}
+
+/* What decides whether KVM offers a bit, and where. */
+struct offered {
+	enum tv v;
+	const struct grow *row;		/* the row that offers it best */
+	const struct grow *false_row;	/* one whose guards never hold */
+	char *host;			/* TV_HOST: the guards, " || " */
+};
+
+/*
+ * Vendor @vendor's offer of CPU_OFFER line @o's bit, merged into @out:
+ * each row of its scope that names the bit outside a clear and is not
+ * taken away after (by an unconditional clear of the vendor, which runs
+ * after the functions it calls, or of the row's own function after it).
+ */
+static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
+			 const char *vendor, const char **fns, size_t nr,
+			 struct offered *out)
+{
+	enum tv w;
+	const char *p;
+	char *old;
+	size_t i, k;
+
 	for (i = 0; i < e->g->nr_rows; i++) {
 		const struct grow *r = &e->g->rows[i];
 
-		if (r->kind != ROW_BODY_WORD || fnmatch(o->offer, r->table, 0))
+		if (r->kind != ROW_BODY_WORD || r->flag || r->v[1] ||
+		    strcmp(r->key, o->bit))
 			continue;
-		*analysed = true;
-		if (strcmp(r->key, o->bit) || r->v[1])
+		for (k = 0; k < nr && strcmp(fns[k], r->table); k++)
+			;
+		if (k == nr)
+			continue;
+		if (cleared_after(e->g, vendor, o->bit,
+				  strcmp(r->table, vendor) ? 0 : r->line) ||
+		    (strcmp(r->table, vendor) &&
+		     cleared_after(e->g, r->table, o->bit, r->line)))
 			continue;
 		p = r->v[0] ? r->v[0] : "";
 		w = *p ? eval_or(e, &p) : TV_TRUE;
-		if (!*row || tv_rank(w) > tv_rank(v))
-			*row = r;
-		if (w == TV_TRUE || v == TV_TRUE)
-			v = TV_TRUE;
-		else if (w == TV_HOST)
-			v = TV_HOST;
+		if (w == TV_FALSE && !out->false_row)
+			out->false_row = r;
+		if (w == TV_HOST &&
+		    (!out->host || !strstr(out->host, r->v[0]))) {
+			old = out->host;
+			out->host = xasprintf("%s%s%s", old ? old : "",
+					      old ? " || " : "", r->v[0]);
+			free(old);
+		}
+		if (!out->row || tv_rank(w) > tv_rank(out->v))
+			out->row = r;
+		if (tv_rank(w) > tv_rank(out->v))
+			out->v = w;
 	}
-	return v;
+}
+
+/*
+ * CPU_OFFER line @o: does KVM offer a guest its bit, for any of its
+ * vendors? False with *@analysed false: one of them is not in the graph,
+ * nothing is known.
+ */
+static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
+			    struct offered *out, bool *analysed)
+{
+	const char *fns[MAX_OFFER_FNS];
+	char *vendors = xstrdup(o->vendors), *v, *save = NULL;
+	size_t nr;
+
+	*out = (struct offered){ .v = TV_FALSE };
+	*analysed = true;
+	for (v = strtok_r(vendors, " ", &save); v && *analysed;
+	     v = strtok_r(NULL, " ", &save)) {
+		nr = offer_scope(e->g, v, o->offer, fns);
+		if (!nr)
+			*analysed = false;
+		else
+			vendor_offer(e, o, v, fns, nr, out);
+	}
+	free(vendors);
 }
 
 static void free_eval(struct eval *e)
@@ -727,36 +821,54 @@ static void free_eval(struct eval *e)
 	*e = (struct eval){ .g = e->g };
 }
 
+#define MAX_CPU_BITS 8
+
+/* The offers of a capability's bits, for the doubt's text. */
+struct offer_text {
+	const struct grow *rows[MAX_CPU_BITS];
+	const char *bits[MAX_CPU_BITS];
+	char *host[MAX_CPU_BITS];	/* the guards, or NULL: every host */
+	size_t n;
+};
+
+/* Do offers @a and @b read alike: one function, file and guard? */
+static bool same_offer(const struct offer_text *t, size_t a, size_t b)
+{
+	return !strcmp(t->rows[a]->table, t->rows[b]->table) &&
+	       !strcmp(t->rows[a]->file ? t->rows[a]->file : "",
+		       t->rows[b]->file ? t->rows[b]->file : "") &&
+	       !strcmp(t->host[a] ? t->host[a] : "",
+		       t->host[b] ? t->host[b] : "");
+}
+
 /*
  * "KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 only on a
  * host where vmx_pebs_supported() (vmx_set_cpu_caps(), FILE:59, :60)":
- * the bits of @rows[@from, @to) (one function, one file, one guard)
- * added to *@q.
+ * offers [@from, @to) of @t added to *@q.
  */
-static void add_offered(char **q, const struct grow *const *rows,
-			const char *const *bits, const bool *host,
-			size_t from, size_t to)
+static void add_offered(char **q, const struct offer_text *t, size_t from,
+			size_t to)
 {
-	const struct grow *r = rows[from];
-	char *old = *q, *names = NULL, *lines = NULL, *t;
+	const struct grow *r = t->rows[from];
+	char *old = *q, *names = NULL, *lines = NULL, *s;
 	size_t k;
 
 	for (k = from; k < to; k++) {
-		t = names;
-		names = xasprintf("%s%s%s", t ? t : "",
-				  !t ? "" : k + 1 == to ? " and " : ", ",
-				  bits[k]);
-		free(t);
-		t = lines;
-		lines = xasprintf("%s%s%u", t ? t : "", t ? ", :" : "",
-				  rows[k]->line);
-		free(t);
+		s = names;
+		names = xasprintf("%s%s%s", s ? s : "",
+				  !s ? "" : k + 1 == to ? " and " : ", ",
+				  t->bits[k]);
+		free(s);
+		s = lines;
+		lines = xasprintf("%s%s%u", s ? s : "", s ? ", :" : "",
+				  t->rows[k]->line);
+		free(s);
 	}
-	if (host[from])
+	if (t->host[from])
 		*q = xasprintf("%s%sKVM offers a guest %s only on a host where "
 			       "%s (%s(), %s:%s)", old ? old : "",
-			       old ? "; " : "", names, r->v[0], r->table,
-			       r->file ? r->file : "?", lines);
+			       old ? "; " : "", names, t->host[from],
+			       r->table, r->file ? r->file : "?", lines);
 	else
 		*q = xasprintf("%s%sKVM offers a guest %s (%s(), %s:%s)",
 			       old ? old : "", old ? "; " : "", names,
@@ -766,30 +878,35 @@ static void add_offered(char **q, const struct grow *const *rows,
 	free(lines);
 }
 
-/* Do rows @a and @b name their bits alike: one function, file, guard? */
-static bool same_offer(const struct grow *a, bool ha, const struct grow *b,
-		       bool hb)
+/* "a() and b()", "a(), b() and c()" for "a b c": a new string. */
+static char *fn_list(const char *names)
 {
-	return ha == hb && !strcmp(a->table, b->table) &&
-	       !strcmp(a->file ? a->file : "", b->file ? b->file : "") &&
-	       (!ha || !strcmp(a->v[0], b->v[0]));
-}
+	char *copy = xstrdup(names), *v, *save = NULL, *out = NULL, *old;
+	const char *rest;
 
-#define MAX_CPU_BITS 8
+	for (v = strtok_r(copy, " ", &save); v;
+	     v = strtok_r(NULL, " ", &save)) {
+		old = out;
+		rest = save && *save ? save : NULL;
+		out = xasprintf("%s%s%s()", old ? old : "",
+				!old ? "" : rest ? ", " : " and ", v);
+		free(old);
+	}
+	free(copy);
+	return out ? out : xstrdup("");
+}
 
 /* Why no KVM guest has CPU capability @cap, or NULL; *@q when and where. */
 static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 			     char **q)
 {
 	const struct arch *a = arch_current();
-	const struct grow *rows[MAX_CPU_BITS], *row;
-	const char *bits[MAX_CPU_BITS];
-	bool host[MAX_CPU_BITS];
+	struct offer_text t = { .n = 0 };
 	struct eval e = { .g = g };
-	size_t i, n = 0, from;
+	struct offered off;
+	size_t i, from;
 	char *why = NULL;
 	bool analysed;
-	enum tv v;
 
 	*q = NULL;
 	for (i = 0; i < a->nr_cpu_offers && !why; i++) {
@@ -797,56 +914,69 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 
 		if (strcmp(o->cap, cap))
 			continue;
-		analysed = false;
 		free_eval(&e);
-		v = cpu_bit_offered(&e, o, &row, &analysed);
-		/* Its offer functions not analysed: nothing known. */
-		if (!analysed)
+		cpu_bit_offered(&e, o, &off, &analysed);
+		/* A vendor's offer function not analysed: nothing known. */
+		if (!analysed) {
+			free(off.host);
 			continue;
-		if (v == TV_FALSE && !row)
+		}
+		if (off.v == TV_FALSE && !off.false_row) {
+			char *fns = fn_list(o->vendors);
+
+			bool many = strchr(o->vendors, ' ');
+
 			why = xasprintf("a CPU with %s needs %s, which KVM as "
 					"the outer hypervisor never offers a "
-					"guest: none of the analysed tree's "
-					"%s() names it", cap, o->bit,
-					o->offer);
-		else if (v == TV_FALSE)
+					"guest: %s %s not offer it, nor do the "
+					"functions %s", cap, o->bit, fns,
+					many ? "do" : "does",
+					many ? "they call" : "it calls");
+			free(fns);
+		} else if (off.v == TV_FALSE)
 			why = xasprintf("a CPU with %s needs %s, which KVM as "
 					"the outer hypervisor offers a guest "
 					"only when %s (%s(), %s:%u), never on "
 					"a common host: %s", cap, o->bit,
-					row->v[0], row->table,
-					row->file ? row->file : "?",
-					row->line, e.why ? e.why : "-");
-		else if (n < MAX_CPU_BITS) {
-			rows[n] = row;
-			bits[n] = o->bit;
-			host[n++] = v == TV_HOST && row->v[0];
+					off.false_row->v[0],
+					off.false_row->table,
+					off.false_row->file ?
+					off.false_row->file : "?",
+					off.false_row->line,
+					e.why ? e.why : "-");
+		else if (t.n < MAX_CPU_BITS) {
+			t.rows[t.n] = off.row;
+			t.bits[t.n] = o->bit;
+			t.host[t.n++] = off.v == TV_HOST ? off.host : NULL;
+			off.host = off.v == TV_HOST ? NULL : off.host;
 		}
+		free(off.host);
 	}
 	free_eval(&e);
-	if (why)
-		return why;
-	for (from = 0, i = 1; i <= n; i++)
-		if (i == n || !same_offer(rows[from], host[from], rows[i],
-					  host[i])) {
-			add_offered(q, rows, bits, host, from, i);
+	for (from = 0, i = 1; !why && i <= t.n; i++)
+		if (i == t.n || !same_offer(&t, from, i)) {
+			add_offered(q, &t, from, i);
 			from = i;
 		}
-	return NULL;
+	for (i = 0; i < t.n; i++)
+		free(t.host[i]);
+	return why;
 }
 
 char *outer_cpu_refusal(const struct graph *g, const struct chain *c,
 			const struct chain *others, size_t nr_others,
-			char **qualifier)
+			char **qualifier, const char **qcap)
 {
 	const char *cap, *cap0;
 	char *atom, *why, *q;
 	size_t j;
 
 	*qualifier = NULL;
+	*qcap = NULL;
 	atom = machine_needs_cpu(c, &cap0);
 	if (!atom)
 		return NULL;
+	*qcap = cap0;
 	why = cpu_cap_refusal(g, cap0, qualifier);
 	if (!why)
 		goto out;

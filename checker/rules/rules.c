@@ -472,6 +472,16 @@ static bool refused(const struct finding *f)
 }
 
 /* "(traps under T)" in @f's message becomes "(traps under T, @q)". */
+/* Is @doubt the machine's doubt of CPU capability @cap? */
+static bool doubt_of_cap(const char *doubt, const char *cap)
+{
+	char *at = xasprintf(", on a CPU with %s, which ", cap);
+	bool yes = strstr(doubt, at) != NULL;
+
+	free(at);
+	return yes;
+}
+
 static void qualify_trap(struct finding *f, const char *q)
 {
 	char *under = xasprintf("(traps under %s)", f->read.trap), *at, *m;
@@ -779,15 +789,19 @@ static void check_site(const struct graph *g, const struct root_sets *roots,
 						     &f->doubt.machine_doubt);
 		/* A CPU capability KVM never, or only on some hosts, offers. */
 		if (!(o && o->outer_any)) {
+			const char *cap;
 			char *q, *why = outer_cpu_refusal(g, &f->chains[0],
 							  f->chains + 1,
-							  f->nr_chains - 1, &q);
+							  f->nr_chains - 1, &q,
+							  &cap);
 
 			if (!f->doubt.not_in_kvm)
 				f->doubt.not_in_kvm = why;
 			else
 				free(why);
-			if (q && f->doubt.machine_doubt) {
+			/* Only after the doubt of the same capability. */
+			if (q && f->doubt.machine_doubt &&
+			    doubt_of_cap(f->doubt.machine_doubt, cap)) {
 				char *d = xasprintf("%s; %s",
 						    f->doubt.machine_doubt, q);
 

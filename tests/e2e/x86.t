@@ -212,7 +212,7 @@ done
 lbrnote="^arch/x86/events/core.c:$lbr:2: note: low confidence, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when cpuc->lbr_users, on a CPU with LBR, which only some guests have:"
 # What KVM offers, from the tree (outer.def CPU_OFFER): the host's LBR
 # format, where vmx_get_perf_capabilities() passes it on.
-lbrkvm="; KVM offers a guest PMU_CAP_LBR_FMT only on a host where !boot_cpu_has(X86_FEATURE_ARCH_LBR) \&\& lbr.nr (vmx_get_perf_capabilities(), arch/x86/kvm/vmx/vmx.c:[0-9]*): x86_pmu_add -> "
+lbrkvm="; KVM offers a guest PMU_CAP_LBR_FMT only on a host where !boot_cpu_has(X86_FEATURE_ARCH_LBR) \&\& lbr.nr (vmx_get_perf_capabilities(), arch/x86/kvm/vmx/vmx.c:[0-9][0-9]*): x86_pmu_add -> "
 check_that "a CPU capability the VMM chooses: a note naming the guests that may have it on --machine=virt, cloud and guest, and when KVM offers it, a warning on --machine=any" \
 	'grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt))$lbrkvm" lbr-virt.txt &&
 	 ! grep -q "cloud-hypervisor" lbr-virt.txt &&
@@ -449,11 +449,14 @@ check_that "--machine=any: the BTS driver's read is the guest's warning again" \
 
 # What a guest's CPU capability needs KVM to offer, from the tree
 # (outer.def CPU_OFFER): BTS needs DS and DTES64, which the fixture's
-# vmx_set_cpu_caps() offers only with PEBS virtualisation (a host's
-# answer: the doubt says so, the note stays the machine's); a KVM that
-# names DTES64 nowhere but in kvm_cpu_cap_clear() never offers it: the
-# note is KVM's, --outer=any the machine's again; one that spells it
-# F(DTES64) in its mask offers it on every host.
+# vmx_set_cpu_caps() offers only with PEBS virtualisation and its
+# svm_set_cpu_caps() not at all (a host's answer: the doubt says so, the
+# note stays the machine's). A KVM that names DTES64 nowhere but in
+# kvm_cpu_cap_clear() never offers it: the note is KVM's, --outer=any
+# the machine's again. Spelled F(DTES64) in kvm_set_cpu_caps()'s mask,
+# which both vendors call first, it is offered on every host; unless
+# both take it away after, unconditionally. Without one vendor's
+# function in the compile database nothing is concluded.
 bts_doubt() {
 	python3 - "$1" <<'PY'
 import json, sys
@@ -466,6 +469,7 @@ print(f.get('not_in_kvm', '-'))
 print(f.get('machine_doubt', '-'))
 PY
 }
+btswhy="it runs only when the intel_bts PMU is registered (bts_init()), bts_event_read() being its code"
 bts_doubt perroot.json > bts-fx.txt
 check_that "BTS: KVM offers DS and DTES64 only on a host with PEBS virtualisation, named in the doubt with their lines" \
 	'sed -n 1p bts-fx.txt | grep -qx -- - &&
@@ -480,18 +484,45 @@ bts_doubt nodtes.json > bts-nodtes.txt
 bts_doubt nodtes-any.json > bts-nodtes-any.txt
 check_that "a KVM that names DTES64 only to clear it never offers BTS: the note is KVM's; --outer=any the machine's again" \
 	'grep -q "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" nodtes/arch/x86/kvm/vmx/vmx.c &&
-	 sed -n 1p bts-nodtes.txt | grep -qx "it runs only when the intel_bts PMU is registered (bts_init()), bts_event_read() being its code: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: none of the analysed tree.s \*_set_cpu_caps() names it" &&
+	 sed -n 1p bts-nodtes.txt | grep -qx "$btswhy: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() do not offer it, nor do the functions they call" &&
 	 sed -n 1p bts-nodtes-any.txt | grep -qx -- - &&
-	 sed -n 2p bts-nodtes-any.txt | grep -q "^it runs only when the intel_bts PMU is registered" &&
+	 sed -n 2p bts-nodtes-any.txt | grep -q "^$btswhy" &&
 	 ! grep -q "KVM offers" bts-nodtes-any.txt || { sed "s/^/# /" bts-nodtes.txt bts-nodtes-any.txt; false; }'
+rm -rf fdtes && cp -r "$FX" fdtes
 sed -i 's|F(XMM3) \| 0 /\* DTES64, MONITOR \*/|F(XMM3) \| F(DTES64)|' \
-	nodtes/arch/x86/kvm/x86.c
-"$TRAPCHECK" -p nodtes --per-root --format=json -o f-dtes.json 2> /dev/null
+	fdtes/arch/x86/kvm/x86.c
+"$TRAPCHECK" -p fdtes --per-root --format=json -o f-dtes.json 2> /dev/null
 bts_doubt f-dtes.json > bts-f.txt
 check_that "DTES64 spelled F(DTES64) in kvm_set_cpu_caps()'s mask: offered on every host" \
-	'grep -q "F(DTES64)" nodtes/arch/x86/kvm/x86.c &&
+	'grep -q "F(DTES64)" fdtes/arch/x86/kvm/x86.c &&
 	 sed -n 1p bts-f.txt | grep -qx -- - &&
-	 sed -n 2p bts-f.txt | grep -q "; KVM offers a guest X86_FEATURE_DS only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:[0-9]*); KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(grep -n "F(DTES64)" nodtes/arch/x86/kvm/x86.c | cut -d: -f1))$" || { sed "s/^/# /" bts-f.txt; false; }'
+	 sed -n 2p bts-f.txt | grep -q "; KVM offers a guest X86_FEATURE_DS only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:[0-9][0-9]*); KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(grep -n "F(DTES64)" fdtes/arch/x86/kvm/x86.c | cut -d: -f1))$" || { sed "s/^/# /" bts-f.txt; false; }'
+# Both vendors take it away after kvm_set_cpu_caps() (a clear of the
+# vendor runs after what it calls; one in the expression of a clear).
+sed -i 's/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);/' \
+	fdtes/arch/x86/kvm/vmx/vmx.c
+sed -i 's/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM | X86_FEATURE_DTES64);/' \
+	fdtes/arch/x86/kvm/svm/svm.c
+"$TRAPCHECK" -p fdtes --per-root --format=json -o f-clear.json 2> /dev/null
+bts_doubt f-clear.json > bts-fclear.txt
+check_that "F(DTES64) taken away after by both vendors: never offered" \
+	'grep -q "X86_FEATURE_PDCM | X86_FEATURE_DTES64" fdtes/arch/x86/kvm/svm/svm.c &&
+	 sed -n 1p bts-fclear.txt | grep -q "needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest" || { sed "s/^/# /" bts-fclear.txt; false; }'
+rm -rf novmx && cp -r "$FX" novmx
+python3 - novmx/compile_commands.json <<'PY'
+import json, sys
+p = sys.argv[1]
+d = [e for e in json.load(open(p)) if not e['file'].endswith('kvm/vmx/vmx.c')]
+json.dump(d, open(p, 'w'), indent=1)
+PY
+sed -i '/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/d' \
+	novmx/arch/x86/kvm/vmx/vmx.c
+"$TRAPCHECK" -p novmx --per-root --format=json -o novmx.json 2> /dev/null
+bts_doubt novmx.json > bts-novmx.txt
+check_that "vmx_set_cpu_caps() not in the compile database: nothing concluded of KVM's offer" \
+	'! grep -q "vmx/vmx.c" novmx/compile_commands.json &&
+	 sed -n 1p bts-novmx.txt | grep -qx -- - &&
+	 ! grep -q "KVM offers" bts-novmx.txt || { sed "s/^/# /" bts-novmx.txt; false; }'
 
 # AMD's LBR code (conditions.def CPU_FILE arch/x86/events/amd/lbr.c)
 # needs LBR v2, X86_FEATURE_AMD_LBR_V2, which no *_set_cpu_caps() of the
@@ -507,7 +538,7 @@ sed -i 's|arch/x86/events/\.core\.o|arch/x86/events/amd/.lbr.o|; s|arch/x86/even
 amdat="^arch/x86/events/amd/lbr.c:$lbr:2: note:"
 amdwhy="__intel_pmu_lbr_enable() reached from perf, but it runs only when amd_pmu_lbr_init() found LBR v2 (x86_pmu.lbr_nr), [a-z0-9_]*() being its code"
 check_that "AMD LBR v2: KVM never offers X86_FEATURE_AMD_LBR_V2, a note of KVM on --machine=guest and any; --outer=any: no machine has it" \
-	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: none of the analysed tree.s \*_set_cpu_caps() names it: x86_pmu_add -> " amdlbr.txt &&
+	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() do not offer it, nor do the functions they call: x86_pmu_add -> " amdlbr.txt &&
 	 grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs" amdlbr-any.txt &&
 	 grep -q "$amdat not on the guest.s machine, not warned of: $amdwhy, on a CPU with AMD LBR v2, which no machine of --machine=guest is known to offer a guest: x86_pmu_add -> " amdlbr-outer.txt || { grep "lbr.c:$lbr:" amdlbr.txt amdlbr-any.txt amdlbr-outer.txt | sed "s/^/# /"; false; }'
 

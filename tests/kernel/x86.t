@@ -253,14 +253,28 @@ for f in lbr:
     assert f['machine_doubt'].endswith(tail), f['machine_doubt']
     assert 'not_in_kvm' not in f, f
 print('# %d LBR notes end with KVM\'s offer' % len(lbr))
+# AMD's LBR code needs LBR v2, which the tree's KVM never offers: notes
+# of KVM, none with the Intel sentence.
+amd = [f for f in d['findings'] + d['low_confidence']
+       if any(s['file'] == 'arch/x86/events/amd/lbr.c' for s in f['chain'])]
+assert amd, 'AMD LBR sites'
+for f in amd:
+    assert f in d['low_confidence'], f
+    assert 'needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer ' \
+        'hypervisor never offers a guest' in f.get('not_in_kvm', ''), f
+    assert 'PMU_CAP_LBR_FMT' not in f.get('machine_doubt', ''), f
+print('# %d AMD LBR notes of KVM' % len(amd))
 PY
-check "LBR: KVM offers the host's LBR format only where vmx_get_perf_capabilities() passes it on (the tree's line), in every LBR note" \
+check "LBR: KVM offers the host's LBR format only where vmx_get_perf_capabilities() passes it on (the tree's line), in every Intel LBR note; AMD's LBR v2 never (notes of KVM)" \
 	[ $? -eq 0 ]
-check_that "the offers read from the tree: DS under vmx_pebs_supported() at its line, PDCM through F(PDCM), not where it is cleared" \
+check_that "the offers read from the tree: DS under vmx_pebs_supported() at its line, PDCM through F(PDCM), the clears flagged (PDCM under !enable_pmu, BUS_LOCK_DETECT), no AMD LBR v2" \
 	'[ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_DS'"' and v1 = '"'vmx_pebs_supported()'"' and line = $ds")" -eq 1 ] &&
 	 [ "$(q "\"table\" = '"'kvm_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"'")" -ge 1 ] &&
-	 [ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"'")" -eq 0 ] &&
-	 [ "$(q "\"table\" = '"'kvm_set_cpu_caps'"' and key = '"'X86_FEATURE_DTES64'"'")" -eq 0 ]'
+	 [ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"' and flag = 0")" -eq 0 ] &&
+	 [ "$(q "\"table\" = '"'kvm_set_cpu_caps'"' and key = '"'X86_FEATURE_DTES64'"'")" -eq 0 ] &&
+	 [ "$(q "key = '"'X86_FEATURE_AMD_LBR_V2'"'")" -eq 0 ] &&
+	 [ "$(q "\"table\" = '"'vmx_set_cpu_caps'"' and key = '"'X86_FEATURE_PDCM'"' and flag = 1 and v1 = '"'!enable_pmu'"'")" -eq 1 ] &&
+	 [ "$(q "\"table\" = '"'svm_set_cpu_caps'"' and key = '"'X86_FEATURE_BUS_LOCK_DETECT'"' and flag = 1")" -eq 1 ]'
 
 # KVM's pass-through lists, read from the tree's vmx.c and svm.c.
 check_that "the MSR lists: vmx_possible_passthrough_msrs[] and direct_access_msrs[] read, MSR_INVALID left out" \

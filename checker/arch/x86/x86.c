@@ -745,7 +745,7 @@ static const struct arch_outer outers[] = {
 #define OUTER ARCH_OUTER
 #define OUTER_SET ARCH_OUTER_SET
 #define HOST(pattern, value, why)
-#define CPU_OFFER(cap, bit, offer)
+#define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL(macro, prefix)
 #define OFFER_CLEAR(call)
 #include "outer.def"
@@ -762,7 +762,7 @@ static const struct arch_host_atom host_atoms[] = {
 #define OUTER(atom, probe, bits, offer)
 #define OUTER_SET(atom, probe, bit, offer)
 #define HOST ARCH_HOST
-#define CPU_OFFER(cap, bit, offer)
+#define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL(macro, prefix)
 #define OFFER_CLEAR(call)
 #include "outer.def"
@@ -796,7 +796,7 @@ static const struct arch_offer_spell offer_spells[] = {
 #define OUTER(atom, probe, bits, offer)
 #define OUTER_SET(atom, probe, bit, offer)
 #define HOST(pattern, value, why)
-#define CPU_OFFER(cap, bit, offer)
+#define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL ARCH_OFFER_SPELL
 #define OFFER_CLEAR ARCH_OFFER_CLEAR
 #include "outer.def"

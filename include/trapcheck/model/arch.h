@@ -246,15 +246,19 @@ struct arch_nesting {
 /*
  * What a guest's CPU capability needs KVM as the outer hypervisor to
  * offer it (outer.def's CPU_OFFER lines): a chain that needs @cap (a
- * conditions.def CPU atom or CPU_FILE) runs in a KVM guest only when a
- * function matching @offer (fnmatch(3)) names @bit, under guards that
- * can hold. Extraction keeps those functions' bit names with their
- * guards and places (rows of kind ROW_BODY_WORD).
+ * conditions.def CPU atom or CPU_FILE) runs in a KVM guest only when
+ * one of @vendors (function names, space-separated: each makes the
+ * offer of one kind of host) names @bit, itself or in a function it
+ * calls that matches @offer (fnmatch(3)), under guards that can hold,
+ * and takes it away after in no unconditional clear. Extraction keeps
+ * the bit names of the functions matching @offer with their guards and
+ * places (rows of kind ROW_BODY_WORD; a clear's, flagged).
  */
 struct arch_cpu_offer {
 	const char *cap;	/* "BTS" */
 	const char *bit;	/* "X86_FEATURE_DS" */
 	const char *offer;	/* "*_set_cpu_caps" */
+	const char *vendors;	/* "vmx_set_cpu_caps svm_set_cpu_caps" */
 };
 
 /*
@@ -619,8 +623,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  * NESTING(feature, limit, check, what)  outer.def: a guest runs @what
  *	(as a nested host) only with vCPU feature @feature, which KVM
  *	refuses in @check unless it is below @limit
- * CPU_OFFER(cap, bit, offer)  outer.def: a guest has CPU capability
- *	@cap under KVM only when a function matching @offer names @bit
+ * CPU_OFFER(cap, bit, offer, vendors)  outer.def: a guest has CPU
+ *	capability @cap under KVM only when one of @vendors offers @bit
+ *	(itself, or a function it calls matching @offer)
  * OFFER_SPELL(macro, prefix)  outer.def: an offer function's call of
  *	@macro names the bit @prefix and its argument
  * OFFER_CLEAR(call)  outer.def: an offer function's call of @call takes
@@ -662,7 +667,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 #define ARCH_HOST(pattern, value, why)	{ pattern, value, why },
 #define ARCH_NESTING(feature, limit, check, what)			\
 	{ feature, limit, check, what },
-#define ARCH_CPU_OFFER(cap, bit, offer)	{ cap, bit, offer },
+#define ARCH_CPU_OFFER(cap, bit, offer, vendors)			\
+	{ cap, bit, offer, vendors },
 #define ARCH_OFFER_SPELL(macro, prefix)	{ macro, prefix },
 #define ARCH_OFFER_CLEAR(call)		{ call, NULL },
 #define ARCH_PROPERTY(profile, name, source)				\

@@ -128,11 +128,12 @@ char *outer_trap_refusal(const struct graph *g, const char *reg,
  * capability each of chain @c and @others needs (outer.def CPU_OFFER and
  * HOST lines against the analysed tree's offer functions), a new string,
  * or NULL. When it offers what @c needs only on some hosts, or on every
- * host, *@qualifier says where and when (a new string, else NULL).
+ * host, *@qualifier says where and when (a new string, else NULL), of
+ * the capability *@qcap.
  */
 char *outer_cpu_refusal(const struct graph *g, const struct chain *c,
 			const struct chain *others, size_t nr_others,
-			char **qualifier);
+			char **qualifier, const char **qcap);
 /*
  * machine.c: the first atom of chain @c that needs a CPU capability
  * (conditions.def CPU and CPU_FILE; a new string), the capability in
