@@ -1998,6 +1998,25 @@ static size_t clear_call_end(const struct tokens *k, size_t i)
 }
 
 /*
+ * Is file offset @off in a range of @file the preprocessor skipped (an
+ * #if branch not taken)? @sr: clang_getSkippedRanges()'s list, or NULL.
+ */
+static bool in_skipped(const CXSourceRangeList *sr, unsigned int off)
+{
+	unsigned int from, to, i;
+
+	for (i = 0; sr && i < sr->count; i++) {
+		clang_getSpellingLocation(clang_getRangeStart(sr->ranges[i]),
+					  NULL, NULL, NULL, &from);
+		clang_getSpellingLocation(clang_getRangeEnd(sr->ranges[i]),
+					  NULL, NULL, NULL, &to);
+		if (off >= from && off < to)
+			return true;
+	}
+	return false;
+}
+
+/*
  * A capability probe or an offer function of the architecture's
  * outer.def: the bit names its body's tokens hold ("FUNC NAME"), an
  * offer function's also those of the macros it expands. Of a
@@ -2005,7 +2024,8 @@ static size_t clear_call_end(const struct tokens *k, size_t i)
  * guest CPU bits (CPU_OFFER lines), each name also with the guards that
  * hold where it is written (v1) and its place; of the latter, a bit
  * spelled as OFFER_SPELL says, and those an OFFER_CLEAR call takes away
- * flagged. After the walk: the regions are known.
+ * flagged, with their column (num); none the preprocessor skipped.
+ * After the walk: the regions are known.
  */
 static void record_outer_bits(struct walk *w, const char *fn)
 {
@@ -2013,6 +2033,7 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
 	bool want = false, offer = false, setter = false, cpu = false;
+	CXSourceRangeList *skipped = NULL;
 	CXSourceLocation loc;
 	char *guards, *spelled;
 	size_t i, clear_end = 0;
@@ -2030,7 +2051,12 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	for (i = 0; i < a->nr_cpu_offers && !cpu; i++)
 		cpu = !fnmatch(a->cpu_offers[i].offer, fn, 0);
 	setter |= cpu;
+	/* What the preprocessor dropped neither offers nor clears. */
+	if (cpu && w->ftok.off && w->ftok_file)
+		skipped = clang_getSkippedRanges(w->tu, w->ftok_file);
 	for (i = 0; (want || offer || setter) && i < w->ftok.n; i++) {
+		if (skipped && in_skipped(skipped, w->ftok.off[i]))
+			continue;
 		/* A CPU_OFFER function's clear: its bits flagged. */
 		if (cpu && i >= clear_end)
 			clear_end = clear_call_end(&w->ftok, i);
@@ -2049,8 +2075,10 @@ static void record_outer_bits(struct walk *w, const char *fn)
 		guards = setter ? extract_guards_at(w->regions, w->nr_regions,
 						    w->ftok.off[i]) : NULL;
 		r.v[0] = guards;
+		/* num: a CPU_OFFER row's column, for the order of a line. */
 		if (setter)
-			r.file = extract_loc(w, loc, &r.line, NULL, NULL, NULL);
+			r.file = extract_loc(w, loc, &r.line,
+					     cpu ? &r.num : NULL, NULL, NULL);
 		facts_add_row(o, &r);
 		if (offer && !spelled) {
 			/* v2: the mask the bit comes through. */
@@ -2062,6 +2090,8 @@ static void record_outer_bits(struct walk *w, const char *fn)
 		free(spelled);
 		r.v[0] = NULL;
 	}
+	if (skipped)
+		clang_disposeSourceRangeList(skipped);
 }
 
 /*

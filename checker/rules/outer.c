@@ -684,10 +684,10 @@ static int tv_rank(enum tv v)
 
 /*
  * Does @fn take @bit away in an unconditional OFFER_CLEAR (a flagged row
- * without guards) at line @line or later?
+ * without guards) after line @line, column @col?
  */
 static bool cleared_after(const struct graph *g, const char *fn,
-			  const char *bit, unsigned int line)
+			  const char *bit, unsigned int line, unsigned int col)
 {
 	size_t i;
 
@@ -696,7 +696,8 @@ static bool cleared_after(const struct graph *g, const char *fn,
 
 		if (r->kind == ROW_BODY_WORD && r->flag &&
 		    !strcmp(r->table, fn) && !strcmp(r->key, bit) &&
-		    (!r->v[0] || !*r->v[0]) && r->line >= line)
+		    (!r->v[0] || !*r->v[0]) &&
+		    (r->line > line || (r->line == line && r->num > col)))
 			return true;
 	}
 	return false;
@@ -704,53 +705,97 @@ static bool cleared_after(const struct graph *g, const char *fn,
 
 #define MAX_OFFER_FNS 16
 
+/* The functions whose rows make a vendor's offer, and where it calls. */
+struct offer_scope {
+	const char *fns[MAX_OFFER_FNS];		/* [0]: the vendor */
+	unsigned int line[MAX_OFFER_FNS];	/* its first call of each */
+	unsigned int col[MAX_OFFER_FNS];
+	size_t nr;
+};
+
 /*
- * The functions whose rows make vendor @v's offer: @v and its callees
- * matching @offer; 0 when @v is not defined.
+ * Vendor @v's scope: @v and the functions it calls that match @offer.
+ * False when it cannot be known: @v, or a callee, not defined in the
+ * graph (not analysed), or more callees than the scope holds.
  */
-static size_t offer_scope(const struct graph *g, const char *v,
-			  const char *offer, const char **fns)
+static bool offer_scope(const struct graph *g, const char *v,
+			const char *offer, struct offer_scope *sc)
 {
 	const struct gnode *n = defined(g, v);
-	size_t j, k, nr = 0;
+	size_t j, k;
 
+	sc->nr = 0;
 	if (!n)
-		return 0;
-	fns[nr++] = n->name;
-	for (j = 0; j < n->nr_out && nr < MAX_OFFER_FNS; j++) {
-		const char *c = g->nodes[g->edges[n->out[j]].callee].name;
+		return false;
+	sc->fns[0] = n->name;
+	sc->line[0] = sc->col[0] = 0;
+	sc->nr = 1;
+	for (j = 0; j < n->nr_out; j++) {
+		const struct gedge *e = &g->edges[n->out[j]];
+		const struct gnode *c = &g->nodes[e->callee];
 
-		if (fnmatch(offer, c, 0))
+		if (fnmatch(offer, c->name, 0))
 			continue;
-		for (k = 0; k < nr && strcmp(fns[k], c); k++)
+		if (!c->defined)
+			return false;
+		for (k = 1; k < sc->nr && strcmp(sc->fns[k], c->name); k++)
 			;
-		if (k == nr)
-			fns[nr++] = c;
+		if (k < sc->nr) {
+			if (e->line < sc->line[k] ||
+			    (e->line == sc->line[k] && e->col < sc->col[k])) {
+				sc->line[k] = e->line;
+				sc->col[k] = e->col;
+			}
+			continue;
+		}
+		if (sc->nr == MAX_OFFER_FNS)
+			return false;
+		sc->fns[sc->nr] = c->name;
+		sc->line[sc->nr] = e->line;
+		sc->col[sc->nr++] = e->col;
 	}
-	return nr;
+	return true;
 }
+
+#define MAX_HOST_ROWS 4
 
 /* What decides whether KVM offers a bit, and where. */
 struct offered {
 	enum tv v;
 	const struct grow *row;		/* the row that offers it best */
 	const struct grow *false_row;	/* one whose guards never hold */
-	char *host;			/* TV_HOST: the guards, " || " */
+	/* TV_HOST: the rows whose guards the host decides */
+	const struct grow *hosts[MAX_HOST_ROWS];
+	size_t nr_hosts;
+	char *searched;			/* the callees asked, ", " */
 };
 
+/* Add @r to @out's host rows, unless one with its guards is there. */
+static void add_host_row(struct offered *out, const struct grow *r)
+{
+	size_t k;
+
+	for (k = 0; k < out->nr_hosts; k++)
+		if (!strcmp(out->hosts[k]->v[0], r->v[0]))
+			return;
+	if (out->nr_hosts < MAX_HOST_ROWS)
+		out->hosts[out->nr_hosts++] = r;
+}
+
 /*
- * Vendor @vendor's offer of CPU_OFFER line @o's bit, merged into @out:
- * each row of its scope that names the bit outside a clear and is not
- * taken away after (by an unconditional clear of the vendor, which runs
- * after the functions it calls, or of the row's own function after it).
+ * Vendor @sc's offer of CPU_OFFER line @o's bit, merged into @out: each
+ * row of its scope that names the bit outside a clear and is not taken
+ * away after: by an unconditional clear of the vendor after its call of
+ * the row's function (or after the row, in the vendor itself), or of the
+ * row's own function after the row.
  */
 static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
-			 const char *vendor, const char **fns, size_t nr,
-			 struct offered *out)
+			 const struct offer_scope *sc, struct offered *out)
 {
+	const char *vendor = sc->fns[0];
+	unsigned int line, col;
 	enum tv w;
 	const char *p;
-	char *old;
 	size_t i, k;
 
 	for (i = 0; i < e->g->nr_rows; i++) {
@@ -759,26 +804,22 @@ static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
 		if (r->kind != ROW_BODY_WORD || r->flag || r->v[1] ||
 		    strcmp(r->key, o->bit))
 			continue;
-		for (k = 0; k < nr && strcmp(fns[k], r->table); k++)
+		for (k = 0; k < sc->nr && strcmp(sc->fns[k], r->table); k++)
 			;
-		if (k == nr)
+		if (k == sc->nr)
 			continue;
-		if (cleared_after(e->g, vendor, o->bit,
-				  strcmp(r->table, vendor) ? 0 : r->line) ||
-		    (strcmp(r->table, vendor) &&
-		     cleared_after(e->g, r->table, o->bit, r->line)))
+		line = k ? sc->line[k] : r->line;
+		col = k ? sc->col[k] : r->num;
+		if (cleared_after(e->g, vendor, o->bit, line, col) ||
+		    (k && cleared_after(e->g, r->table, o->bit, r->line,
+					r->num)))
 			continue;
 		p = r->v[0] ? r->v[0] : "";
 		w = *p ? eval_or(e, &p) : TV_TRUE;
 		if (w == TV_FALSE && !out->false_row)
 			out->false_row = r;
-		if (w == TV_HOST &&
-		    (!out->host || !strstr(out->host, r->v[0]))) {
-			old = out->host;
-			out->host = xasprintf("%s%s%s", old ? old : "",
-					      old ? " || " : "", r->v[0]);
-			free(old);
-		}
+		if (w == TV_HOST)
+			add_host_row(out, r);
 		if (!out->row || tv_rank(w) > tv_rank(out->v))
 			out->row = r;
 		if (tv_rank(w) > tv_rank(out->v))
@@ -788,25 +829,32 @@ static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
 
 /*
  * CPU_OFFER line @o: does KVM offer a guest its bit, for any of its
- * vendors? False with *@analysed false: one of them is not in the graph,
- * nothing is known.
+ * vendors? *@analysed false: a vendor or a function it calls is not in
+ * the graph, nothing is known.
  */
 static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 			    struct offered *out, bool *analysed)
 {
-	const char *fns[MAX_OFFER_FNS];
-	char *vendors = xstrdup(o->vendors), *v, *save = NULL;
-	size_t nr;
+	struct offer_scope sc;
+	char *vendors = xstrdup(o->vendors), *v, *save = NULL, *old;
+	size_t k;
 
 	*out = (struct offered){ .v = TV_FALSE };
 	*analysed = true;
-	for (v = strtok_r(vendors, " ", &save); v && *analysed;
+	for (v = strtok_r(vendors, " ", &save); v;
 	     v = strtok_r(NULL, " ", &save)) {
-		nr = offer_scope(e->g, v, o->offer, fns);
-		if (!nr)
-			*analysed = false;
-		else
-			vendor_offer(e, o, v, fns, nr, out);
+		*analysed = offer_scope(e->g, v, o->offer, &sc);
+		if (!*analysed)
+			break;
+		vendor_offer(e, o, &sc, out);
+		for (k = 1; k < sc.nr; k++) {
+			if (out->searched && strstr(out->searched, sc.fns[k]))
+				continue;
+			old = out->searched;
+			out->searched = xasprintf("%s%s%s()", old ? old : "",
+						  old ? ", " : "", sc.fns[k]);
+			free(old);
+		}
 	}
 	free(vendors);
 }
@@ -827,14 +875,41 @@ static void free_eval(struct eval *e)
 struct offer_text {
 	const struct grow *rows[MAX_CPU_BITS];
 	const char *bits[MAX_CPU_BITS];
-	char *host[MAX_CPU_BITS];	/* the guards, or NULL: every host */
+	/* the guards, or NULL: every host; with places when several */
+	char *host[MAX_CPU_BITS];
+	bool placed[MAX_CPU_BITS];
 	size_t n;
 };
+
+/*
+ * The guards of @off's host rows: "G" for one; "G1 (f1(), FILE:L1) or
+ * G2 (f2(), FILE:L2)" for several, *@placed then. A new string.
+ */
+static char *host_text(const struct offered *off, bool *placed)
+{
+	char *out = NULL, *old;
+	size_t k;
+
+	*placed = off->nr_hosts > 1;
+	if (!*placed)
+		return xstrdup(off->hosts[0]->v[0]);
+	for (k = 0; k < off->nr_hosts; k++) {
+		const struct grow *r = off->hosts[k];
+
+		old = out;
+		out = xasprintf("%s%s%s (%s(), %s:%u)", old ? old : "",
+				old ? " or " : "", r->v[0], r->table,
+				r->file ? r->file : "?", r->line);
+		free(old);
+	}
+	return out;
+}
 
 /* Do offers @a and @b read alike: one function, file and guard? */
 static bool same_offer(const struct offer_text *t, size_t a, size_t b)
 {
-	return !strcmp(t->rows[a]->table, t->rows[b]->table) &&
+	return !t->placed[a] && !t->placed[b] &&
+	       !strcmp(t->rows[a]->table, t->rows[b]->table) &&
 	       !strcmp(t->rows[a]->file ? t->rows[a]->file : "",
 		       t->rows[b]->file ? t->rows[b]->file : "") &&
 	       !strcmp(t->host[a] ? t->host[a] : "",
@@ -864,7 +939,11 @@ static void add_offered(char **q, const struct offer_text *t, size_t from,
 				  t->rows[k]->line);
 		free(s);
 	}
-	if (t->host[from])
+	if (t->host[from] && t->placed[from])
+		*q = xasprintf("%s%sKVM offers a guest %s only on a host where "
+			       "%s", old ? old : "", old ? "; " : "", names,
+			       t->host[from]);
+	else if (t->host[from])
 		*q = xasprintf("%s%sKVM offers a guest %s only on a host where "
 			       "%s (%s(), %s:%s)", old ? old : "",
 			       old ? "; " : "", names, t->host[from],
@@ -918,20 +997,24 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 		cpu_bit_offered(&e, o, &off, &analysed);
 		/* A vendor's offer function not analysed: nothing known. */
 		if (!analysed) {
-			free(off.host);
+			free(off.searched);
 			continue;
 		}
 		if (off.v == TV_FALSE && !off.false_row) {
 			char *fns = fn_list(o->vendors);
-
 			bool many = strchr(o->vendors, ' ');
 
 			why = xasprintf("a CPU with %s needs %s, which KVM as "
 					"the outer hypervisor never offers a "
-					"guest: %s %s not offer it, nor do the "
-					"functions %s", cap, o->bit, fns,
-					many ? "do" : "does",
-					many ? "they call" : "it calls");
+					"guest: %s%s%s%s name%s it only in a "
+					"clear or before one, or not at all",
+					cap, o->bit, fns,
+					off.searched ? " and " : "",
+					off.searched ? off.searched : "",
+					!off.searched ? "" : many ?
+					", which they call," :
+					", which it calls,",
+					many || off.searched ? "" : "s");
 			free(fns);
 		} else if (off.v == TV_FALSE)
 			why = xasprintf("a CPU with %s needs %s, which KVM as "
@@ -945,12 +1028,14 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 					off.false_row->line,
 					e.why ? e.why : "-");
 		else if (t.n < MAX_CPU_BITS) {
-			t.rows[t.n] = off.row;
+			t.rows[t.n] = off.v == TV_HOST ? off.hosts[0] : off.row;
 			t.bits[t.n] = o->bit;
-			t.host[t.n++] = off.v == TV_HOST ? off.host : NULL;
-			off.host = off.v == TV_HOST ? NULL : off.host;
+			t.placed[t.n] = false;
+			t.host[t.n] = off.v == TV_HOST ?
+				      host_text(&off, &t.placed[t.n]) : NULL;
+			t.n++;
 		}
-		free(off.host);
+		free(off.searched);
 	}
 	free_eval(&e);
 	for (from = 0, i = 1; !why && i <= t.n; i++)

@@ -484,7 +484,7 @@ bts_doubt nodtes.json > bts-nodtes.txt
 bts_doubt nodtes-any.json > bts-nodtes-any.txt
 check_that "a KVM that names DTES64 only to clear it never offers BTS: the note is KVM's; --outer=any the machine's again" \
 	'grep -q "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" nodtes/arch/x86/kvm/vmx/vmx.c &&
-	 sed -n 1p bts-nodtes.txt | grep -qx "$btswhy: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() do not offer it, nor do the functions they call" &&
+	 sed -n 1p bts-nodtes.txt | grep -qx "$btswhy: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, or not at all" &&
 	 sed -n 1p bts-nodtes-any.txt | grep -qx -- - &&
 	 sed -n 2p bts-nodtes-any.txt | grep -q "^$btswhy" &&
 	 ! grep -q "KVM offers" bts-nodtes-any.txt || { sed "s/^/# /" bts-nodtes.txt bts-nodtes-any.txt; false; }'
@@ -524,6 +524,59 @@ check_that "vmx_set_cpu_caps() not in the compile database: nothing concluded of
 	 sed -n 1p bts-novmx.txt | grep -qx -- - &&
 	 ! grep -q "KVM offers" bts-novmx.txt || { sed "s/^/# /" bts-novmx.txt; false; }'
 
+# The order of clears, per vendor: each case from a copy whose
+# kvm_set_cpu_caps() spells F(DTES64) and whose vmx_set_cpu_caps() names
+# DTES64 nowhere else. offer_case NAME SED-VMX SED-SVM [COMPDB-DROP]
+offer_case() {
+	rm -rf "$1" && cp -r "$FX" "$1"
+	sed -i 's|F(XMM3) \| 0 /\* DTES64, MONITOR \*/|F(XMM3) \| F(DTES64)|' \
+		"$1/arch/x86/kvm/x86.c"
+	sed -i "/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/d; $2" \
+		"$1/arch/x86/kvm/vmx/vmx.c"
+	[ -n "$3" ] && sed -i "$3" "$1/arch/x86/kvm/svm/svm.c"
+	if [ -n "${4:-}" ]; then
+		python3 - "$1/compile_commands.json" "$4" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = [e for e in json.load(open(p)) if not e['file'].endswith(sys.argv[2])]
+json.dump(d, open(p, 'w'), indent=1)
+PY
+	fi
+	"$TRAPCHECK" -p "$1" --per-root --format=json -o "$1.json" 2> /dev/null
+	bts_doubt "$1.json" > "$1.txt"
+}
+clear_after='s/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);/'
+fline() { grep -n "F(DTES64)" "$1/arch/x86/kvm/x86.c" | cut -d: -f1; }
+offer_case oneclear '' "$clear_after"
+check_that "a clear of the SVM vendor only: DTES64 still offered through VMX" \
+	'grep -q "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" oneclear/arch/x86/kvm/svm/svm.c &&
+	 sed -n 1p oneclear.txt | grep -qx -- - &&
+	 sed -n 2p oneclear.txt | grep -q "; KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(fline oneclear))$" || { sed "s/^/# /" oneclear.txt; false; }'
+offer_case before "$clear_after" 's/^\tkvm_set_cpu_caps();/\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);\n\tkvm_set_cpu_caps();/'
+check_that "SVM's clear before its call of kvm_set_cpu_caps(): DTES64 offered there" \
+	'[ "$(grep -n "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" before/arch/x86/kvm/svm/svm.c | cut -d: -f1)" -lt "$(grep -n "^	kvm_set_cpu_caps();" before/arch/x86/kvm/svm/svm.c | cut -d: -f1)" ] &&
+	 sed -n 1p before.txt | grep -qx -- - &&
+	 sed -n 2p before.txt | grep -q "; KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(fline before))$" || { sed "s/^/# /" before.txt; false; }'
+offer_case nocallee "$clear_after" "$clear_after" kvm/x86.c
+check_that "kvm_set_cpu_caps() not in the compile database: nothing concluded" \
+	'! grep -q "kvm/x86.c" nocallee/compile_commands.json &&
+	 sed -n 1p nocallee.txt | grep -qx -- - &&
+	 ! grep -q "KVM offers" nocallee.txt || { sed "s/^/# /" nocallee.txt; false; }'
+ifdef_clear='s/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n#ifdef CONFIG_NEVER_SET\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);\n#endif/'
+offer_case ifdef "$ifdef_clear" "$ifdef_clear"
+check_that "clears the preprocessor drops: DTES64 offered" \
+	'grep -q "CONFIG_NEVER_SET" ifdef/arch/x86/kvm/svm/svm.c &&
+	 sed -n 1p ifdef.txt | grep -qx -- - &&
+	 sed -n 2p ifdef.txt | grep -q "; KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(fline ifdef))$" || { sed "s/^/# /" ifdef.txt; false; }'
+rm -rf twohosts && cp -r "$FX" twohosts
+sed -i 's/if (!enable_pmu)/if (enable_pmu)\n\t\tkvm_cpu_cap_set(X86_FEATURE_DTES64);\n\tif (!enable_pmu)/' \
+	twohosts/arch/x86/kvm/vmx/vmx.c
+"$TRAPCHECK" -p twohosts --per-root --format=json -o twohosts.json 2> /dev/null
+bts_doubt twohosts.json > twohosts.txt
+v=twohosts/arch/x86/kvm/vmx/vmx.c
+check_that "DTES64 under two guards the host decides: both, each at its line" \
+	'sed -n 2p twohosts.txt | grep -q "; KVM offers a guest X86_FEATURE_DS only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:$(grep -n "set(X86_FEATURE_DS)" $v | cut -d: -f1)); KVM offers a guest X86_FEATURE_DTES64 only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:$(grep -n "check_and_set(X86_FEATURE_DTES64)" $v | cut -d: -f1)) or enable_pmu (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:$(grep -n "kvm_cpu_cap_set(X86_FEATURE_DTES64)" $v | cut -d: -f1))$" || { sed "s/^/# /" twohosts.txt; false; }'
+
 # AMD's LBR code (conditions.def CPU_FILE arch/x86/events/amd/lbr.c)
 # needs LBR v2, X86_FEATURE_AMD_LBR_V2, which no *_set_cpu_caps() of the
 # fixture names: a note of KVM's, whatever --machine; --outer=any the
@@ -538,9 +591,17 @@ sed -i 's|arch/x86/events/\.core\.o|arch/x86/events/amd/.lbr.o|; s|arch/x86/even
 amdat="^arch/x86/events/amd/lbr.c:$lbr:2: note:"
 amdwhy="__intel_pmu_lbr_enable() reached from perf, but it runs only when amd_pmu_lbr_init() found LBR v2 (x86_pmu.lbr_nr), [a-z0-9_]*() being its code"
 check_that "AMD LBR v2: KVM never offers X86_FEATURE_AMD_LBR_V2, a note of KVM on --machine=guest and any; --outer=any: no machine has it" \
-	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() do not offer it, nor do the functions they call: x86_pmu_add -> " amdlbr.txt &&
+	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, or not at all: x86_pmu_add -> " amdlbr.txt &&
 	 grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs" amdlbr-any.txt &&
 	 grep -q "$amdat not on the guest.s machine, not warned of: $amdwhy, on a CPU with AMD LBR v2, which no machine of --machine=guest is known to offer a guest: x86_pmu_add -> " amdlbr-outer.txt || { grep "lbr.c:$lbr:" amdlbr.txt amdlbr-any.txt amdlbr-outer.txt | sed "s/^/# /"; false; }'
+
+rm -rf amdbrs && cp -r "$FX" amdbrs
+mv amdbrs/arch/x86/events/core.c amdbrs/arch/x86/events/amd/brs.c
+sed -i 's|arch/x86/events/\.core\.o|arch/x86/events/amd/.brs.o|; s|arch/x86/events/core\.[co]|arch/x86/events/amd/brs.c|g' \
+	amdbrs/compile_commands.json
+"$TRAPCHECK" -p amdbrs > amdbrs.txt 2>&1
+check_that "AMD BRS: KVM never offers X86_FEATURE_BRS, a note of KVM" \
+	'grep -q "^arch/x86/events/amd/brs.c:$lbr:2: note: not under KVM, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when amd_brs_detect() found branch sampling (X86_FEATURE_BRS), [a-z0-9_]*() being its code: a CPU with AMD BRS needs X86_FEATURE_BRS, which KVM as the outer hypervisor never offers a guest: " amdbrs.txt || { grep "brs.c:$lbr:" amdbrs.txt | sed "s/^/# /"; false; }'
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
