@@ -36,7 +36,9 @@ kvariant() {
 # trapcheck runs cold again, so stale facts are never reused. With FROM-TREE (the tree a variant was
 # copied from), the run starts from a copy of that tree's database and
 # parses only the TUs that the variant's change touches. Suites copy
-# facts.db before writing to it (kdb).
+# facts.db before writing to it (kdb). A run that exits 2 or more (an
+# error, Ctrl-C) is left in DIR.failed, shown to its caller and made
+# again by the next (tests/e2e/kcold.t).
 kcold() {
 	_bin=$(cat "$TRAPCHECK" "$TOP"/roots/*.roots | sha1sum | cut -c1-12)
 	_dir="$KCACHE/db/${1##*/}-$_bin"
@@ -47,9 +49,10 @@ kcold() {
 		if [ -n "${2:-}" ]; then
 			_from=$(kcold "$2") || exit 1
 		fi
-		rm -rf "$_dir" "$_dir.tmp"
+		rm -rf "$_dir" "$_dir.tmp" "$_dir.failed"
 		# Older binaries' runs of this tree are stale: drop them.
-		rm -rf "$KCACHE/db/${1##*/}-"????????????
+		rm -rf "$KCACHE/db/${1##*/}-"???????????? \
+		       "$KCACHE/db/${1##*/}-"????????????.failed
 		mkdir -p "$_dir.tmp"
 		[ -n "${2:-}" ] && cp "$_from/facts.db" "$_dir.tmp/facts.db"
 		_t=$(date +%s)
@@ -57,11 +60,20 @@ kcold() {
 		"$TRAPCHECK" -p "$1" -j"$(nproc)" --db "$_dir.tmp/facts.db" \
 			--format=json -o "$_dir.tmp/cold.json" \
 			2> "$_dir.tmp/cold.err"
-		echo $? > "$_dir.tmp/cold.rc"
+		_rc=$?
+		echo $_rc > "$_dir.tmp/cold.rc"
 		echo $(( $(date +%s) - _t )) > "$_dir.tmp/cold.seconds"
+		# A run that failed or was interrupted (exit 2 and up) is
+		# shown to this caller and made again by the next.
+		if [ $_rc -gt 1 ]; then
+			rm -rf "$_dir.failed"
+			mv "$_dir.tmp" "$_dir.failed"
+			exit 0
+		fi
 		touch "$_dir.tmp/complete"
 		mv "$_dir.tmp" "$_dir"
 	) 8> "$KCACHE/db/${1##*/}.lock" >&2 || return 1
+	[ -f "$_dir/complete" ] || _dir="$_dir.failed"
 	echo "# shared run of ${1##*/}: $(cat "$_dir/cold.seconds") s when made, exit $(cat "$_dir/cold.rc")" >&2
 	echo "$_dir"
 }
