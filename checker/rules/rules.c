@@ -471,7 +471,6 @@ static bool refused(const struct finding *f)
 	       f->doubt.not_offered || f->doubt.not_then;
 }
 
-/* "(traps under T)" in @f's message becomes "(traps under T, @q)". */
 /* Is @doubt the machine's doubt of CPU capability @cap? */
 static bool doubt_of_cap(const char *doubt, const char *cap)
 {
@@ -482,6 +481,7 @@ static bool doubt_of_cap(const char *doubt, const char *cap)
 	return yes;
 }
 
+/* "(traps under T)" in @f's message becomes "(traps under T, @q)". */
 static void qualify_trap(struct finding *f, const char *q)
 {
 	char *under = xasprintf("(traps under %s)", f->read.trap), *at, *m;
