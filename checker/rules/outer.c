@@ -683,10 +683,21 @@ static int tv_rank(enum tv v)
 }
 
 /*
+ * Is row @r one of @n's: written in the function @n, not in another
+ * function of the same name (a static one of another file)? A row with
+ * no place is taken by its name.
+ */
+static bool row_of(const struct grow *r, const struct gnode *n)
+{
+	return !strcmp(r->table, n->name) &&
+	       (!r->file || !n->file || !strcmp(r->file, n->file));
+}
+
+/*
  * Does @fn take @bit away in an unconditional OFFER_CLEAR (a flagged row
  * without guards) after line @line, column @col?
  */
-static bool cleared_after(const struct graph *g, const char *fn,
+static bool cleared_after(const struct graph *g, const struct gnode *fn,
 			  const char *bit, unsigned int line, unsigned int col)
 {
 	size_t i;
@@ -695,7 +706,7 @@ static bool cleared_after(const struct graph *g, const char *fn,
 		const struct grow *r = &g->rows[i];
 
 		if (r->kind == ROW_BODY_WORD && r->flag &&
-		    !strcmp(r->table, fn) && !strcmp(r->key, bit) &&
+		    row_of(r, fn) && !strcmp(r->key, bit) &&
 		    (!r->v[0] || !*r->v[0]) &&
 		    (r->line > line || (r->line == line && r->num > col)))
 			return true;
@@ -703,11 +714,63 @@ static bool cleared_after(const struct graph *g, const char *fn,
 	return false;
 }
 
+/*
+ * Does @file match @pattern (fnmatch(3)) from its start or from the
+ * start of one of its directories? "arch/x86/kvm/vmx/vmx.c" matches
+ * "/src/arch/x86/kvm/vmx/vmx.c" and "arch/x86/kvm/vmx/vmx.c", "*.c"
+ * matches both too.
+ */
+static bool path_tail_matches(const char *pattern, const char *file)
+{
+	const char *p;
+
+	if (!fnmatch(pattern, file, 0))
+		return true;
+	for (p = strchr(file, '/'); p; p = strchr(p + 1, '/'))
+		if (!fnmatch(pattern, p + 1, 0))
+			return true;
+	return false;
+}
+
+/*
+ * The function a CPU_OFFER vendor @spec names: "name", or
+ * "file-pattern:name" (the file it is defined in); NULL when no function
+ * or more than one defined in the graph fits (functions of one name in
+ * several files: which one makes the offer is not known).
+ */
+static const struct gnode *vendor_node(const struct graph *g,
+				       const char *spec)
+{
+	const char *name = strrchr(spec, ':');
+	const struct gnode *found = NULL;
+	char *file = NULL;
+	size_t i;
+
+	if (name)
+		file = xstrndup(spec, (size_t)(name++ - spec));
+	else
+		name = spec;
+	for (i = 0; i < g->nr_nodes; i++) {
+		const struct gnode *n = &g->nodes[i];
+
+		if (!n->defined || strcmp(n->name, name) ||
+		    (file && (!n->file || !path_tail_matches(file, n->file))))
+			continue;
+		if (found) {
+			found = NULL;
+			break;
+		}
+		found = n;
+	}
+	free(file);
+	return found;
+}
+
 #define MAX_OFFER_FNS 16
 
 /* The functions whose rows make a vendor's offer, and where it calls. */
 struct offer_scope {
-	const char *fns[MAX_OFFER_FNS];		/* [0]: the vendor */
+	const struct gnode *fns[MAX_OFFER_FNS];	/* [0]: the vendor */
 	unsigned int line[MAX_OFFER_FNS];	/* its first call of each */
 	unsigned int col[MAX_OFFER_FNS];
 	size_t nr;
@@ -715,19 +778,20 @@ struct offer_scope {
 
 /*
  * Vendor @v's scope: @v and the functions it calls that match @offer.
- * False when it cannot be known: @v, or a callee, not defined in the
- * graph (not analysed), or more callees than the scope holds.
+ * False when it cannot be known: @v not defined in the graph (not
+ * analysed) or defined more than once, a callee not defined, or more
+ * callees than the scope holds.
  */
 static bool offer_scope(const struct graph *g, const char *v,
 			const char *offer, struct offer_scope *sc)
 {
-	const struct gnode *n = defined(g, v);
+	const struct gnode *n = vendor_node(g, v);
 	size_t j, k;
 
 	sc->nr = 0;
 	if (!n)
 		return false;
-	sc->fns[0] = n->name;
+	sc->fns[0] = n;
 	sc->line[0] = sc->col[0] = 0;
 	sc->nr = 1;
 	for (j = 0; j < n->nr_out; j++) {
@@ -738,7 +802,7 @@ static bool offer_scope(const struct graph *g, const char *v,
 			continue;
 		if (!c->defined)
 			return false;
-		for (k = 1; k < sc->nr && strcmp(sc->fns[k], c->name); k++)
+		for (k = 1; k < sc->nr && sc->fns[k] != c; k++)
 			;
 		if (k < sc->nr) {
 			if (e->line < sc->line[k] ||
@@ -750,7 +814,7 @@ static bool offer_scope(const struct graph *g, const char *v,
 		}
 		if (sc->nr == MAX_OFFER_FNS)
 			return false;
-		sc->fns[sc->nr] = c->name;
+		sc->fns[sc->nr] = c;
 		sc->line[sc->nr] = e->line;
 		sc->col[sc->nr++] = e->col;
 	}
@@ -792,7 +856,7 @@ static void add_host_row(struct offered *out, const struct grow *r)
 static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
 			 const struct offer_scope *sc, struct offered *out)
 {
-	const char *vendor = sc->fns[0];
+	const struct gnode *vendor = sc->fns[0];
 	unsigned int line, col;
 	enum tv w;
 	const char *p;
@@ -804,14 +868,14 @@ static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
 		if (r->kind != ROW_BODY_WORD || r->flag || r->v[1] ||
 		    strcmp(r->key, o->bit))
 			continue;
-		for (k = 0; k < sc->nr && strcmp(sc->fns[k], r->table); k++)
+		for (k = 0; k < sc->nr && !row_of(r, sc->fns[k]); k++)
 			;
 		if (k == sc->nr)
 			continue;
 		line = k ? sc->line[k] : r->line;
 		col = k ? sc->col[k] : r->num;
 		if (cleared_after(e->g, vendor, o->bit, line, col) ||
-		    (k && cleared_after(e->g, r->table, o->bit, r->line,
+		    (k && cleared_after(e->g, sc->fns[k], o->bit, r->line,
 					r->num)))
 			continue;
 		p = r->v[0] ? r->v[0] : "";
@@ -848,11 +912,13 @@ static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 			break;
 		vendor_offer(e, o, &sc, out);
 		for (k = 1; k < sc.nr; k++) {
-			if (out->searched && strstr(out->searched, sc.fns[k]))
+			if (out->searched &&
+			    strstr(out->searched, sc.fns[k]->name))
 				continue;
 			old = out->searched;
 			out->searched = xasprintf("%s%s%s()", old ? old : "",
-						  old ? ", " : "", sc.fns[k]);
+						  old ? ", " : "",
+						  sc.fns[k]->name);
 			free(old);
 		}
 	}
@@ -957,18 +1023,23 @@ static void add_offered(char **q, const struct offer_text *t, size_t from,
 	free(lines);
 }
 
-/* "a() and b()", "a(), b() and c()" for "a b c": a new string. */
+/*
+ * "a() and b()", "a(), b() and c()" for "a b c" (or "f:a g:b h:c", the
+ * functions' file patterns left out): a new string.
+ */
 static char *fn_list(const char *names)
 {
 	char *copy = xstrdup(names), *v, *save = NULL, *out = NULL, *old;
-	const char *rest;
+	const char *rest, *name;
 
 	for (v = strtok_r(copy, " ", &save); v;
 	     v = strtok_r(NULL, " ", &save)) {
 		old = out;
 		rest = save && *save ? save : NULL;
+		name = strrchr(v, ':');
 		out = xasprintf("%s%s%s()", old ? old : "",
-				!old ? "" : rest ? ", " : " and ", v);
+				!old ? "" : rest ? ", " : " and ",
+				name ? name + 1 : v);
 		free(old);
 	}
 	free(copy);

@@ -603,6 +603,41 @@ sed -i 's|arch/x86/events/\.core\.o|arch/x86/events/amd/.brs.o|; s|arch/x86/even
 check_that "AMD BRS: KVM never offers X86_FEATURE_BRS, a note of KVM" \
 	'grep -q "^arch/x86/events/amd/brs.c:$lbr:2: note: not under KVM, not warned of: __intel_pmu_lbr_enable() reached from perf, but it runs only when amd_brs_detect() found branch sampling (X86_FEATURE_BRS), [a-z0-9_]*() being its code: a CPU with AMD BRS needs X86_FEATURE_BRS, which KVM as the outer hypervisor never offers a guest: " amdbrs.txt || { grep "brs.c:$lbr:" amdbrs.txt | sed "s/^/# /"; false; }'
 
+# A static function of another file with a vendor's name is not the
+# vendor (outer.def names each with its file): its X86_FEATURE_BRS
+# offers nothing, and BRS stays a note of KVM.
+rm -rf samename && cp -r amdbrs samename
+cat > samename/arch/x86/kvm/svm/caps.c <<'EOF'
+#include <linux/types.h>
+#include "../x86.h"
+
+#define X86_FEATURE_BRS		(13*32+31) /* Branch Sampling available */
+
+static void svm_set_cpu_caps(void)
+{
+	kvm_cpu_cap_set(X86_FEATURE_BRS);
+}
+
+void svm_caps_init(void)
+{
+	svm_set_cpu_caps();
+}
+EOF
+python3 - samename/compile_commands.json <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+e = dict(next(e for e in d if e['file'].endswith('svm/svm.c')))
+e['command'] = e['command'].replace('svm.', 'caps.').replace('"svm"', '"caps"')
+e['file'] = e['file'].replace('svm.c', 'caps.c')
+json.dump(d + [e], open(p, 'w'), indent=1)
+PY
+"$TRAPCHECK" -p samename > samename.txt 2>&1
+check_that "a static svm_set_cpu_caps() of another file offers nothing: AMD BRS still a note of KVM" \
+	'grep -q "caps\.c" samename/compile_commands.json &&
+	 grep -q "^trapcheck: 20 TUs analysed (0 with errors" samename.txt &&
+	 grep -q "^arch/x86/events/amd/brs.c:$lbr:2: note: not under KVM, not warned of: .*a CPU with AMD BRS needs X86_FEATURE_BRS, which KVM as the outer hypervisor never offers a guest: " samename.txt || { grep -e "brs.c:$lbr:" -e "^trapcheck:" samename.txt | sed "s/^/# /"; false; }'
+
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
 # guard no HOST line decides concludes nothing.

@@ -247,7 +247,7 @@ struct arch_nesting {
  * What a guest's CPU capability needs KVM as the outer hypervisor to
  * offer it (outer.def's CPU_OFFER lines): a chain that needs @cap (a
  * conditions.def CPU atom or CPU_FILE) runs in a KVM guest only when
- * one of @vendors (function names, space-separated: each makes the
+ * one of @vendors ("file:name", space-separated: each makes the
  * offer of one kind of host) names @bit, itself or in a function it
  * calls that matches @offer (fnmatch(3)), under guards that can hold,
  * and takes it away after in no unconditional clear. Extraction keeps
@@ -258,7 +258,7 @@ struct arch_cpu_offer {
 	const char *cap;	/* "BTS" */
 	const char *bit;	/* "X86_FEATURE_DS" */
 	const char *offer;	/* "*_set_cpu_caps" */
-	const char *vendors;	/* "vmx_set_cpu_caps svm_set_cpu_caps" */
+	const char *vendors;	/* "FILE:NAME FILE:NAME" */
 };
 
 /*
