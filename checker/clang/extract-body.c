@@ -1972,14 +1972,17 @@ static char *spelled_bit(const struct tokens *k, size_t i)
 
 /*
  * If token @i opens a call of an OFFER_CLEAR function
- * ("kvm_cpu_cap_clear("), the index of its closing parenthesis; else
- * @i: the bits between are taken away, not offered.
+ * ("kvm_cpu_cap_clear("), the index of its closing parenthesis: the bits
+ * between are taken away, not offered; of an OFFER_TEST function
+ * ("boot_cpu_has("), the same with *@test set: they are only tested.
+ * Else @i.
  */
-static size_t clear_call_end(const struct tokens *k, size_t i)
+static size_t clear_call_end(const struct tokens *k, size_t i, bool *test)
 {
 	const struct arch *a = arch_current();
 	size_t j, depth = 0;
 
+	*test = false;
 	if (i + 1 >= k->n || strcmp(k->s[i + 1], "("))
 		return i;
 	for (j = 0; j < a->nr_offer_spells; j++)
@@ -1988,6 +1991,7 @@ static size_t clear_call_end(const struct tokens *k, size_t i)
 			break;
 	if (j == a->nr_offer_spells)
 		return i;
+	*test = a->offer_spells[j].test;
 	for (j = i + 1; j < k->n; j++) {
 		if (!strcmp(k->s[j], "("))
 			depth++;
@@ -2024,7 +2028,8 @@ static bool in_skipped(const CXSourceRangeList *sr, unsigned int off)
  * guest CPU bits (CPU_OFFER lines), each name also with the guards that
  * hold where it is written (v1) and its place; of the latter, a bit
  * spelled as OFFER_SPELL says, and those an OFFER_CLEAR call takes away
- * flagged, with their column (num); none the preprocessor skipped.
+ * flagged, with their column (num); none an OFFER_TEST call tests, none
+ * the preprocessor skipped.
  * After the walk: the regions are known.
  */
 static void record_outer_bits(struct walk *w, const char *fn)
@@ -2033,6 +2038,7 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	struct tu_facts *o = w->out;
 	struct table_row_in r = { .kind = ROW_BODY_WORD, .table = fn };
 	bool want = false, offer = false, setter = false, cpu = false;
+	bool tested = false;
 	CXSourceRangeList *skipped = NULL;
 	CXSourceLocation loc;
 	char *guards, *spelled;
@@ -2057,9 +2063,14 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	for (i = 0; (want || offer || setter) && i < w->ftok.n; i++) {
 		if (skipped && in_skipped(skipped, w->ftok.off[i]))
 			continue;
-		/* A CPU_OFFER function's clear: its bits flagged. */
+		/*
+		 * A CPU_OFFER function's clear: its bits flagged; its
+		 * test: its bits left out.
+		 */
 		if (cpu && i >= clear_end)
-			clear_end = clear_call_end(&w->ftok, i);
+			clear_end = clear_call_end(&w->ftok, i, &tested);
+		if (cpu && i < clear_end && tested)
+			continue;
 		r.flag = cpu && i < clear_end;
 		spelled = cpu ? spelled_bit(&w->ftok, i) : NULL;
 		if (!spelled && !bit_name(w->ftok.s[i]))

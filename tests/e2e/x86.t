@@ -497,6 +497,49 @@ check_that "DTES64 spelled F(DTES64) in kvm_set_cpu_caps()'s mask: offered on ev
 	'grep -q "F(DTES64)" fdtes/arch/x86/kvm/x86.c &&
 	 sed -n 1p bts-f.txt | grep -qx -- - &&
 	 sed -n 2p bts-f.txt | grep -q "; KVM offers a guest X86_FEATURE_DS only on a host where vmx_pebs_supported() (vmx_set_cpu_caps(), arch/x86/kvm/vmx/vmx.c:[0-9][0-9]*); KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(grep -n "F(DTES64)" fdtes/arch/x86/kvm/x86.c | cut -d: -f1))$" || { sed "s/^/# /" bts-f.txt; false; }'
+# KVM 6.14 and later spell each kind of bit with its own macro:
+# EMULATED_F() (and SCATTERED_F(), X86_64_F() ...) offers the bit,
+# VENDOR_F() and RUNTIME_F() offer nothing (outer.def's OFFER_SPELL).
+spell614() {
+	rm -rf "$1" && cp -r "$FX" "$1"
+	python3 - "$1/arch/x86/kvm/x86.c" "$2" <<'PY'
+import sys
+p, mask = sys.argv[1:]
+s = open(p).read()
+for a, b in (('#define F feature_bit\n', '#define F feature_bit\n'
+	      '#define EMULATED_F(name) F(name)\n'
+	      '#define VENDOR_F(name) 0\n#define RUNTIME_F(name) 0\n'),
+	     ('0 /* DTES64, MONITOR */', mask)):
+	assert a in s, a
+	s = s.replace(a, b)
+open(p, 'w').write(s)
+PY
+	sed -i '/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/d' \
+		"$1/arch/x86/kvm/vmx/vmx.c"
+	"$TRAPCHECK" -p "$1" --per-root --format=json -o "$1.json" 2> "$1.err"
+	bts_doubt "$1.json" > "$1.txt"
+}
+spell614 emul 'EMULATED_F(DTES64)'
+check_that "DTES64 spelled EMULATED_F(DTES64) (KVM 6.14): offered on every host" \
+	'grep -q "EMULATED_F(DTES64)" emul/arch/x86/kvm/x86.c &&
+	 grep -q "^trapcheck: 19 TUs analysed (0 with errors" emul.err &&
+	 sed -n 1p emul.txt | grep -qx -- - &&
+	 sed -n 2p emul.txt | grep -q "; KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(grep -n "EMULATED_F(DTES64)" emul/arch/x86/kvm/x86.c | cut -d: -f1))$" || { sed "s/^/# /" emul.txt emul.err; false; }'
+spell614 vendorf 'VENDOR_F(DTES64) | RUNTIME_F(DTES64)'
+check_that "DTES64 spelled VENDOR_F() and RUNTIME_F() only, no vendor sets it: never offered" \
+	'grep -q "VENDOR_F(DTES64) | RUNTIME_F(DTES64)" vendorf/arch/x86/kvm/x86.c &&
+	 grep -q "^trapcheck: 19 TUs analysed (0 with errors" vendorf.err &&
+	 sed -n 1p vendorf.txt | grep -q "needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest" || { sed "s/^/# /" vendorf.txt vendorf.err; false; }'
+# A bit a vendor only asks about (an OFFER_TEST call) is not offered.
+rm -rf tested && cp -r "$FX" tested
+sed -i 's/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/if (boot_cpu_has(X86_FEATURE_DTES64))\n\t\t\tkvm_cpu_cap_clear(X86_FEATURE_PDCM);/' \
+	tested/arch/x86/kvm/vmx/vmx.c
+"$TRAPCHECK" -p tested --per-root --format=json -o tested.json 2> tested.err
+bts_doubt tested.json > tested.txt
+check_that "DTES64 only in a vendor's boot_cpu_has(): never offered" \
+	'grep -q "if (boot_cpu_has(X86_FEATURE_DTES64))" tested/arch/x86/kvm/vmx/vmx.c &&
+	 grep -q "^trapcheck: 19 TUs analysed (0 with errors" tested.err &&
+	 sed -n 1p tested.txt | grep -q "needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest" || { sed "s/^/# /" tested.txt tested.err; false; }'
 # Both vendors take it away after kvm_set_cpu_caps() (a clear of the
 # vendor runs after what it calls; one in the expression of a clear).
 sed -i 's/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);/' \

@@ -748,7 +748,9 @@ static const struct arch_outer outers[] = {
 #define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL(macro, prefix)
 #define OFFER_CLEAR(call)
+#define OFFER_TEST(call)
 #include "outer.def"
+#undef OFFER_TEST
 #undef OFFER_CLEAR
 #undef OFFER_SPELL
 #undef CPU_OFFER
@@ -765,7 +767,9 @@ static const struct arch_host_atom host_atoms[] = {
 #define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL(macro, prefix)
 #define OFFER_CLEAR(call)
+#define OFFER_TEST(call)
 #include "outer.def"
+#undef OFFER_TEST
 #undef OFFER_CLEAR
 #undef OFFER_SPELL
 #undef CPU_OFFER
@@ -782,7 +786,9 @@ static const struct arch_cpu_offer cpu_offers[] = {
 #define CPU_OFFER ARCH_CPU_OFFER
 #define OFFER_SPELL(macro, prefix)
 #define OFFER_CLEAR(call)
+#define OFFER_TEST(call)
 #include "outer.def"
+#undef OFFER_TEST
 #undef OFFER_CLEAR
 #undef OFFER_SPELL
 #undef CPU_OFFER
@@ -799,7 +805,9 @@ static const struct arch_offer_spell offer_spells[] = {
 #define CPU_OFFER(cap, bit, offer, vendors)
 #define OFFER_SPELL ARCH_OFFER_SPELL
 #define OFFER_CLEAR ARCH_OFFER_CLEAR
+#define OFFER_TEST ARCH_OFFER_TEST
 #include "outer.def"
+#undef OFFER_TEST
 #undef OFFER_CLEAR
 #undef OFFER_SPELL
 #undef CPU_OFFER

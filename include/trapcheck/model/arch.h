@@ -262,15 +262,16 @@ struct arch_cpu_offer {
 };
 
 /*
- * How an offer function spells a bit (outer.def's OFFER_SPELL and
- * OFFER_CLEAR lines): the argument of a call of @macro is the bit
- * @prefix and the argument ("F(PDCM)": "X86_FEATURE_PDCM"); with
- * @prefix NULL, the call takes the bit away: its argument is not
- * offered there.
+ * How an offer function spells a bit (outer.def's OFFER_SPELL,
+ * OFFER_CLEAR and OFFER_TEST lines): the argument of a call of @macro is
+ * the bit @prefix and the argument ("F(PDCM)": "X86_FEATURE_PDCM"); with
+ * @prefix NULL, the call takes the bit away, or with @test only tests
+ * it: its argument is not offered there.
  */
 struct arch_offer_spell {
-	const char *macro;	/* "F", "kvm_cpu_cap_clear" */
-	const char *prefix;	/* "X86_FEATURE_", or NULL: a clear */
+	const char *macro;	/* "F", "kvm_cpu_cap_clear", "boot_cpu_has" */
+	const char *prefix;	/* "X86_FEATURE_", or NULL: a clear or test */
+	bool test;		/* a test: its bits neither offered nor cleared */
 };
 
 /*
@@ -630,6 +631,8 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
  *	@macro names the bit @prefix and its argument
  * OFFER_CLEAR(call)  outer.def: an offer function's call of @call takes
  *	its argument away
+ * OFFER_TEST(call)  outer.def: an offer function's call of @call tests
+ *	its argument: neither offered nor taken away
  * CPU_FILE(prefix, cap, when)  conditions.def: code that runs only on a
  *	CPU with @cap
  * CPU_NAME(bit, name)  cpus.def: a CPU family, bit CPU_<bit> of a mask
@@ -669,8 +672,9 @@ bool arch_path_in(const struct arch_path *paths, size_t n,
 	{ feature, limit, check, what },
 #define ARCH_CPU_OFFER(cap, bit, offer, vendors)			\
 	{ cap, bit, offer, vendors },
-#define ARCH_OFFER_SPELL(macro, prefix)	{ macro, prefix },
-#define ARCH_OFFER_CLEAR(call)		{ call, NULL },
+#define ARCH_OFFER_SPELL(macro, prefix)	{ macro, prefix, false },
+#define ARCH_OFFER_CLEAR(call)		{ call, NULL, false },
+#define ARCH_OFFER_TEST(call)		{ call, NULL, true },
 #define ARCH_PROPERTY(profile, name, source)				\
 	{ profile, "property", name, source },
 #define ARCH_CPU_CAP(profile, name, source)				\
