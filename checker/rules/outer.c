@@ -891,6 +891,22 @@ static void vendor_offer(struct eval *e, const struct arch_cpu_offer *o,
 	}
 }
 
+/* Is @name() one of @list ("a(), b()"), or NULL? */
+static bool in_fn_list(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	for (p = list; p && (p = strstr(p, name)); p += len) {
+		bool starts = p == list ||
+			      (p - list >= 2 && !strncmp(p - 2, ", ", 2));
+
+		if (starts && !strncmp(p + len, "()", 2))
+			return true;
+	}
+	return false;
+}
+
 /*
  * CPU_OFFER line @o: does KVM offer a guest its bit, for any of its
  * vendors? *@analysed false: a vendor or a function it calls is not in
@@ -912,8 +928,7 @@ static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 			break;
 		vendor_offer(e, o, &sc, out);
 		for (k = 1; k < sc.nr; k++) {
-			if (out->searched &&
-			    strstr(out->searched, sc.fns[k]->name))
+			if (in_fn_list(out->searched, sc.fns[k]->name))
 				continue;
 			old = out->searched;
 			out->searched = xasprintf("%s%s%s()", old ? old : "",
@@ -1078,7 +1093,8 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 			why = xasprintf("a CPU with %s needs %s, which KVM as "
 					"the outer hypervisor never offers a "
 					"guest: %s%s%s%s name%s it only in a "
-					"clear or before one, or not at all",
+					"clear or before one, in a test, or "
+					"not at all",
 					cap, o->bit, fns,
 					off.searched ? " and " : "",
 					off.searched ? off.searched : "",

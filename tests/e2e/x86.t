@@ -484,7 +484,7 @@ bts_doubt nodtes.json > bts-nodtes.txt
 bts_doubt nodtes-any.json > bts-nodtes-any.txt
 check_that "a KVM that names DTES64 only to clear it never offers BTS: the note is KVM's; --outer=any the machine's again" \
 	'grep -q "kvm_cpu_cap_clear(X86_FEATURE_DTES64)" nodtes/arch/x86/kvm/vmx/vmx.c &&
-	 sed -n 1p bts-nodtes.txt | grep -qx "$btswhy: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, or not at all" &&
+	 sed -n 1p bts-nodtes.txt | grep -qx "$btswhy: a CPU with BTS needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, in a test, or not at all" &&
 	 sed -n 1p bts-nodtes-any.txt | grep -qx -- - &&
 	 sed -n 2p bts-nodtes-any.txt | grep -q "^$btswhy" &&
 	 ! grep -q "KVM offers" bts-nodtes-any.txt || { sed "s/^/# /" bts-nodtes.txt bts-nodtes-any.txt; false; }'
@@ -540,6 +540,18 @@ check_that "DTES64 only in a vendor's boot_cpu_has(): never offered" \
 	'grep -q "if (boot_cpu_has(X86_FEATURE_DTES64))" tested/arch/x86/kvm/vmx/vmx.c &&
 	 grep -q "^trapcheck: 19 TUs analysed (0 with errors" tested.err &&
 	 sed -n 1p tested.txt | grep -q "needs X86_FEATURE_DTES64, which KVM as the outer hypervisor never offers a guest" || { sed "s/^/# /" tested.txt tested.err; false; }'
+# ... and it takes nothing away: asked about after the offer, still
+# offered.
+rm -rf testafter && cp -r "$FX" testafter
+sed -i 's/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/&\n\t\tif (!boot_cpu_has(X86_FEATURE_DTES64))\n\t\t\tkvm_cpu_cap_clear(X86_FEATURE_PDCM);/' \
+	testafter/arch/x86/kvm/vmx/vmx.c
+"$TRAPCHECK" -p testafter --per-root --format=json -o testafter.json \
+	2> testafter.err
+bts_doubt testafter.json > testafter.txt
+check_that "DTES64 offered, then asked about in boot_cpu_has(): still offered" \
+	'grep -q "if (!boot_cpu_has(X86_FEATURE_DTES64))" testafter/arch/x86/kvm/vmx/vmx.c &&
+	 sed -n 1p testafter.txt | grep -qx -- - &&
+	 sed -n 2p testafter.txt | grep -q "; KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 only on a host where vmx_pebs_supported() " || { sed "s/^/# /" testafter.txt testafter.err; false; }'
 # Both vendors take it away after kvm_set_cpu_caps() (a clear of the
 # vendor runs after what it calls; one in the expression of a clear).
 sed -i 's/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);/' \
@@ -634,7 +646,7 @@ sed -i 's|arch/x86/events/\.core\.o|arch/x86/events/amd/.lbr.o|; s|arch/x86/even
 amdat="^arch/x86/events/amd/lbr.c:$lbr:2: note:"
 amdwhy="__intel_pmu_lbr_enable() reached from perf, but it runs only when amd_pmu_lbr_init() found LBR v2 (x86_pmu.lbr_nr), [a-z0-9_]*() being its code"
 check_that "AMD LBR v2: KVM never offers X86_FEATURE_AMD_LBR_V2, a note of KVM on --machine=guest and any; --outer=any: no machine has it" \
-	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, or not at all: x86_pmu_add -> " amdlbr.txt &&
+	'grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs X86_FEATURE_AMD_LBR_V2, which KVM as the outer hypervisor never offers a guest: vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, in a test, or not at all: x86_pmu_add -> " amdlbr.txt &&
 	 grep -q "$amdat not under KVM, not warned of: $amdwhy: a CPU with AMD LBR v2 needs" amdlbr-any.txt &&
 	 grep -q "$amdat not on the guest.s machine, not warned of: $amdwhy, on a CPU with AMD LBR v2, which no machine of --machine=guest is known to offer a guest: x86_pmu_add -> " amdlbr-outer.txt || { grep "lbr.c:$lbr:" amdlbr.txt amdlbr-any.txt amdlbr-outer.txt | sed "s/^/# /"; false; }'
 
@@ -680,6 +692,27 @@ check_that "a static svm_set_cpu_caps() of another file offers nothing: AMD BRS 
 	'grep -q "caps\.c" samename/compile_commands.json &&
 	 grep -q "^trapcheck: 20 TUs analysed (0 with errors" samename.txt &&
 	 grep -q "^arch/x86/events/amd/brs.c:$lbr:2: note: not under KVM, not warned of: .*a CPU with AMD BRS needs X86_FEATURE_BRS, which KVM as the outer hypervisor never offers a guest: " samename.txt || { grep -e "brs.c:$lbr:" -e "^trapcheck:" samename.txt | sed "s/^/# /"; false; }'
+# ... nor takes away: svm.c's svm_set_cpu_caps() sets BRS, the other
+# file's clears it (on a later line): BRS is offered, no note of KVM.
+cp -r samename sameclear
+sed -i 's/^\tkvm_set_cpu_caps();$/&\n\tkvm_cpu_cap_set(X86_FEATURE_BRS);/' \
+	sameclear/arch/x86/kvm/svm/svm.c
+sed -i 's/^#include "..\/x86.h"$/&\n#define X86_FEATURE_BRS\t\t(13*32+31)/' \
+	sameclear/arch/x86/kvm/svm/svm.c
+python3 - sameclear/arch/x86/kvm/svm/caps.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read().replace('kvm_cpu_cap_set(X86_FEATURE_BRS);',
+			   'kvm_cpu_cap_clear(X86_FEATURE_BRS);')
+open(p, 'w').write('/*\n' + ' *\n' * 40 + ' */\n' + s)
+PY
+"$TRAPCHECK" -p sameclear > sameclear.txt 2>&1
+check_that "... nor takes it away: svm.c sets BRS, another file's static svm_set_cpu_caps() clears it later: offered, not a note of KVM" \
+	'grep -q "kvm_cpu_cap_set(X86_FEATURE_BRS);" sameclear/arch/x86/kvm/svm/svm.c &&
+	 [ "$(grep -n "kvm_cpu_cap_clear(X86_FEATURE_BRS)" sameclear/arch/x86/kvm/svm/caps.c | cut -d: -f1)" -gt "$(grep -n "kvm_cpu_cap_set(X86_FEATURE_BRS)" sameclear/arch/x86/kvm/svm/svm.c | cut -d: -f1)" ] &&
+	 grep -q "^trapcheck: 20 TUs analysed (0 with errors" sameclear.txt &&
+	 grep -q "^arch/x86/events/amd/brs.c:$lbr:2: " sameclear.txt &&
+	 ! grep "^arch/x86/events/amd/brs.c:$lbr:2: " sameclear.txt | grep -q "not under KVM" || { grep -e "brs.c:$lbr:" -e "^trapcheck:" sameclear.txt | sed "s/^/# /"; false; }'
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
