@@ -220,13 +220,14 @@ FULL_ENV := TRAPCHECK_KERNEL_PROFILE=full TRAPCHECK_ASAN_FULL=1 \
 	    EMITCOCCI_VERIFY=1 TRAPCHECK_DBFAIL_STEP=1
 check-full:
 	+$(Q)$(FULL_ENV) $(MAKE) check
-	$(Q)prove --timer -v tests/whole/whole.t
+	$(Q)prove --timer -v tests/whole/whole.t tests/whole/lintreplay.t
 	$(Q)bench/run --quick
 
 # The whole 6.12 defconfig build alone (about an hour and a half at -j2
-# when its cold run is not cached): tests/whole/whole.t.
+# when its cold run is not cached): tests/whole/whole.t, then the lint
+# replayed there (tests/whole/lintreplay.t, two cold runs per patch).
 check-whole: all
-	$(Q)prove --timer -v tests/whole/whole.t
+	$(Q)prove --timer -v tests/whole/whole.t tests/whole/lintreplay.t
 
 # The real-kernel suites alone, e.g. one job of a nightly matrix:
 # make check-kernel [KERNEL_SUITES=tests/kernel/x86.t] [FULL=1] (FULL=1:
