@@ -736,15 +736,18 @@ static bool path_tail_matches(const char *pattern, const char *file)
  * The function a CPU_OFFER vendor @spec names: "name", or
  * "file-pattern:name" (the file it is defined in); NULL when no function
  * or more than one defined in the graph fits (functions of one name in
- * several files: which one makes the offer is not known).
+ * several files: which one makes the offer is not known), *@many then
+ * true for more than one.
  */
 static const struct gnode *vendor_node(const struct graph *g,
-				       const char *spec)
+				       const char *spec, bool *many)
 {
 	const char *name = strrchr(spec, ':');
 	const struct gnode *found = NULL;
 	char *file = NULL;
 	size_t i;
+
+	*many = false;
 
 	if (name)
 		file = xstrndup(spec, (size_t)(name++ - spec));
@@ -758,6 +761,7 @@ static const struct gnode *vendor_node(const struct graph *g,
 			continue;
 		if (found) {
 			found = NULL;
+			*many = true;
 			break;
 		}
 		found = n;
@@ -776,21 +780,40 @@ struct offer_scope {
 	size_t nr;
 };
 
+/* "f() (FILE)" or "f()" for vendor @spec: a new string. */
+static char *vendor_text(const char *spec)
+{
+	const char *name = strrchr(spec, ':');
+
+	if (!name)
+		return xasprintf("%s()", spec);
+	return xasprintf("%s() (%.*s)", name + 1, (int)(name - spec), spec);
+}
+
 /*
  * Vendor @v's scope: @v and the functions it calls that match @offer.
- * False when it cannot be known: @v not defined in the graph (not
- * analysed) or defined more than once, a callee not defined, or more
- * callees than the scope holds.
+ * False when it cannot be known, *@unknown then why (a new string): @v
+ * not defined in the graph (not analysed) or defined more than once, a
+ * callee not defined, or more callees than the scope holds.
  */
 static bool offer_scope(const struct graph *g, const char *v,
-			const char *offer, struct offer_scope *sc)
+			const char *offer, struct offer_scope *sc,
+			char **unknown)
 {
-	const struct gnode *n = vendor_node(g, v);
+	bool many;
+	const struct gnode *n = vendor_node(g, v, &many);
+	char *vt;
 	size_t j, k;
 
 	sc->nr = 0;
-	if (!n)
+	*unknown = NULL;
+	if (!n) {
+		vt = vendor_text(v);
+		*unknown = xasprintf(many ? "%s is defined more than once" :
+				     "%s is not in the analysed tree", vt);
+		free(vt);
 		return false;
+	}
 	sc->fns[0] = n;
 	sc->line[0] = sc->col[0] = 0;
 	sc->nr = 1;
@@ -800,8 +823,11 @@ static bool offer_scope(const struct graph *g, const char *v,
 
 		if (fnmatch(offer, c->name, 0))
 			continue;
-		if (!c->defined)
+		if (!c->defined) {
+			*unknown = xasprintf("%s(), which %s() calls, is not in the analysed tree",
+					     c->name, n->name);
 			return false;
+		}
 		for (k = 1; k < sc->nr && sc->fns[k] != c; k++)
 			;
 		if (k < sc->nr) {
@@ -812,8 +838,11 @@ static bool offer_scope(const struct graph *g, const char *v,
 			}
 			continue;
 		}
-		if (sc->nr == MAX_OFFER_FNS)
+		if (sc->nr == MAX_OFFER_FNS) {
+			*unknown = xasprintf("%s() calls more than %d functions that may offer it",
+					     n->name, MAX_OFFER_FNS - 1);
 			return false;
+		}
 		sc->fns[sc->nr] = c;
 		sc->line[sc->nr] = e->line;
 		sc->col[sc->nr++] = e->col;
@@ -909,22 +938,21 @@ static bool in_fn_list(const char *list, const char *name)
 
 /*
  * CPU_OFFER line @o: does KVM offer a guest its bit, for any of its
- * vendors? *@analysed false: a vendor or a function it calls is not in
- * the graph, nothing is known.
+ * vendors? *@unknown set (a new string, why): a vendor or a function it
+ * calls is not in the graph, nothing is known.
  */
 static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
-			    struct offered *out, bool *analysed)
+			    struct offered *out, char **unknown)
 {
 	struct offer_scope sc;
 	char *vendors = xstrdup(o->vendors), *v, *save = NULL, *old;
 	size_t k;
 
 	*out = (struct offered){ .v = TV_FALSE };
-	*analysed = true;
+	*unknown = NULL;
 	for (v = strtok_r(vendors, " ", &save); v;
 	     v = strtok_r(NULL, " ", &save)) {
-		*analysed = offer_scope(e->g, v, o->offer, &sc);
-		if (!*analysed)
+		if (!offer_scope(e->g, v, o->offer, &sc, unknown))
 			break;
 		vendor_offer(e, o, &sc, out);
 		for (k = 1; k < sc.nr; k++) {
@@ -1039,6 +1067,30 @@ static void add_offered(char **q, const struct offer_text *t, size_t from,
 }
 
 /*
+ * "whether KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 is
+ * not known: vmx_set_cpu_caps() (FILE) is not in the analysed tree":
+ * the @n bits @bits, whose offer @why leaves open, added to *@q.
+ */
+static void add_unknown(char **q, const char **bits, size_t n,
+			const char *why)
+{
+	char *old = *q, *names = NULL, *s;
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		s = names;
+		names = xasprintf("%s%s%s", s ? s : "",
+				  !s ? "" : k + 1 == n ? " and " : ", ",
+				  bits[k]);
+		free(s);
+	}
+	*q = xasprintf("%s%swhether KVM offers a guest %s is not known: %s",
+		       old ? old : "", old ? "; " : "", names, why);
+	free(old);
+	free(names);
+}
+
+/*
  * "a() and b()", "a(), b() and c()" for "a b c" (or "f:a g:b h:c", the
  * functions' file patterns left out): a new string.
  */
@@ -1069,9 +1121,10 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 	struct offer_text t = { .n = 0 };
 	struct eval e = { .g = g };
 	struct offered off;
-	size_t i, from;
-	char *why = NULL;
-	bool analysed;
+	const char *unknown_bits[MAX_CPU_BITS];
+	char *unknown_why[MAX_CPU_BITS];
+	size_t i, from, nr_unknown = 0;
+	char *why = NULL, *unknown;
 
 	*q = NULL;
 	for (i = 0; i < a->nr_cpu_offers && !why; i++) {
@@ -1080,9 +1133,17 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 		if (strcmp(o->cap, cap))
 			continue;
 		free_eval(&e);
-		cpu_bit_offered(&e, o, &off, &analysed);
-		/* A vendor's offer function not analysed: nothing known. */
-		if (!analysed) {
+		cpu_bit_offered(&e, o, &off, &unknown);
+		/*
+		 * A vendor's offer function not analysed: nothing known of
+		 * this bit, which the doubt says.
+		 */
+		if (unknown) {
+			if (nr_unknown < MAX_CPU_BITS) {
+				unknown_bits[nr_unknown] = o->bit;
+				unknown_why[nr_unknown++] = unknown;
+			} else
+				free(unknown);
 			free(off.searched);
 			continue;
 		}
@@ -1130,8 +1191,17 @@ static char *cpu_cap_refusal(const struct graph *g, const char *cap,
 			add_offered(q, &t, from, i);
 			from = i;
 		}
+	for (from = 0, i = 1; !why && i <= nr_unknown; i++)
+		if (i == nr_unknown ||
+		    strcmp(unknown_why[from], unknown_why[i])) {
+			add_unknown(q, unknown_bits + from, i - from,
+				    unknown_why[from]);
+			from = i;
+		}
 	for (i = 0; i < t.n; i++)
 		free(t.host[i]);
+	for (i = 0; i < nr_unknown; i++)
+		free(unknown_why[i]);
 	return why;
 }
 

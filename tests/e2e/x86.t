@@ -574,10 +574,11 @@ sed -i '/kvm_cpu_cap_check_and_set(X86_FEATURE_DTES64);/d' \
 	novmx/arch/x86/kvm/vmx/vmx.c
 "$TRAPCHECK" -p novmx --per-root --format=json -o novmx.json 2> /dev/null
 bts_doubt novmx.json > bts-novmx.txt
-check_that "vmx_set_cpu_caps() not in the compile database: nothing concluded of KVM's offer" \
+check_that "vmx_set_cpu_caps() not in the compile database: nothing concluded of KVM's offer, and the doubt says why" \
 	'! grep -q "vmx/vmx.c" novmx/compile_commands.json &&
 	 sed -n 1p bts-novmx.txt | grep -qx -- - &&
-	 ! grep -q "KVM offers" bts-novmx.txt || { sed "s/^/# /" bts-novmx.txt; false; }'
+	 sed -n 2p bts-novmx.txt | grep -q "BTS_UNAVAIL clear); whether KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 is not known: vmx_set_cpu_caps() (arch/x86/kvm/vmx/vmx.c) is not in the analysed tree$" &&
+	 ! grep -q "KVM offers a guest X86_FEATURE_D[ST]* (" bts-novmx.txt || { sed "s/^/# /" bts-novmx.txt; false; }'
 
 # The order of clears, per vendor: each case from a copy whose
 # kvm_set_cpu_caps() spells F(DTES64) and whose vmx_set_cpu_caps() names
@@ -613,10 +614,11 @@ check_that "SVM's clear before its call of kvm_set_cpu_caps(): DTES64 offered th
 	 sed -n 1p before.txt | grep -qx -- - &&
 	 sed -n 2p before.txt | grep -q "; KVM offers a guest X86_FEATURE_DTES64 (kvm_set_cpu_caps(), arch/x86/kvm/x86.c:$(fline before))$" || { sed "s/^/# /" before.txt; false; }'
 offer_case nocallee "$clear_after" "$clear_after" kvm/x86.c
-check_that "kvm_set_cpu_caps() not in the compile database: nothing concluded" \
+check_that "kvm_set_cpu_caps() not in the compile database: nothing concluded, and the doubt says why" \
 	'! grep -q "kvm/x86.c" nocallee/compile_commands.json &&
 	 sed -n 1p nocallee.txt | grep -qx -- - &&
-	 ! grep -q "KVM offers" nocallee.txt || { sed "s/^/# /" nocallee.txt; false; }'
+	 sed -n 2p nocallee.txt | grep -q "; whether KVM offers a guest X86_FEATURE_DS and X86_FEATURE_DTES64 is not known: kvm_set_cpu_caps(), which vmx_set_cpu_caps() calls, is not in the analysed tree$" &&
+	 ! grep -q "KVM offers a guest X86_FEATURE_D[ST]* (" nocallee.txt || { sed "s/^/# /" nocallee.txt; false; }'
 ifdef_clear='s/kvm_cpu_cap_clear(X86_FEATURE_PDCM);/kvm_cpu_cap_clear(X86_FEATURE_PDCM);\n#ifdef CONFIG_NEVER_SET\n\tkvm_cpu_cap_clear(X86_FEATURE_DTES64);\n#endif/'
 offer_case ifdef "$ifdef_clear" "$ifdef_clear"
 check_that "clears the preprocessor drops: DTES64 offered" \
@@ -713,6 +715,27 @@ check_that "... nor takes it away: svm.c sets BRS, another file's static svm_set
 	 grep -q "^trapcheck: 20 TUs analysed (0 with errors" sameclear.txt &&
 	 grep -q "^arch/x86/events/amd/brs.c:$lbr:2: " sameclear.txt &&
 	 ! grep "^arch/x86/events/amd/brs.c:$lbr:2: " sameclear.txt | grep -q "not under KVM" || { grep -e "brs.c:$lbr:" -e "^trapcheck:" sameclear.txt | sed "s/^/# /"; false; }'
+
+# Two functions that fit a vendor's "file-pattern:name" (a static one of
+# the same name in another file under vmx/): which makes the offer is not
+# known, nothing is concluded, and the doubt says why.
+rm -rf twolbr && cp -r "$FX" twolbr
+cat >> twolbr/arch/x86/kvm/vmx/nested.c <<'EOF'
+
+static u64 vmx_get_perf_capabilities(void)
+{
+	return 0;
+}
+
+u64 nested_vmx_perf_caps(void)
+{
+	return vmx_get_perf_capabilities();
+}
+EOF
+"$TRAPCHECK" -p twolbr --machine=virt > twolbr.txt 2>&1
+check_that "two vmx_get_perf_capabilities() under vmx/: KVM's LBR offer not known, and the note says why" \
+	'[ "$(grep -l "vmx_get_perf_capabilities(void)$" twolbr/arch/x86/kvm/vmx/*.c | wc -l)" -eq 2 ] &&
+	 grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt)); whether KVM offers a guest PMU_CAP_LBR_FMT is not known: vmx_get_perf_capabilities() (arch/x86/kvm/vmx/\*) is defined more than once: x86_pmu_add -> " twolbr.txt || { grep "core.c:$lbr:" twolbr.txt | sed "s/^/# /"; false; }'
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
