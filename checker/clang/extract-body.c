@@ -2055,7 +2055,7 @@ static void record_outer_bits(struct walk *w, const char *fn)
 	for (i = 0; i < a->nr_trap_sets && !setter; i++)
 		setter = !fnmatch(a->trap_sets[i].setter, fn, 0);
 	for (i = 0; i < a->nr_cpu_offers && !cpu; i++)
-		cpu = !fnmatch(a->cpu_offers[i].offer, fn, 0);
+		cpu = arch_fn_matches(a->cpu_offers[i].offer, fn);
 	setter |= cpu;
 	/* What the preprocessor dropped neither offers nor clears. */
 	if (cpu && w->ftok.off && w->ftok_file)

@@ -127,6 +127,26 @@ bool arch_path_in(const struct arch_path *paths, size_t n, const char *file)
 	return false;
 }
 
+bool arch_fn_matches(const char *patterns, const char *fn)
+{
+	const char *p = patterns, *e;
+	char pat[256];
+	size_t len;
+
+	while (p && *p) {
+		e = strchr(p, ' ');
+		len = e ? (size_t)(e - p) : strlen(p);
+		if (len && len < sizeof(pat)) {
+			memcpy(pat, p, len);
+			pat[len] = '\0';
+			if (!fnmatch(pat, fn, 0))
+				return true;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return false;
+}
+
 /* A one-bit constant: its bit, or -1. */
 static int one_bit(const char *s, const char *end)
 {

@@ -821,7 +821,7 @@ static bool offer_scope(const struct graph *g, const char *v,
 		const struct gedge *e = &g->edges[n->out[j]];
 		const struct gnode *c = &g->nodes[e->callee];
 
-		if (fnmatch(offer, c->name, 0))
+		if (!arch_fn_matches(offer, c->name))
 			continue;
 		if (!c->defined) {
 			*unknown = xasprintf("%s(), which %s() calls, is not in the analysed tree",

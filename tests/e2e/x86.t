@@ -737,6 +737,93 @@ check_that "two vmx_get_perf_capabilities() under vmx/: KVM's LBR offer not know
 	'[ "$(grep -l "vmx_get_perf_capabilities(void)$" twolbr/arch/x86/kvm/vmx/*.c | wc -l)" -eq 2 ] &&
 	 grep -q "$lbrnote virt (QEMU with a vPMU .* lbr-fmt)); whether KVM offers a guest PMU_CAP_LBR_FMT is not known: vmx_get_perf_capabilities() (arch/x86/kvm/vmx/\*) is defined more than once: x86_pmu_add -> " twolbr.txt || { grep "core.c:$lbr:" twolbr.txt | sed "s/^/# /"; false; }'
 
+# APERF/MPERF (conditions.def CPU, outer.def CPU_OFFER): KVM's supported
+# CPUID writes leaf 6 in __do_cpuid_func() (arch/x86/kvm/cpuid.c), which
+# the base fixture lacks: what KVM offers is not known there, and the
+# doubt says so. With a cpuid.c whose leaf 6 ECX is 0, no KVM guest has
+# it (a note of KVM); with one that spells F(APERFMPERF), KVM offers it.
+mperf=$(grep -n "rdmsrl(MSR_IA32_MPERF" "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+mperf_doubt() {
+	python3 - "$1" "$mperf" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+low = [f for f in d['low_confidence'] if f['register'] == 'MSR_IA32_MPERF']
+assert len(low) == 1, low
+f = low[0]
+assert (f['file'], f['line'], f['function']) == \
+    ('arch/x86/mm/fault.c', int(sys.argv[2]), 'fault_mperf'), f
+assert [c['function'] for c in f['chain']] == ['handle_page_fault',
+                                               'fault_mperf'], f
+print(f.get('not_in_kvm', '-'))
+print(f.get('machine_doubt', '-'))
+print(f.get('no_device', '-'))
+PY
+}
+mperf_doubt x.json > mperf-fx.txt
+mperfwhy="it runs only when cpu_feature_enabled(X86_FEATURE_APERFMPERF), on a CPU with APERF/MPERF, which only some guests have: cloud (EC2 instance types whose guest controls P-states"
+check_that "APERF/MPERF without KVM's cpuid.c: the cloud may have it, whether KVM offers it is not known" \
+	'sed -n 1p mperf-fx.txt | grep -qx -- - &&
+	 sed -n 2p mperf-fx.txt | grep -q "^$mperfwhy .*; whether KVM offers a guest X86_FEATURE_APERFMPERF is not known: __do_cpuid_func() (arch/x86/kvm/cpuid.c) is not in the analysed tree$" || { sed "s/^/# /" mperf-fx.txt; false; }'
+leaf6_case() {
+	rm -rf "$1" && cp -r "$FX" "$1"
+	cat > "$1/arch/x86/kvm/cpuid.c" <<EOF
+#include <linux/types.h>
+#include <asm/cpufeatures.h>
+#include "x86.h"
+
+#define feature_bit(name)	(1u << ((X86_FEATURE_##name) & 31))
+#define F feature_bit
+
+struct kvm_cpuid_entry2 {
+	u32 function, eax, ebx, ecx, edx;
+};
+
+static int __do_cpuid_func(struct kvm_cpuid_entry2 *entry)
+{
+	switch (entry->function) {
+	case 6: /* Thermal management */
+		entry->eax = 0x4; /* allow ARAT */
+		entry->ebx = 0;
+		entry->ecx = $2;
+		entry->edx = 0;
+		break;
+	}
+	return 0;
+}
+
+int kvm_dev_ioctl_get_cpuid(struct kvm_cpuid_entry2 *entry)
+{
+	return __do_cpuid_func(entry);
+}
+EOF
+	python3 - "$1/compile_commands.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+e = dict(next(e for e in d if e['file'] == 'arch/x86/kvm/x86.c'))
+e['command'] = e['command'].replace('x86.', 'cpuid.').replace('"x86"', '"cpuid"')
+e['file'] = 'arch/x86/kvm/cpuid.c'
+json.dump(d + [e], open(p, 'w'), indent=1)
+PY
+	"$TRAPCHECK" -p "$1" --format=json -o "$1.json" 2> "$1.err"
+	mperf_doubt "$1.json" > "$1.txt"
+}
+leaf6_case leaf6 0
+check_that "leaf 6 ECX 0 in __do_cpuid_func(): no KVM guest has APERF/MPERF, a note of KVM naming the functions searched" \
+	'grep -q "^trapcheck: 20 TUs analysed (0 with errors" leaf6.err &&
+	 sed -n 1p leaf6.txt | grep -qx "it runs only when cpu_feature_enabled(X86_FEATURE_APERFMPERF): a CPU with APERF/MPERF needs X86_FEATURE_APERFMPERF, which KVM as the outer hypervisor never offers a guest: __do_cpuid_func(), vmx_set_cpu_caps() and svm_set_cpu_caps() and kvm_set_cpu_caps(), which they call, name it only in a clear or before one, in a test, or not at all" || { sed "s/^/# /" leaf6.txt leaf6.err; false; }'
+leaf6_case leaf6f 'F(APERFMPERF)'
+check_that "leaf 6 ECX F(APERFMPERF): KVM offers it, the doubt says where, not a note of KVM" \
+	'grep -q "entry->ecx = F(APERFMPERF);" leaf6f/arch/x86/kvm/cpuid.c &&
+	 sed -n 1p leaf6f.txt | grep -qx -- - &&
+	 sed -n 2p leaf6f.txt | grep -q "^$mperfwhy .*; KVM offers a guest X86_FEATURE_APERFMPERF (__do_cpuid_func(), arch/x86/kvm/cpuid.c:$(grep -n "F(APERFMPERF)" leaf6f/arch/x86/kvm/cpuid.c | cut -d: -f1))$" || { sed "s/^/# /" leaf6f.txt; false; }'
+"$TRAPCHECK" -p leaf6 --outer=any --machine=virt --format=json -o leaf6-virt.json 2> /dev/null
+mperf_doubt leaf6-virt.json > leaf6-virt.txt
+check_that "--outer=any --machine=virt: no virt guest is known to have APERF/MPERF, whatever KVM offers" \
+	'sed -n 1p leaf6-virt.txt | grep -qx -- - &&
+	 sed -n 3p leaf6-virt.txt | grep -qx "it runs only when cpu_feature_enabled(X86_FEATURE_APERFMPERF), on a CPU with APERF/MPERF, which no machine of --machine=virt is known to offer a guest" &&
+	 ! grep -q "KVM" leaf6-virt.txt || { sed "s/^/# /" leaf6-virt.txt; false; }'
+
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a
 # guard no HOST line decides concludes nothing.

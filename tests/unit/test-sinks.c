@@ -331,6 +331,23 @@ static void test_arch_advice(void **state)
 	graph_free(&g);
 }
 
+/* A CPU_OFFER's offer functions: space-separated fnmatch(3) patterns. */
+static void test_fn_matches(void **state)
+{
+	const char *two = "*_set_cpu_caps __do_cpuid_func";
+
+	assert_true(arch_fn_matches(two, "vmx_set_cpu_caps"));
+	assert_true(arch_fn_matches(two, "__do_cpuid_func"));
+	assert_false(arch_fn_matches(two, "__do_cpuid_func2"));
+	assert_false(arch_fn_matches(two, "kvm_set_cpu_caps_x"));
+	assert_true(arch_fn_matches("vmx_get_perf_capabilities",
+				    "vmx_get_perf_capabilities"));
+	/* Doubled and trailing spaces match nothing of their own. */
+	assert_false(arch_fn_matches("a  b ", ""));
+	assert_true(arch_fn_matches("a  b ", "b"));
+	assert_false(arch_fn_matches("", "a"));
+}
+
 /* The bit a mask written next to a CPUID wrapper tests. */
 static void test_mask_bit(void **state)
 {
@@ -422,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_value_fields),
 		cmocka_unit_test(test_arch_advice),
 		cmocka_unit_test(test_opaque_sinks),
+		cmocka_unit_test(test_fn_matches),
 		cmocka_unit_test(test_mask_bit),
 		cmocka_unit_test(test_live_regs),
 		cmocka_unit_test(test_x86_feature_word),

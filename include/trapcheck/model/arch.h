@@ -249,15 +249,16 @@ struct arch_nesting {
  * conditions.def CPU atom or CPU_FILE) runs in a KVM guest only when
  * one of @vendors ("file:name", space-separated: each makes the
  * offer of one kind of host) names @bit, itself or in a function it
- * calls that matches @offer (fnmatch(3)), under guards that can hold,
- * and takes it away after in no unconditional clear. Extraction keeps
- * the bit names of the functions matching @offer with their guards and
- * places (rows of kind ROW_BODY_WORD; a clear's, flagged).
+ * calls that matches @offer (fnmatch(3) patterns separated by spaces,
+ * arch_fn_matches()), under guards that can hold, and takes it away
+ * after in no unconditional clear. Extraction keeps the bit names of the
+ * functions matching @offer with their guards and places (rows of kind
+ * ROW_BODY_WORD; a clear's, flagged).
  */
 struct arch_cpu_offer {
 	const char *cap;	/* "BTS" */
 	const char *bit;	/* "X86_FEATURE_DS" */
-	const char *offer;	/* "*_set_cpu_caps" */
+	const char *offer;	/* "*_set_cpu_caps", "A B" */
 	const char *vendors;	/* "FILE:NAME FILE:NAME" */
 };
 
@@ -578,6 +579,12 @@ const struct arch *arch_current(void);
 /* Is @file under one of @paths' prefixes? */
 bool arch_path_in(const struct arch_path *paths, size_t n,
 		  const char *file);
+
+/*
+ * Does function @fn match one of @patterns, fnmatch(3) patterns separated
+ * by spaces ("*_set_cpu_caps __do_cpuid_func")?
+ */
+bool arch_fn_matches(const char *patterns, const char *fn);
 
 /*
  * In an architecture's struct arch initialiser: table @t and its size,

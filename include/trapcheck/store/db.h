@@ -23,7 +23,7 @@
  * of every TU's key, so a new trapcheck re-parses instead of trusting
  * facts an older one stored.
  */
-#define FACTS_VERSION "trapcheck-facts-34"
+#define FACTS_VERSION "trapcheck-facts-35"
 /*
  * What asm.c produces from an assembly source, in the key of .S TUs
  * only (analyze_flags_hash()): bumped when an unchanged .S's facts would
