@@ -227,6 +227,11 @@ check_that "path: from a PMU operation through a static call to its sink" \
 	grep -q "^arch/x86/events/core.c:$pmc:2: warning: native_read_pmc() reads a performance counter (traps under RDPMC exit under KVM's default controls) on a hot path; no copy stands in for a live counter: read it fewer times on the path (each read of a guest's virtual PMU is an exit) \[trapping-pmc-read\]$"
 check "--all-chains: the RDPMC note is a warning, its message word for word" \
 	[ $? -eq 0 ]
+"$TRAPCHECK" -p "$FX" --all-chains > allchains.txt 2>&1
+aperf=$(grep -n "rdmsrl(MSR_IA32_APERF" "$FX/arch/x86/mm/fault.c" | cut -d: -f1)
+check_that "--all-chains: a counter MSR's note is a warning that says to read it fewer times, not to keep a copy" \
+	'grep -qx "arch/x86/mm/fault.c:$aperf:2: warning: native_read_msr() reads MSR_IA32_APERF (traps under RDMSR exit unless passed through) on a hot path; no copy stands in for a counter: read it fewer times on the path (each read is an exit) \[trapping-msr-read\]" allchains.txt &&
+	 ! grep "MSR_IA32_[AM]PERF" allchains.txt | grep -q "keep the value" || { grep "PERF" allchains.txt | sed "s/^/# /"; false; }'
 
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d1.json
 "$TRAPCHECK" -p "$FX" --db x.db -q --format=json -o d2.json

@@ -33,6 +33,12 @@
 #define MSR_ADVICE	"keep the value in memory where the kernel writes " \
 			"the MSR (a per-CPU copy, as x86_spec_ctrl_current " \
 			"keeps MSR_IA32_SPEC_CTRL's) and read that"
+/*
+ * A counter or a status register (live-regs.def): the hardware changes
+ * it, no copy is right, as rule-trapping-pmc-read.c says of RDPMC.
+ */
+#define MSR_LIVE_ADVICE	"no copy stands in for %s: read it fewer times " \
+			"on the path (each read is an exit)"
 
 /* Is @arg an MSR as written, a msr-index.h name or a number? */
 static bool msr_named(const char *arg)
@@ -50,7 +56,7 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 	const char *msr = ctx->site->arg;
 	const struct reg_def *reg;
 	const char *live;
-	char *lists, *missing, *host;
+	char *lists, *missing, *host, *advice;
 
 	(void)scope;
 	if (ctx->def->class != SINK_MSR)
@@ -94,9 +100,11 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 				 "only on %s", missing, lists);
 	else
 		host = xstrdup("");
+	advice = live ? xasprintf(MSR_LIVE_ADVICE, live) : xstrdup(MSR_ADVICE);
 	f->message = xasprintf("%s() reads %s (traps under %s%s) on a hot "
 			       "path; %s", ctx->def->name, msr, f->read.trap,
-			       host, MSR_ADVICE);
+			       host, advice);
+	free(advice);
 	free(host);
 	free(missing);
 	free(lists);
