@@ -39,6 +39,14 @@
  */
 #define MSR_LIVE_ADVICE	"no copy stands in for %s: read it fewer times " \
 			"on the path (each read is an exit)"
+/*
+ * An MSR chosen at run time may be either: the perf drivers' counters
+ * (event->hw.event_base), the LBR records, MTRRs.
+ */
+#define MSR_ANY_ADVICE	"if the kernel writes it, keep the value in " \
+			"memory where it does and read that; if the " \
+			"hardware changes it (a counter, a record), no copy " \
+			"stands in: read it fewer times on the path"
 
 /* Is @arg an MSR as written, a msr-index.h name or a number? */
 static bool msr_named(const char *arg)
@@ -74,7 +82,7 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 		f->message = xasprintf("%s() reads an MSR chosen at run time "
 				       "(traps under %s) on a hot path; %s",
 				       ctx->def->name, f->read.trap,
-				       MSR_ADVICE);
+				       MSR_ANY_ADVICE);
 		return true;
 	}
 	f->read.reg = msr;
