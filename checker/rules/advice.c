@@ -31,6 +31,15 @@ const char *advice_any_read(void)
 	       "cache the value at boot or CPU bring-up";
 }
 
+char *advice_any_read_at(const char *guards, const char *fn)
+{
+	const struct arch_rules *r = arch_current()->rules;
+	char *s = r && r->any_read_advice_at ?
+		  r->any_read_advice_at(guards, fn) : NULL;
+
+	return s ? s : xstrdup(advice_any_read());
+}
+
 const char *advice_serialize(void)
 {
 	const struct arch_rules *r = arch_current()->rules;

@@ -29,10 +29,13 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 		if (ctx->def->how != SINK_CALL)
 			return false;
 		f->read.trap = reg_trap_name(reg_idreg_trap(NULL));
+		advice = advice_any_read_at(ctx->site->guards,
+					    ctx->func->name);
 		f->message = xasprintf("%s() reads an ID register from "
 				       "hardware on a hot path (traps under "
 				       "%s); %s", ctx->def->name, f->read.trap,
-				       advice_any_read());
+				       advice);
+		free(advice);
 		return true;
 	}
 	if (reg->trap == TRAP_NONE)
@@ -46,6 +49,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 				.reg = reg->name, .field = f->read.feature,
 				.fields = ctx->site->fields,
 				.fn = ctx->func->name, .file = ctx->site->file,
+				.guards = ctx->site->guards,
 			     }, &f->read.cached);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output

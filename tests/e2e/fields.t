@@ -54,7 +54,7 @@ for root, _, files in os.walk(tree):
             else:
                 assert note.startswith(want), (rel, i, note, want)
                 print('# %s:%d: %s' % (rel, i, note[:90]))
-assert n == 7, n
+assert n == 9, n
 PY
 check "fix notes match the FIX tags: 5 refused (TraceBuffer: _SHIFT, SYS_FIELD_GET on one and two lines, _MASK; PMSVer: FTR_NONSTRICT), 2 patches (one for a register whose array has a numeric shift)" [ $? -eq 0 ]
 # ADVICE: tags: the warning's advice (its message after the last "; "
@@ -85,7 +85,7 @@ for root, _, files in os.walk(tree):
             assert f['message'].endswith(want), (rel, i, f['message'], want)
             print('# %s:%d: %s' % (rel, i, want[:80]))
             want = None
-assert n == 7, n
+assert n == 9, n
 PY
 check "advice matches the ADVICE tags: per-CPU for a field the copy leaves out or a FTR_NONSTRICT one (in hyp code too), the host's copy in nVHE-only code, per-CPU host data in code a VHE host runs too, the value kept where it is written for context state" [ $? -eq 0 ]
 check "the refusal says why and what to do instead (without cpuinfo.c, which the fixture lacks)" \
@@ -109,9 +109,10 @@ fs = sorted(f['function'] for f in json.load(open(sys.argv[1]))['findings'])
 print('# left:', fs)
 assert fs == ['amu_here', 'load_spe_state', 'load_trace_state',
               'load_trace_state_get', 'load_trace_state_mask',
-              'load_trace_state_split', 'ras_shared', 'save_csselr'], fs
+              'load_trace_state_split', 'ras_shared', 'save_csselr',
+              'scoped_by_encoding', 'scoped_mmfr0'], fs
 PY
-check "after the patches: only the five refused reads, the two in shared hyp bodies (no kvm_host.h in the fixture) and the context register's are left; the nVHE-only read took the host's copy" [ $? -eq 0 ]
+check "after the patches: only the seven refused reads (five fields, two reads that ask about their CPU), the two in shared hyp bodies (no kvm_host.h in the fixture) and the context register's are left; the nVHE-only read took the host's copy" [ $? -eq 0 ]
 
 # With the copies cpuinfo.c keeps (tests/fixtures/fields-cpuinfo over the
 # fixture; percpu.def CPUINFO), the five reads refused above read this
@@ -138,8 +139,18 @@ assert '\n+#include <asm/cpu.h>\n' in text, text
 assert 'Subject: [PATCH] KVM: arm64: Use this CPU\'s copy of ID_AA64DFR0_EL1 in debug.c\n' in text
 assert 'load_spe_state() tests PMSVer, a FTR_NONSTRICT field' in text.replace('\n', ' ')
 print('# %d sites, one patch: %s' % (len(per_cpu), p))
+# The read that asks about its CPU: this CPU's copy too, which cpuinfo.c
+# of the fixture keeps for ID_AA64DFR0_EL1 only.
+sc = [f for f in json.load(open(sys.argv[2]))['findings']
+      if f['function'] == 'scoped_mmfr0']
+assert len(sc) == 1 and sc[0]['fix'] == (
+    "no fix: scoped_mmfr0() asks about the CPU it runs on (it reads the "
+    "register under scope==SCOPE_LOCAL_CPU): the sanitised copy, the "
+    "system-wide value, is not its answer; keep this CPU's value, cached "
+    "at CPU bring-up (arch/arm64/kernel/cpuinfo.c keeps no per-CPU copy "
+    "of ID_AA64MMFR0_EL1)"), sc
 PY
-check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message" \
+check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message; the read that asks about its CPU is refused for want of a copy of its register" \
 	[ $? -eq 0 ]
 # The include's hunk has three lines of context on each side: GNU patch
 # applies it without fuzz (a hunk with four before and three after needed

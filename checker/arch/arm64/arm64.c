@@ -861,12 +861,66 @@ static bool in_hyp(const char *file)
 	return arch_path_in(a->no_rewrite, a->nr_no_rewrite, file);
 }
 
+/* percpu.def LOCAL_ASK: conditions under which code asks about its CPU. */
+static const char *const local_asks[] = {
+#define HOST_DATA(h, o, a, f, fn)
+#define CPUINFO(file, store, reader, percpu, header)
+#define STORED_BY(entry, store)
+#define LOCAL_ASK(atom, source) atom,
+#include "percpu.def"
+#undef LOCAL_ASK
+#undef STORED_BY
+#undef CPUINFO
+#undef HOST_DATA
+};
+
+/* The atom of @guards (" && "-joined) that asks about this CPU, or NULL. */
+static const char *local_ask(const char *guards)
+{
+	const char *p = guards, *e;
+	size_t i, len;
+
+	while (p && *p) {
+		e = strstr(p, " && ");
+		len = e ? (size_t)(e - p) : strlen(p);
+		for (i = 0; i < ARRAY_SIZE(local_asks); i++)
+			if (strlen(local_asks[i]) == len &&
+			    !strncmp(p, local_asks[i], len))
+				return local_asks[i];
+		p = e ? e + 4 : NULL;
+	}
+	return NULL;
+}
+
+/* Why @fn's read under @atom wants this CPU's value: a new string. */
+static char *local_ask_why(const char *fn, const char *atom)
+{
+	return xasprintf("%s() asks about the CPU it runs on (it reads the "
+			 "register under %s): the sanitised copy, the "
+			 "system-wide value, is not its answer", fn, atom);
+}
+
+/* A register chosen at run time, read under @guards by @fn: or NULL. */
+static char *any_read_advice_at(const char *guards, const char *fn)
+{
+	const char *ask = local_ask(guards);
+	char *why, *s;
+
+	if (!ask)
+		return NULL;
+	why = local_ask_why(fn, ask);
+	s = xasprintf("%s; read this CPU's value once at CPU bring-up into "
+		      "per-CPU data and use that", why);
+	free(why);
+	return s;
+}
+
 char *arm64_read_advice(const void *tables, const struct read_ask *q,
 			int *sanitised)
 {
 	const struct arm64_tables *t = tables;
 	struct field_verdict fv;
-	const char *live;
+	const char *live, *ask;
 	char *refused, *s;
 
 	judge_fields(t, q->reg, q->fields, &fv);
@@ -874,12 +928,19 @@ char *arm64_read_advice(const void *tables, const struct read_ask *q,
 	field_verdict_free(&fv);
 	*sanitised = t && t->have_ftr ? arm64_is_sanitised(t, q->reg) : -1;
 	live = arch_live_reg(q->reg);
+	ask = local_ask(q->guards);
 	if (live)
 		s = xasprintf("%s is %s: no copy read at boot or bring-up "
 			      "stands in for it; keep the value where it is "
 			      "written, in memory, and read that", q->reg,
 			      live);
-	else if (in_hyp(q->file))
+	else if (ask && !in_hyp(q->file)) {
+		char *why = local_ask_why(q->fn, ask);
+
+		s = xasprintf("%s; read this CPU's value once at CPU bring-up "
+			      "into per-CPU data and use that", why);
+		free(why);
+	} else if (in_hyp(q->file))
 		s = hyp_advice(t, q->reg, q->file, refused);
 	else if (*sanitised < 0)
 		s = xasprintf("arm64_ftr_regs[] was not analysed "
@@ -1005,6 +1066,15 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 				 finding_sink(f));
 		return false;
 	}
+	/* Code that asks about its CPU: this CPU's copy, as the advice. */
+	if (local_ask(f->site->guards)) {
+		char *r = local_ask_why(f->fn->name,
+					local_ask(f->site->guards));
+		bool ok = arm64_fix_cpuinfo(ctx, r, e, why);
+
+		free(r);
+		return ok;
+	}
 	if (f->read.cached != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]: "
 				 "no sanitised copy to read", f->read.reg);
@@ -1098,6 +1168,7 @@ static const struct arch_rules arm64_rules = {
 	.read_advice = arm64_read_advice,
 	.any_read_advice = "read the sanitised copy with "
 			   "read_sanitised_ftr_reg()",
+	.any_read_advice_at = any_read_advice_at,
 	.fix_read = fix_read,
 	.fix_group = arm64_fix_group,
 };

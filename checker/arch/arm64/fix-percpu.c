@@ -33,7 +33,9 @@ static const struct host_data_def host_data[] = {
 #define HOST_DATA(h, o, a, f, fn) { h, o, a, f, fn },
 #define CPUINFO(file, store, reader, percpu, header)
 #define STORED_BY(entry, store)
+#define LOCAL_ASK(atom, source)
 #include "percpu.def"
+#undef LOCAL_ASK
 #undef STORED_BY
 #undef CPUINFO
 #undef HOST_DATA
@@ -48,7 +50,9 @@ static const struct cpuinfo_def cpuinfo[] = {
 #define CPUINFO(file, store, reader, percpu, header) \
 	{ file, store, reader, percpu, header },
 #define STORED_BY(entry, store)
+#define LOCAL_ASK(atom, source)
 #include "percpu.def"
+#undef LOCAL_ASK
 #undef STORED_BY
 #undef CPUINFO
 #undef HOST_DATA
@@ -62,7 +66,9 @@ static const struct stored_by_def stored_by[] = {
 #define HOST_DATA(h, o, a, f, fn)
 #define CPUINFO(file, store, reader, percpu, header)
 #define STORED_BY(entry, store) { entry, store },
+#define LOCAL_ASK(atom, source)
 #include "percpu.def"
+#undef LOCAL_ASK
 #undef STORED_BY
 #undef CPUINFO
 #undef HOST_DATA

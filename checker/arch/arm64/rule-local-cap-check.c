@@ -66,6 +66,7 @@ static bool check(const struct rule_ctx *ctx, struct finding *f,
 					.fields = fields,
 					.fn = ctx->func->name,
 					.file = ctx->site->file,
+					.guards = ctx->site->guards,
 				   }, &f->read.cached);
 	free(fields);
 	/*

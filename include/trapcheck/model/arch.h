@@ -51,6 +51,8 @@ struct read_ask {
 	const char *fields;
 	const char *fn;		/* the function reading it */
 	const char *file;	/* where the read is */
+	const char *guards;	/* the conditions at the read (guards.h),
+				 * or NULL */
 };
 
 struct arch_rules {
@@ -65,6 +67,12 @@ struct arch_rules {
 	char *(*read_advice)(const void *t, const struct read_ask *q,
 			     int *cached);
 	const char *any_read_advice;	/* register chosen at run time */
+	/*
+	 * The advice for a register chosen at run time, read by @fn under
+	 * @guards, when they change it (a new string), or NULL: then
+	 * any_read_advice.
+	 */
+	char *(*any_read_advice_at)(const char *guards, const char *fn);
 	const char *serialize_advice;	/* used to serialize (x86 CPUID) */
 	/* trapping-idreg-read's rewrite; NULL: no rewrite */
 	bool (*fix_read)(const struct fix_ctx *ctx, struct fix_edit *e,

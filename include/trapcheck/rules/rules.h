@@ -189,6 +189,8 @@ char *machine_refusal(const struct machine *m, const struct graph *g,
 		      char **doubt);
 /* Its advice for a read of a register chosen at run time. */
 const char *advice_any_read(void);
+/* The same for a read by @fn under @guards (a new string). */
+char *advice_any_read_at(const char *guards, const char *fn);
 /* Its advice for an identification instruction used to serialize. */
 const char *advice_serialize(void);
 /* Its rewrite of a trapping read (trapping-idreg-read's fix). */
