@@ -938,8 +938,9 @@ static bool in_fn_list(const char *list, const char *name)
 
 /*
  * CPU_OFFER line @o: does KVM offer a guest its bit, for any of its
- * vendors? *@unknown set (a new string, why): a vendor or a function it
- * calls is not in the graph, nothing is known.
+ * vendors? *@unknown set (a new string, why): no vendor that was
+ * analysed offers it, and one (or a function it calls) is not in the
+ * graph: nothing is known.
  */
 static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 			    struct offered *out, char **unknown)
@@ -952,8 +953,15 @@ static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 	*unknown = NULL;
 	for (v = strtok_r(vendors, " ", &save); v;
 	     v = strtok_r(NULL, " ", &save)) {
-		if (!offer_scope(e->g, v, o->offer, &sc, unknown))
-			break;
+		char *why;
+
+		if (!offer_scope(e->g, v, o->offer, &sc, &why)) {
+			if (!*unknown)
+				*unknown = why;
+			else
+				free(why);
+			continue;
+		}
 		vendor_offer(e, o, &sc, out);
 		for (k = 1; k < sc.nr; k++) {
 			if (in_fn_list(out->searched, sc.fns[k]->name))
@@ -966,6 +974,11 @@ static void cpu_bit_offered(struct eval *e, const struct arch_cpu_offer *o,
 		}
 	}
 	free(vendors);
+	/* Another vendor's offer stands whatever this one would say. */
+	if (*unknown && out->v != TV_FALSE) {
+		free(*unknown);
+		*unknown = NULL;
+	}
 }
 
 static void free_eval(struct eval *e)

@@ -413,6 +413,16 @@ static void test_live_regs(void **state)
 	assert_non_null(arch_live_reg("MSR_ARCH_PERFMON_PERFCTR0"));
 	assert_null(arch_live_reg("MSR_IA32_SPEC_CTRL"));
 	assert_null(arch_live_reg("MSR_IA32_MCU_OPT_CTRL"));
+	/* What the hardware reports or samples into; IBS's control is not. */
+	assert_non_null(arch_live_reg("MSR_IA32_XFD_ERR"));
+	assert_null(arch_live_reg("MSR_IA32_XFD"));
+	assert_non_null(arch_live_reg("MSR_CORE_C6_RESIDENCY"));
+	assert_non_null(arch_live_reg("MSR_PKG_C2_RESIDENCY"));
+	assert_non_null(arch_live_reg("MSR_CORE_C1_RES"));
+	assert_non_null(arch_live_reg("MSR_MODULE_C6_RES_MS"));
+	assert_non_null(arch_live_reg("MSR_AMD64_IBSOPDATA2"));
+	assert_non_null(arch_live_reg("MSR_AMD64_IBSFETCHLINAD"));
+	assert_null(arch_live_reg("MSR_AMD64_IBSCTL"));
 	assert_null(arch_live_reg(NULL));
 	arch_set(&arch_arm64);
 	assert_null(arch_live_reg("MSR_IA32_APERF"));

@@ -10,9 +10,10 @@
  * code runs on may pass it through: a VMX host's list for code of
  * arch/x86/kvm/vmx/, an SVM host's for svm/, both for the rest
  * (passthrough.def); otherwise it is a warning that says which host
- * lists it nowhere. So is a read of an MSR whose value the hardware
- * changes (a counter, a status register:
- * checker/arch/x86/live-regs.def), for which no cached copy exists.
+ * lists it nowhere. A read of an MSR whose value the hardware changes
+ * (a counter, a status register: checker/arch/x86/live-regs.def), for
+ * which no cached copy exists, is a note too, whose advice is to read it
+ * fewer times.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@
  * it, no copy is right, as rule-trapping-pmc-read.c says of RDPMC.
  */
 #define MSR_LIVE_ADVICE	"no copy stands in for %s: read it fewer times " \
-			"on the path (each read is an exit)"
+			"on the path (each read %s an exit)"
 /*
  * An MSR chosen at run time may be either: the perf drivers' counters
  * (event->hw.event_base), the LBR records, MTRRs.
@@ -108,7 +109,11 @@ bool x86_msr_read_check(const struct rule_ctx *ctx, struct finding *f,
 				 "only on %s", missing, lists);
 	else
 		host = xstrdup("");
-	advice = live ? xasprintf(MSR_LIVE_ADVICE, live) : xstrdup(MSR_ADVICE);
+	/* A counter KVM may pass through exits only where it does not. */
+	advice = live ? xasprintf(MSR_LIVE_ADVICE, live,
+				  lists ? "KVM does not pass through is" :
+				  "is") :
+			xstrdup(MSR_ADVICE);
 	f->message = xasprintf("%s() reads %s (traps under %s%s) on a hot "
 			       "path; %s", ctx->def->name, msr, f->read.trap,
 			       host, advice);
