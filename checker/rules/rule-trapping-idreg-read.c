@@ -50,6 +50,7 @@ bool rule_trapping_idreg_read(const struct rule_ctx *ctx, struct finding *f,
 				.fields = ctx->site->fields,
 				.fn = ctx->func->name, .file = ctx->site->file,
 				.guards = ctx->site->guards,
+				.sink = ctx->def->name, .arg = ctx->site->arg,
 			     }, &f->read.cached);
 	/*
 	 * x86: __asm__("cpuid" ...) in library code; with no output

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "trapcheck/model/arch.h"
 #include "trapcheck/model/facts.h"
@@ -341,11 +342,75 @@ static const struct trace_event x86_trace_events[] = {
  * cpufeatures.h names for that bit (x86_feature_macro() reads those).
  */
 
+struct percpu_leaf {
+	unsigned long leaf;
+	const char *reg, *what, *copy;
+};
+
+static const struct percpu_leaf percpu_leaves[] = {
+#define CPUID_PERCPU(l, r, w, c) { l, r, w, c },
+#include "percpu-leaves.def"
+#undef CPUID_PERCPU
+};
+
+/*
+ * The register a CPUID sink returns ("EBX" for cpuid_ebx()), or NULL
+ * for one that returns them all (cpuid(), inline assembly).
+ */
+static const char *cpuid_sink_reg(const char *sink)
+{
+	static const char *const regs[] = { "EAX", "EBX", "ECX", "EDX" };
+	const char *u = sink ? strrchr(sink, '_') : NULL;
+	size_t i;
+
+	for (i = 0; u && i < ARRAY_SIZE(regs); i++)
+		if (strlen(u + 1) == 3 && !strncasecmp(u + 1, regs[i], 3))
+			return regs[i];
+	return NULL;
+}
+
+/* The per-CPU leaf @q reads (a register of it that differs), or NULL. */
+static const struct percpu_leaf *percpu_leaf_of(const struct read_ask *q)
+{
+	const char *reg = cpuid_sink_reg(q->sink);
+	unsigned long leaf;
+	char *end;
+	size_t i;
+
+	if (!q->arg)
+		return NULL;
+	leaf = strtoul(q->arg, &end, 0);
+	while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
+		end++;
+	if (end == q->arg || *end)
+		return NULL;
+	for (i = 0; i < ARRAY_SIZE(percpu_leaves); i++) {
+		const struct percpu_leaf *p = &percpu_leaves[i];
+
+		if (p->leaf == leaf &&
+		    (!reg || !strcmp(p->reg, "*") || !strcmp(p->reg, reg)))
+			return p;
+	}
+	return NULL;
+}
+
+/* What to read instead of per-CPU leaf @pl: a new string. */
+static char *percpu_instead(const struct percpu_leaf *pl)
+{
+	if (pl->copy)
+		return xasprintf("the kernel keeps each CPU's in %s: read that",
+				 pl->copy);
+	return xstrdup("read it once per CPU at bring-up into per-CPU data "
+		       "and use that");
+}
+
 /* @field: the X86_FEATURE_* the code tests, when the tree names it. */
 static char *read_advice(const void *t, const struct read_ask *q,
 			 int *cached)
 {
 	const char *reg = q->reg, *field = q->field;
+	const struct percpu_leaf *pl = field ? NULL : percpu_leaf_of(q);
+	char *instead, *s;
 
 	(void)t;
 	*cached = -1;
@@ -354,10 +419,29 @@ static char *read_advice(const void *t, const struct read_ask *q,
 				 "boot_cpu_data: the bit tested is %s, test "
 				 "boot_cpu_has(%s) or cpu_feature_enabled(%s)",
 				 reg, field, field, field);
-	return xasprintf("the kernel keeps %s's answers in boot_cpu_data "
-			 "and cpu_data(cpu): test the feature with "
-			 "boot_cpu_has() or cpu_feature_enabled(), or cache "
-			 "the leaf at boot", reg);
+	if (!pl)
+		return xasprintf("the kernel keeps %s's answers in "
+				 "boot_cpu_data and cpu_data(cpu): test the "
+				 "feature with boot_cpu_has() or "
+				 "cpu_feature_enabled(), or cache the leaf at "
+				 "boot", reg);
+	instead = percpu_instead(pl);
+	/* The leaf whole, or the register read: only this CPU's answers. */
+	if (!strcmp(pl->reg, "*") || cpuid_sink_reg(q->sink))
+		s = xasprintf("leaf %#lx differs from CPU to CPU (%s%s%s): no "
+			      "copy read at boot stands in; %s", pl->leaf,
+			      strcmp(pl->reg, "*") ? pl->reg : "",
+			      strcmp(pl->reg, "*") ? ": " : "", pl->what,
+			      instead);
+	else
+		s = xasprintf("the kernel keeps %s's answers in boot_cpu_data "
+			      "and cpu_data(cpu): test the feature with "
+			      "boot_cpu_has() or cpu_feature_enabled(), or "
+			      "cache the leaf at boot; but leaf %#lx's %s "
+			      "differs from CPU to CPU (%s): for that, %s", reg,
+			      pl->leaf, pl->reg, pl->what, instead);
+	free(instead);
+	return s;
 }
 
 static const char *skip_space(const char *p)

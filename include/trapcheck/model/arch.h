@@ -53,6 +53,8 @@ struct read_ask {
 	const char *file;	/* where the read is */
 	const char *guards;	/* the conditions at the read (guards.h),
 				 * or NULL */
+	const char *sink;	/* the sink as written ("cpuid_ebx"), or NULL */
+	const char *arg;	/* its argument as written, or NULL */
 };
 
 struct arch_rules {
