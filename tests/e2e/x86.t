@@ -851,12 +851,21 @@ check_that "--outer=any --machine=virt: no virt guest is known to have APERF/MPE
 	 sed -n 3p leaf6-virt.txt | grep -qx "it runs only when cpu_feature_enabled(X86_FEATURE_APERFMPERF), on a CPU with APERF/MPERF, which no machine of --machine=virt is known to offer a guest" &&
 	 ! grep -q "KVM" leaf6-virt.txt || { sed "s/^/# /" leaf6-virt.txt; false; }'
 
-# CPUID leaves whose answer differs from CPU to CPU (percpu-leaves.def):
-# leaf 1's EBX (the initial APIC ID) read alone is told to read this
-# CPU's copy; leaf 1 read whole keeps the feature advice with the caveat;
-# leaf 0xb whole is this CPU's.
+# CPUID registers whose answer differs from CPU to CPU
+# (percpu-leaves.def): leaf 0xb's EDX (the x2APIC ID) read alone is told
+# this CPU's copy; leaf 1's EBX (the APIC ID in bits 31:24 only) and the
+# whole of leaf 0xb keep the advice for CPUID's common answers, with a
+# caveat for that register.
 rm -rf pcleaf && cp -r "$FX" pcleaf
 cat >> pcleaf/arch/x86/mm/fault.c <<'EOF'
+
+static inline unsigned int cpuid_edx(unsigned int op)
+{
+	unsigned int a, b, c, d;
+
+	cpuid(op, &a, &b, &c, &d);
+	return d;
+}
 
 unsigned int pcleaf_apic(void)
 {
@@ -867,27 +876,25 @@ unsigned int pcleaf_all(void)
 {
 	unsigned int a, b, c, d;
 
-	cpuid(1, &a, &b, &c, &d);
+	cpuid(0xb, &a, &b, &c, &d);
 	return c;
 }
 
 unsigned int pcleaf_x2apic(void)
 {
-	unsigned int a, b, c, d;
-
-	cpuid(0xb, &a, &b, &c, &d);
-	return d;
+	return cpuid_edx(0xb);
 }
 EOF
 sed -i 's/^void exc_page_fault(unsigned long address)$/unsigned int pcleaf_apic(void);\nunsigned int pcleaf_all(void);\nunsigned int pcleaf_x2apic(void);\n\n&\n{\n\tif (pcleaf_apic() + pcleaf_all() + pcleaf_x2apic() == address)\n\t\treturn;\n\thandle_page_fault(address, address \& 1);\n}\n\nvoid exc_page_fault_unused(unsigned long address)/' \
 	pcleaf/arch/x86/mm/fault.c
 "$TRAPCHECK" -p pcleaf > pcleaf.txt 2>&1
 pcl() { grep -n "$1" pcleaf/arch/x86/mm/fault.c | tail -n 1 | cut -d: -f1; }
-check_that "per-CPU CPUID leaves: leaf 1 EBX and leaf 0xb are this CPU's (cpu_data(cpu).topo.initial_apicid); leaf 1 whole keeps the feature advice with the caveat" \
+common="the kernel keeps CPUID.s answers in boot_cpu_data and cpu_data(cpu): test the feature with boot_cpu_has() or cpu_feature_enabled(), or cache the leaf at boot"
+check_that "per-CPU CPUID registers: leaf 0xb's EDX alone is this CPU's (cpu_data(cpu).topo.initial_apicid); leaf 1's EBX and the whole of leaf 0xb keep the common advice with the caveat" \
 	'! grep -q "parsed with" pcleaf.txt &&
-	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_ebx(1) >> 24"):[0-9]*: warning: cpuid_ebx(1) reads CPUID (traps under unconditional CPUID exit) on a hot path; leaf 0x1 differs from CPU to CPU (EBX: bits 31:24 are this CPU.s initial APIC ID (the rest is the same on every CPU)): no copy read at boot stands in; the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
-	 grep -q "^arch/x86/mm/fault.c:$(pcl "cpuid(0xb, "):[0-9]*: warning: cpuid(0xb) reads CPUID (traps under unconditional CPUID exit) on a hot path; leaf 0xb differs from CPU to CPU (this CPU.s x2APIC ID and its place in the topology): no copy read at boot stands in; the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
-	 grep -q "^arch/x86/mm/fault.c:$(pcl "cpuid(1, "):[0-9]*: warning: cpuid(1) reads CPUID (traps under unconditional CPUID exit) on a hot path; the kernel keeps CPUID.s answers in boot_cpu_data and cpu_data(cpu): test the feature with boot_cpu_has() or cpu_feature_enabled(), or cache the leaf at boot; but leaf 0x1.s EBX differs from CPU to CPU (bits 31:24 are this CPU.s initial APIC ID (the rest is the same on every CPU)): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt || { grep "pcleaf\|fault.c:1[89][0-9]\|fault.c:2[0-9][0-9]" pcleaf.txt | sed "s/^/# /"; false; }'
+	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_edx(0xb)"):[0-9]*: warning: cpuid_edx(0xb) reads CPUID (traps under unconditional CPUID exit) on a hot path; leaf 0xb.s EDX differs from CPU to CPU (this CPU.s x2APIC ID): no copy read at boot stands in; the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
+	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_ebx(1) >> 24"):[0-9]*: warning: cpuid_ebx(1) reads CPUID (traps under unconditional CPUID exit) on a hot path; $common; but leaf 0x1.s EBX differs from CPU to CPU (bits 31:24 are this CPU.s initial APIC ID): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
+	 grep -q "^arch/x86/mm/fault.c:$(pcl "cpuid(0xb, "):[0-9]*: warning: cpuid(0xb) reads CPUID (traps under unconditional CPUID exit) on a hot path; $common; but leaf 0xb.s EDX differs from CPU to CPU (this CPU.s x2APIC ID): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt || { grep "fault.c:2[0-9][0-9]:.*warning\|parsed with" pcleaf.txt | sed "s/^/# /"; false; }'
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a

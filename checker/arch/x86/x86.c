@@ -344,11 +344,13 @@ static const struct trace_event x86_trace_events[] = {
 
 struct percpu_leaf {
 	unsigned long leaf;
-	const char *reg, *what, *copy;
+	const char *reg;
+	bool whole;
+	const char *what, *copy;
 };
 
 static const struct percpu_leaf percpu_leaves[] = {
-#define CPUID_PERCPU(l, r, w, c) { l, r, w, c },
+#define CPUID_PERCPU(l, r, all, w, c) { l, r, all, w, c },
 #include "percpu-leaves.def"
 #undef CPUID_PERCPU
 };
@@ -387,8 +389,7 @@ static const struct percpu_leaf *percpu_leaf_of(const struct read_ask *q)
 	for (i = 0; i < ARRAY_SIZE(percpu_leaves); i++) {
 		const struct percpu_leaf *p = &percpu_leaves[i];
 
-		if (p->leaf == leaf &&
-		    (!reg || !strcmp(p->reg, "*") || !strcmp(p->reg, reg)))
+		if (p->leaf == leaf && (!reg || !strcmp(p->reg, reg)))
 			return p;
 	}
 	return NULL;
@@ -426,13 +427,11 @@ static char *read_advice(const void *t, const struct read_ask *q,
 				 "cpu_feature_enabled(), or cache the leaf at "
 				 "boot", reg);
 	instead = percpu_instead(pl);
-	/* The leaf whole, or the register read: only this CPU's answers. */
-	if (!strcmp(pl->reg, "*") || cpuid_sink_reg(q->sink))
-		s = xasprintf("leaf %#lx differs from CPU to CPU (%s%s%s): no "
-			      "copy read at boot stands in; %s", pl->leaf,
-			      strcmp(pl->reg, "*") ? pl->reg : "",
-			      strcmp(pl->reg, "*") ? ": " : "", pl->what,
-			      instead);
+	/* That register alone, all of it this CPU's: no common answer. */
+	if (pl->whole && cpuid_sink_reg(q->sink))
+		s = xasprintf("leaf %#lx's %s differs from CPU to CPU (%s): "
+			      "no copy read at boot stands in; %s", pl->leaf,
+			      pl->reg, pl->what, instead);
 	else
 		s = xasprintf("the kernel keeps %s's answers in boot_cpu_data "
 			      "and cpu_data(cpu): test the feature with "
