@@ -139,18 +139,19 @@ assert '\n+#include <asm/cpu.h>\n' in text, text
 assert 'Subject: [PATCH] KVM: arm64: Use this CPU\'s copy of ID_AA64DFR0_EL1 in debug.c\n' in text
 assert 'load_spe_state() tests PMSVer, a FTR_NONSTRICT field' in text.replace('\n', ' ')
 print('# %d sites, one patch: %s' % (len(per_cpu), p))
-# The read that asks about its CPU: this CPU's copy too, which cpuinfo.c
-# of the fixture keeps for ID_AA64DFR0_EL1 only.
+# The read that asks about its CPU gets no copy, cpuinfo's neither: such
+# code runs while a CPU comes up, before its copy is stored.
 sc = [f for f in json.load(open(sys.argv[2]))['findings']
       if f['function'] == 'scoped_mmfr0']
 assert len(sc) == 1 and sc[0]['fix'] == (
     "no fix: scoped_mmfr0() asks about the CPU it runs on (it reads the "
     "register under scope==SCOPE_LOCAL_CPU): the sanitised copy, the "
-    "system-wide value, is not its answer; keep this CPU's value, cached "
-    "at CPU bring-up (arch/arm64/kernel/cpuinfo.c keeps no per-CPU copy "
-    "of ID_AA64MMFR0_EL1)"), sc
+    "system-wide value, is not its answer; keep this read: such code "
+    "runs while a CPU comes up, before its copy is stored "
+    "(check_local_cpu_capabilities() before cpuinfo_store_cpu()), and a "
+    "hot caller should ask for the system instead"), sc
 PY
-check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message; the read that asks about its CPU is refused for want of a copy of its register" \
+check "with cpuinfo's per-CPU copies: the five per-CPU reads become this_cpu_read(cpu_data.reg_id_aa64dfr0), one verified patch with the include, each reason in its message; the read that asks about its CPU gets no copy (it may run before the copy is stored)" \
 	[ $? -eq 0 ]
 # The include's hunk has three lines of context on each side: GNU patch
 # applies it without fuzz (a hunk with four before and three after needed

@@ -893,8 +893,31 @@ common="the kernel keeps CPUID.s answers in boot_cpu_data and cpu_data(cpu): tes
 check_that "per-CPU CPUID registers: leaf 0xb's EDX alone is this CPU's (cpu_data(cpu).topo.initial_apicid); leaf 1's EBX and the whole of leaf 0xb keep the common advice with the caveat" \
 	'! grep -q "parsed with" pcleaf.txt &&
 	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_edx(0xb)"):[0-9]*: warning: cpuid_edx(0xb) reads CPUID (traps under unconditional CPUID exit) on a hot path; leaf 0xb.s EDX differs from CPU to CPU (this CPU.s x2APIC ID): no copy read at boot stands in; the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
-	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_ebx(1) >> 24"):[0-9]*: warning: cpuid_ebx(1) reads CPUID (traps under unconditional CPUID exit) on a hot path; $common; but leaf 0x1.s EBX differs from CPU to CPU (bits 31:24 are this CPU.s initial APIC ID): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt &&
+	 grep -q "^arch/x86/mm/fault.c:$(pcl "return cpuid_ebx(1) >> 24"):[0-9]*: warning: cpuid_ebx(1) reads CPUID (traps under unconditional CPUID exit) on a hot path; $common; but leaf 0x1.s EBX differs from CPU to CPU (bits 31:24 are this CPU.s initial APIC ID): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid (its bits 7:0): read that \[trapping-idreg-read\]$" pcleaf.txt &&
 	 grep -q "^arch/x86/mm/fault.c:$(pcl "cpuid(0xb, "):[0-9]*: warning: cpuid(0xb) reads CPUID (traps under unconditional CPUID exit) on a hot path; $common; but leaf 0xb.s EDX differs from CPU to CPU (this CPU.s x2APIC ID): for that, the kernel keeps each CPU.s in cpu_data(cpu).topo.initial_apicid: read that \[trapping-idreg-read\]$" pcleaf.txt || { grep "fault.c:2[0-9][0-9]:.*warning\|parsed with" pcleaf.txt | sed "s/^/# /"; false; }'
+
+# --fix says why it writes nothing for those reads (no boot copy of the
+# register), not "cache the leaf at boot".
+"$TRAPCHECK" -p pcleaf --fix-dir pcfix --format=json -o pcleaf.json 2> /dev/null
+python3 - pcleaf.json <<'PY'
+import json, sys
+fs = [f for f in json.load(open(sys.argv[1]))['findings']
+      if f['function'] in ('pcleaf_x2apic', 'pcleaf_apic', 'pcleaf_all')]
+assert len(fs) == 3, fs
+for f in fs:
+    print('# %s: %s' % (f['function'], f['fix']))
+    assert 'cache the leaf at boot' not in f['fix'], f
+    assert f['fix'].startswith(
+        'no fix: leaf ' if f['function'] == 'pcleaf_x2apic' else
+        'no fix: what is read of leaf '), f
+x = [f for f in fs if f['function'] == 'pcleaf_x2apic'][0]
+assert x['fix'] == ("no fix: leaf 0xb's EDX differs from CPU to CPU (this "
+                    "CPU's x2APIC ID): no boot copy to read; the kernel "
+                    "keeps each CPU's in cpu_data(cpu).topo.initial_apicid: "
+                    "read that"), x
+PY
+check "per-CPU CPUID registers: --fix writes nothing and says what differs per CPU (the register whole, or in part)" \
+	[ $? -eq 0 ]
 
 # From the tree: a mask that passes the bit on offers it; a bit that
 # reaches the guest only through the mask (the host's) sets nothing; a

@@ -1066,14 +1066,22 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 				 finding_sink(f));
 		return false;
 	}
-	/* Code that asks about its CPU: this CPU's copy, as the advice. */
+	/*
+	 * Code that asks about its CPU runs while a CPU comes up, often
+	 * through a capability's .matches, before its copy is stored
+	 * (percpu.def): no rewrite, this CPU's copy included.
+	 */
 	if (local_ask(f->site->guards)) {
 		char *r = local_ask_why(f->fn->name,
 					local_ask(f->site->guards));
-		bool ok = arm64_fix_cpuinfo(ctx, r, e, why);
 
+		*why = xasprintf("%s; keep this read: such code runs while a "
+				 "CPU comes up, before its copy is stored "
+				 "(check_local_cpu_capabilities() before "
+				 "cpuinfo_store_cpu()), and a hot caller "
+				 "should ask for the system instead", r);
 		free(r);
-		return ok;
+		return false;
 	}
 	if (f->read.cached != 1) {
 		*why = xasprintf("%s is not in the tree's arm64_ftr_regs[]: "

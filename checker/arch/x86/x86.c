@@ -515,12 +515,34 @@ static bool fix_read(const struct fix_ctx *ctx, struct fix_edit *e,
 		     char **why)
 {
 	const struct finding *f = ctx->finding;
+	const struct percpu_leaf *pl;
 	const char *line, *at, *p, *op, *end;
 	size_t n = strlen(finding_sink(f));
 	char *mask, *area;
 	int bit;
 
 	if (!f->read.feature) {
+		pl = percpu_leaf_of(&(struct read_ask){
+					.sink = finding_sink(f),
+					.arg = f->site->arg });
+		if (pl) {
+			char *instead = percpu_instead(pl);
+			bool all = pl->whole &&
+				   cpuid_sink_reg(finding_sink(f));
+
+			*why = all ?
+			       xasprintf("leaf %#lx's %s differs from CPU to "
+					 "CPU (%s): no boot copy to read; %s",
+					 pl->leaf, pl->reg, pl->what,
+					 instead) :
+			       xasprintf("what is read of leaf %#lx differs "
+					 "from CPU to CPU in part (%s: %s): no "
+					 "one copy to read; for that part, %s",
+					 pl->leaf, pl->reg, pl->what,
+					 instead);
+			free(instead);
+			return false;
+		}
 		if (!strncmp(finding_sink(f), "asm:", 4) &&
 		    sink_lookup(SINK_ASM, finding_sink(f) + 4) >= 0) {
 			if (f->site->arg && !strcmp(f->site->arg, "serialize")) {
