@@ -38,4 +38,17 @@ check_that "... and made again by the next caller" \
 d=$(kcold "$SCRATCH/tree" 2> err3)
 check_that "a run that ended in findings is made once" \
 	'[ "$(wc -l < runs)" -eq 2 ] && [ "$(cat "$d/cold.rc")" = 1 ]'
+# konce's key of a patch (patch_key): the same edit made again from a
+# fresh copy (new mtimes in diff -u's headers) keeps its key, so a
+# replay's answer is reused; another edit gets another key.
+mkdir -p pk && printf 'a\n' > pk/x && printf 'b\n' > pk/y
+(cd pk && diff -u x y) > p1.patch
+touch -d '2001-01-01' pk/x pk/y
+(cd pk && diff -u x y) > p2.patch
+printf 'c\n' > pk/y
+(cd pk && diff -u x y) > p3.patch
+check_that "patch_key: the same edit with other dates has one key, another edit another" \
+	'! cmp -s p1.patch p2.patch &&
+	 [ "$(patch_key p1.patch)" = "$(patch_key p2.patch)" ] &&
+	 [ "$(patch_key p1.patch)" != "$(patch_key p3.patch)" ]'
 done_testing

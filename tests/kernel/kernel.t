@@ -330,7 +330,7 @@ check "--diff on the real tree: the patch dropping !preemptible() is reported by
 # re-parsed in every TU that includes it.
 CF=arch/arm64/include/asm/cpufeature.h
 (cd "$(dirname "$tree")" && diff -u "${tree##*/}/$CF" "${rev##*/}/$CF") > hw_af.patch
-konce "$tree" "diff-hw_af-$(sha1sum < hw_af.patch | cut -c1-12)" hw_af.json \
+konce "$tree" "diff-hw_af-$(patch_key hw_af.patch)" hw_af.json \
 	"$TRAPCHECK" -p "$tree" --db k.db -q --diff hw_af.patch --format=json \
 	-o hw_af.json
 python3 - hw_af.json <<'PY'

@@ -106,6 +106,13 @@ konce() {
 		echo "$rc" > "$_k.rc.tmp" && mv "$_k.rc.tmp" "$_k.rc"
 }
 
+# patch_key PATCH: a key of PATCH's text for konce, its ---/+++ headers
+# dates left out (plain diff -u writes each file's mtime there, and a
+# file copied to make the patch has a new one every run).
+patch_key() {
+	sed '/^\(---\|+++\) /s/\t.*$//' "$1" | sha1sum | cut -c1-12
+}
+
 # kdb TREE DEST [FROM-TREE]: a copy of TREE's shared database at DEST.
 kdb() {
 	_d=$(kcold "$1" "${3:-}") && rm -f "$2" "$2-wal" "$2-shm" &&

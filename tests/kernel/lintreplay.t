@@ -50,7 +50,7 @@ for n in $names; do
 			'[ -n "$parsed" ] && [ "$rc" -le 1 ]'
 		continue
 	fi
-	h=$(sha1sum < "lint-$n.patch" | cut -c1-12)
+	h=$(patch_key "lint-$n.patch")
 	konce "$tree" "lintreplay-$n-$h" "$n.cold.json" \
 		"$TRAPCHECK" -p "$tree" -j"$(nproc)" --no-progress \
 		--diff "lint-$n.patch" --format=json -o "$n.cold.json"

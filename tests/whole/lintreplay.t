@@ -33,7 +33,7 @@ for n in macro-rare body; do
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	parsed=$(sed -n 's/^trapcheck: \([0-9]*\) TUs parsed, .*/\1/p' "$n.err")
-	h=$(sha1sum < "lint-$n.patch" | cut -c1-12)
+	h=$(patch_key "lint-$n.patch")
 	konce "$tree" "lintreplay-$n-$h" "$n.cold.json" \
 		"$TRAPCHECK" -p "$tree" -j"$(nproc)" --no-progress \
 		--diff "lint-$n.patch" --format=json -o "$n.cold.json"
